@@ -1,0 +1,17 @@
+#pragma once
+#include <string>
+
+#include "checker/core/rule_registry.h"
+
+namespace kcheck {
+
+// Options that shape one audit (from the CLI or a caller of the library).
+struct AuditOptions {
+  CodeSelection selection;
+  bool strict = false;      // warnings fail the gate
+  bool security = false;    // Hub-side profile: no code execution, KP006 as error
+  std::string repo_id;      // --repo-id owner/name, for KM005
+  unsigned threads = 0;     // 0 = one per hardware thread
+};
+
+}  // namespace kcheck

@@ -1,0 +1,63 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "checker/core/finding.h"
+#include "checker/core/severity.h"
+
+namespace kcheck {
+
+struct TreeFacts;
+struct Policy;
+struct AuditOptions;
+
+// What a user reads about a rule: `kcheck rules`, `kcheck explain CODE`, SARIF.
+struct RuleInfo {
+  std::string code;        // stable, e.g. "KE001"
+  std::string title;       // one line
+  Severity default_severity = Severity::error;
+  std::string explanation; // what it flags, why, and how to fix it (with an example)
+};
+
+// The inputs every rule judges: facts computed once, the policy, options.
+struct RuleContext {
+  const TreeFacts& tree;
+  const Policy& policy;
+  const AuditOptions& options;
+};
+
+// Collects the findings of one rule, stamping its code and default severity.
+class FindingSink {
+ public:
+  FindingSink(const RuleInfo& rule, Findings& out) : rule_(rule), out_(out) {}
+
+  void report(const Place& where, std::string message) {
+    report(rule_.default_severity, where, std::move(message));
+  }
+  void report(Severity severity, const Place& where, std::string message) {
+    Finding finding;
+    finding.code = rule_.code;
+    finding.severity = severity;
+    finding.message = std::move(message);
+    finding.variant = where.variant;
+    finding.file = where.file;
+    finding.location = where.location;
+    out_.push_back(std::move(finding));
+  }
+
+ private:
+  const RuleInfo& rule_;
+  Findings& out_;
+};
+
+// One rule = one class: its info and a judgement of the facts against the
+// policy. Rules never read files, print or exit; they only report findings.
+class Rule {
+ public:
+  virtual ~Rule() = default;
+  virtual const RuleInfo& info() const = 0;
+  virtual void check(const RuleContext& context, FindingSink& sink) const = 0;
+};
+
+}  // namespace kcheck

@@ -1,0 +1,71 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kcheck {
+
+struct PythonImport {
+  std::string module;               // dotted; "" for `from . import x`
+  std::vector<std::string> names;   // `from m import a, b` -> {"a","b"}; `*` kept; empty for `import m`
+  int level = 0;                    // number of leading dots
+  int line = 0;
+  bool is_from = false;
+  bool in_type_checking = false;    // inside `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`
+  bool in_import_error_guard = false;  // inside try: ... except ImportError/ModuleNotFoundError
+};
+
+// A construct newer than Python 3.9 (for KP003).
+struct PythonSyntaxFeature {
+  std::string construct;  // e.g. "match statement", "except*", "PEP 695 type parameters"
+  std::string minimum_python;  // e.g. "3.10"
+  int line = 0;
+};
+
+// A call (or decorator) whose callee is a dotted name.
+struct PythonCall {
+  std::string callee;              // "torch.library.custom_op", "register_fake", "eval"
+  int line = 0;
+  bool is_decorator = false;
+  bool at_top_level = false;       // decorator of a top-level def/class, or a module-level statement
+  std::optional<std::string> first_string_argument;  // when the first positional arg is a string literal
+  std::string first_argument_callee;  // when the first positional arg is a call: its dotted callee
+  bool has_positional_argument = false;
+};
+
+struct PythonClass {
+  std::string name;
+  int line = 0;
+  std::vector<std::string> bases;            // dotted names as written
+  std::vector<std::string> methods;          // def names in the class body
+  std::vector<std::string> class_variables;  // names assigned in the class body
+  std::vector<std::string> annotations;      // `x: T` without a value
+};
+
+struct PythonAttributeChain {
+  std::string chain;  // e.g. "torch.ops._relu_cpu_abc1234.relu"
+  int line = 0;
+};
+
+struct PythonFileFacts {
+  std::string relative_path;        // relative to the variant root
+  bool parsed = true;
+  std::string parse_error;          // set when !parsed
+  int parse_error_line = 0;
+
+  std::vector<PythonImport> imports;
+  std::optional<std::vector<std::string>> all_names;  // literal __all__
+  int all_line = 0;
+  std::vector<std::string> top_level_names;  // defs, classes, assignments, imports bound at module level
+  std::vector<PythonClass> classes;
+  std::vector<PythonCall> calls;
+  std::vector<PythonAttributeChain> torch_ops_chains;  // every `torch.ops.<ns>...` chain
+  std::vector<PythonSyntaxFeature> newer_syntax;
+  bool future_annotations = false;
+};
+
+// Parses one Python source; never throws on bad input (parse errors land in the facts).
+PythonFileFacts analyse_python_source(std::string_view source, std::string relative_path);
+
+}  // namespace kcheck
