@@ -47,6 +47,9 @@ struct NativePolicy {
   // Glob patterns (`*` only) for Torch's own libraries and the accelerator
   // libraries Torch depends on (libcudart.so.*, libamdhip64.so*, ...).
   std::vector<std::string> torch_library_patterns;
+  // Exact version-node names allowed although they are not numeric
+  // (e.g. "CXXABI_TM_1"); any other non-numeric node (GLIBC_PRIVATE) is not.
+  std::set<std::string> allowed_named_versions;
   // library -> symbols that must not be imported from it.
   std::map<std::string, std::set<std::string>> blacklisted_symbols;
   // Minimum macOS version per backend ("cpu", "metal") for darwin variants.

@@ -1,0 +1,251 @@
+#include "checker/core/policy.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.hpp>
+
+#include "checker/core/embedded_files.h"
+
+namespace kcheck {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads a policy document, resolving the data files it names either next to
+// the policy file or among the embedded rules/.
+class PolicyReader {
+ public:
+  PolicyReader(const toml::table& root, std::string source, std::optional<fs::path> directory)
+      : root_(root), source_(std::move(source)), directory_(std::move(directory)) {}
+
+  Policy read() {
+    Policy policy;
+    policy.source = source_;
+    policy.name = required_string("policy.name");
+    policy.description = optional_string("policy.description");
+    read_native(policy.native);
+    read_python(policy.python);
+    read_layout(policy);
+    policy.required_variants = required_variant_sets();
+    policy.torch_shim_versions = version_map_from_data(required_string("torch.stable-abi-shims"), "shims");
+    policy.cuda_supported_capabilities = string_list("cuda.supported-capabilities");
+    for (const std::string& license : string_list("licenses.accepted")) policy.accepted_licenses.insert(license);
+    return policy;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw PolicyError("invalid policy " + source_ + ": key '" + key + "' " + what);
+  }
+
+  toml::node_view<const toml::node> at(const std::string& dotted_key) const {
+    return root_.at_path(dotted_key);
+  }
+
+  std::string required_string(const std::string& key) const {
+    auto value = at(key).value<std::string>();
+    if (!value) fail(key, at(key) ? "must be a string" : "is missing");
+    return *value;
+  }
+
+  std::string optional_string(const std::string& key) const {
+    if (!at(key)) return {};
+    return required_string(key);
+  }
+
+  std::vector<std::string> string_list(const std::string& key, const toml::node* node = nullptr) const {
+    const toml::node* list_node = node ? node : at(key).node();
+    if (!list_node) fail(key, "is missing");
+    const toml::array* array = list_node->as_array();
+    if (!array) fail(key, "must be an array of strings");
+    std::vector<std::string> values;
+    for (const toml::node& item : *array) {
+      auto text = item.value<std::string>();
+      if (!text) fail(key, "must contain only strings");
+      values.push_back(*text);
+    }
+    return values;
+  }
+
+  Version version(const std::string& key, const toml::node* node = nullptr) const {
+    const toml::node* value_node = node ? node : at(key).node();
+    auto text = value_node ? value_node->value<std::string>() : std::nullopt;
+    if (!text) fail(key, value_node ? "must be a version string such as \"2.28\"" : "is missing");
+    auto parsed = Version::parse(*text);
+    if (!parsed) fail(key, "is not a dotted numeric version: \"" + *text + "\"");
+    return *parsed;
+  }
+
+  const toml::table& table(const std::string& key) const {
+    const toml::table* found = at(key).as_table();
+    if (!found) fail(key, at(key) ? "must be a table" : "is missing");
+    return *found;
+  }
+
+  void read_native(NativePolicy& native) const {
+    std::string runtime = required_string("native.cxx-runtime");
+    if (runtime == "dynamic-within-ceilings") native.cxx_runtime = CxxRuntimePolicy::dynamic_within_ceilings;
+    else if (runtime == "static-only") native.cxx_runtime = CxxRuntimePolicy::static_only;
+    else fail("native.cxx-runtime", "must be \"dynamic-within-ceilings\" or \"static-only\", not \"" + runtime + "\"");
+    for (auto& lib : string_list("native.system-libraries")) native.system_libraries.insert(lib);
+    native.torch_library_patterns = string_list("native.torch-libraries");
+    if (at("native.allowed-named-versions"))
+      for (auto& name : string_list("native.allowed-named-versions")) native.allowed_named_versions.insert(name);
+    for (const auto& [arch, families] : table("native.symbol-ceilings")) {
+      const std::string arch_key = "native.symbol-ceilings." + std::string(arch.str());
+      const toml::table* family_table = families.as_table();
+      if (!family_table) fail(arch_key, "must be a table of family = \"version\"");
+      for (const auto& [family, value] : *family_table)
+        native.symbol_ceilings[std::string(arch.str())][std::string(family.str())] =
+            version(arch_key + "." + std::string(family.str()), &value);
+    }
+    if (at("native.blacklisted-symbols"))
+      for (const auto& [library, symbols] : table("native.blacklisted-symbols"))
+        for (auto& symbol : string_list("native.blacklisted-symbols." + std::string(library.str()), &symbols))
+          native.blacklisted_symbols[std::string(library.str())].insert(symbol);
+    if (at("native.macos-minimum"))
+      for (const auto& [backend, value] : table("native.macos-minimum"))
+        native.macos_minimum[std::string(backend.str())] =
+            version("native.macos-minimum." + std::string(backend.str()), &value);
+  }
+
+  std::vector<AllowedPythonDependency> dependencies(const std::string& key) const {
+    std::vector<AllowedPythonDependency> allowed;
+    for (const auto& [name, imports] : table(key))
+      allowed.push_back({std::string(name.str()), string_list(key + "." + std::string(name.str()), &imports)});
+    return allowed;
+  }
+
+  void read_python(PythonPolicy& python) const {
+    python.floor = version("python.floor");
+    python.stable_abi_symbols = version_map_from_data(required_string("python.stable-abi"), "symbols");
+    nlohmann::json stdlib = data_file(required_string("python.stdlib-modules"));
+    try {
+      for (const auto& module : stdlib.at("modules")) python.stdlib_modules.insert(module.get<std::string>());
+    } catch (const nlohmann::json::exception&) {
+      fail("python.stdlib-modules", "names a file without a \"modules\" list of strings");
+    }
+    python.general_dependencies = dependencies("python.dependencies.general");
+    if (at("python.dependencies.backends"))
+      for (const auto& [backend, _] : table("python.dependencies.backends"))
+        python.backend_dependencies[std::string(backend.str())] =
+            dependencies("python.dependencies.backends." + std::string(backend.str()));
+  }
+
+  void read_layout(Policy& policy) const {
+    std::string package = required_string("layout.package");
+    if (package == "top-level") policy.package_layout = PackageLayout::top_level;
+    else if (package == "nested") policy.package_layout = PackageLayout::nested;
+    else fail("layout.package", "must be \"top-level\" or \"nested\", not \"" + package + "\"");
+  }
+
+  std::vector<RequiredVariantSet> required_variant_sets() const {
+    std::vector<RequiredVariantSet> sets;
+    const toml::array* array = at("required-variants").as_array();
+    if (!array) fail("required-variants", "must be an array of tables ([[required-variants]])");
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const std::string key = "required-variants[" + std::to_string(i) + "]";
+      const toml::table* item = (*array)[i].as_table();
+      if (!item) fail(key, "must be a table");
+      auto system = (*item)["system"].value<std::string>();
+      auto backend = (*item)["backend"].value<std::string>();
+      if (!system) fail(key + ".system", "must be a string");
+      if (!backend) fail(key + ".backend", "must be a string");
+      const toml::node* variants = (*item).get("variants");
+      if (!variants) fail(key + ".variants", "is missing");
+      sets.push_back({*system, *backend, string_list(key + ".variants", variants)});
+    }
+    return sets;
+  }
+
+  nlohmann::json data_file(const std::string& relative) const {
+    std::string text;
+    if (directory_ && fs::exists(*directory_ / relative)) {
+      std::ifstream in(*directory_ / relative, std::ios::binary);
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      text = buffer.str();
+    } else if (auto embedded = find_embedded_file("rules/" + relative)) {
+      text = std::string(*embedded);
+    } else {
+      throw PolicyError("invalid policy " + source_ + ": data file '" + relative +
+                        "' found neither next to the policy nor among the embedded rules");
+    }
+    try {
+      return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+      throw PolicyError("invalid policy " + source_ + ": data file '" + relative + "' is not JSON: " + error.what());
+    }
+  }
+
+  std::map<std::string, Version, std::less<>> version_map_from_data(const std::string& relative,
+                                                                    const std::string& member) const {
+    std::map<std::string, Version, std::less<>> versions;
+    nlohmann::json data = data_file(relative);
+    if (!data.contains(member) || !data[member].is_object())
+      throw PolicyError("invalid policy " + source_ + ": data file '" + relative + "' has no \"" + member + "\" object");
+    for (const auto& [name, value] : data[member].items()) {
+      auto parsed = value.is_string() ? Version::parse(value.get<std::string>()) : std::nullopt;
+      if (!parsed)
+        throw PolicyError("invalid policy " + source_ + ": data file '" + relative + "' has a bad version for " + name);
+      versions.emplace(name, *parsed);
+    }
+    return versions;
+  }
+
+  const toml::table& root_;
+  std::string source_;
+  std::optional<fs::path> directory_;
+};
+
+Policy parse_policy_document(std::string_view text, const std::string& source, std::optional<fs::path> directory) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    std::ostringstream message;
+    message << "invalid policy " << source << ": not valid TOML at line " << error.source().begin.line << ", column "
+            << error.source().begin.column << ": " << error.description();
+    throw PolicyError(message.str());
+  }
+  return PolicyReader(root, source, std::move(directory)).read();
+}
+
+}  // namespace
+
+std::vector<std::string> embedded_policy_names() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& file : embedded_files()) {
+    std::string_view path = file.path;
+    if (path.starts_with("rules/") && path.ends_with(".toml") && path.find('/', 6) == std::string_view::npos)
+      names.emplace_back(path.substr(6, path.size() - 6 - 5));
+  }
+  return names;
+}
+
+Policy parse_policy(std::string_view toml_text, const std::string& source) {
+  return parse_policy_document(toml_text, source, std::nullopt);
+}
+
+Policy load_policy(const std::string& name_or_path) {
+  if (auto embedded = find_embedded_file("rules/" + name_or_path + ".toml"))
+    return parse_policy_document(*embedded, "embedded:rules/" + name_or_path + ".toml", std::nullopt);
+  fs::path path(name_or_path);
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    std::string known;
+    for (const auto& name : embedded_policy_names()) known += (known.empty() ? "" : ", ") + name;
+    throw PolicyError("unknown policy '" + name_or_path + "': neither an embedded policy (" + known +
+                      ") nor a readable file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!in.good() && !in.eof()) throw PolicyError("cannot read policy file " + path.string());
+  return parse_policy_document(buffer.str(), path.string(), path.parent_path());
+}
+
+}  // namespace kcheck

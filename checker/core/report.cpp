@@ -1,0 +1,150 @@
+#include "checker/core/report.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace kcheck {
+
+namespace {
+
+void count(SeverityCounts& counts, const Finding& finding) {
+  if (finding.suppressed) {
+    ++counts.suppressed;
+    return;
+  }
+  switch (finding.severity) {
+    case Severity::error: ++counts.errors; break;
+    case Severity::warning: ++counts.warnings; break;
+    case Severity::note: ++counts.notes; break;
+  }
+}
+
+nlohmann::json counts_to_json(const SeverityCounts& counts) {
+  return {{"errors", counts.errors}, {"warnings", counts.warnings}, {"notes", counts.notes},
+          {"suppressed", counts.suppressed}};
+}
+
+SeverityCounts counts_from_json(const nlohmann::json& json) {
+  return {json.at("errors").get<int>(), json.at("warnings").get<int>(), json.at("notes").get<int>(),
+          json.at("suppressed").get<int>()};
+}
+
+nlohmann::json location_to_json(const Location& location) {
+  nlohmann::json json = nlohmann::json::object();
+  if (!location.symbol.empty()) json["symbol"] = location.symbol;
+  if (!location.section.empty()) json["section"] = location.section;
+  if (!location.json_pointer.empty()) json["json_pointer"] = location.json_pointer;
+  if (location.line) json["line"] = location.line;
+  if (location.column) json["column"] = location.column;
+  return json;
+}
+
+Location location_from_json(const nlohmann::json& json) {
+  Location location;
+  location.symbol = json.value("symbol", "");
+  location.section = json.value("section", "");
+  location.json_pointer = json.value("json_pointer", "");
+  location.line = json.value("line", 0);
+  location.column = json.value("column", 0);
+  return location;
+}
+
+}  // namespace
+
+int Report::gate_status() const {
+  if (summary.errors > 0) return 1;
+  if (strict && summary.warnings > 0) return 1;
+  return 0;
+}
+
+void finalise_report(Report& report) {
+  std::stable_sort(report.findings.begin(), report.findings.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.variant, a.file, a.location.line, a.code, a.message) <
+           std::tie(b.variant, b.file, b.location.line, b.code, b.message);
+  });
+  report.summary = {};
+  std::map<std::string, SeverityCounts*> by_variant;
+  for (VariantSummary& variant : report.variants) {
+    variant.counts = {};
+    by_variant[variant.name] = &variant.counts;
+  }
+  for (const Finding& finding : report.findings) {
+    count(report.summary, finding);
+    if (auto it = by_variant.find(finding.variant); it != by_variant.end()) count(*it->second, finding);
+  }
+}
+
+nlohmann::json report_to_json(const Report& report) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& finding : report.findings) {
+    nlohmann::json item = {{"code", finding.code},
+                           {"severity", std::string(to_string(finding.severity))},
+                           {"message", finding.message},
+                           {"variant", finding.variant},
+                           {"file", finding.file},
+                           {"location", location_to_json(finding.location)},
+                           {"suppressed", finding.suppressed}};
+    if (finding.suppressed) item["suppression_reason"] = finding.suppression_reason;
+    findings.push_back(std::move(item));
+  }
+  nlohmann::json variants = nlohmann::json::array();
+  for (const VariantSummary& variant : report.variants)
+    variants.push_back({{"name", variant.name},
+                        {"path", variant.path},
+                        {"backend", variant.backend},
+                        {"counts", counts_to_json(variant.counts)}});
+  return {{"schema_version", report.schema_version},
+          {"tool", {{"name", "kcheck"}, {"version", report.tool_version}}},
+          {"policy", {{"name", report.policy_name}, {"source", report.policy_source}}},
+          {"input", report.input},
+          {"audited_root", report.audited_root},
+          {"scope", report.scope},
+          {"strict", report.strict},
+          {"rules_run", report.rules_run},
+          {"variants", variants},
+          {"findings", findings},
+          {"summary", counts_to_json(report.summary)},
+          {"verdict", report.gate_status() == 0 ? "pass" : "fail"}};
+}
+
+Report report_from_json(const nlohmann::json& json) {
+  try {
+    Report report;
+    report.schema_version = json.at("schema_version").get<std::string>();
+    if (report.schema_version.substr(0, 2) != std::string(kReportSchemaVersion).substr(0, 2))
+      throw std::runtime_error("unsupported report schema version " + report.schema_version);
+    report.tool_version = json.at("tool").at("version").get<std::string>();
+    report.policy_name = json.at("policy").at("name").get<std::string>();
+    report.policy_source = json.at("policy").at("source").get<std::string>();
+    report.input = json.at("input").get<std::string>();
+    report.audited_root = json.at("audited_root").get<std::string>();
+    report.scope = json.at("scope").get<std::string>();
+    report.strict = json.at("strict").get<bool>();
+    report.rules_run = json.at("rules_run").get<std::vector<std::string>>();
+    for (const auto& item : json.at("variants"))
+      report.variants.push_back({item.at("name").get<std::string>(), item.at("path").get<std::string>(),
+                                 item.at("backend").get<std::string>(), counts_from_json(item.at("counts"))});
+    for (const auto& item : json.at("findings")) {
+      Finding finding;
+      finding.code = item.at("code").get<std::string>();
+      auto severity = parse_severity(item.at("severity").get<std::string>());
+      if (!severity) throw std::runtime_error("unknown severity in finding " + finding.code);
+      finding.severity = *severity;
+      finding.message = item.at("message").get<std::string>();
+      finding.variant = item.at("variant").get<std::string>();
+      finding.file = item.at("file").get<std::string>();
+      finding.location = location_from_json(item.at("location"));
+      finding.suppressed = item.value("suppressed", false);
+      finding.suppression_reason = item.value("suppression_reason", "");
+      report.findings.push_back(std::move(finding));
+    }
+    report.summary = counts_from_json(json.at("summary"));
+    return report;
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(std::string("not a kcheck JSON report: ") + error.what());
+  }
+}
+
+}  // namespace kcheck

@@ -1,0 +1,14 @@
+#include "checker/core/tree_facts.h"
+
+#include <algorithm>
+
+namespace kcheck {
+
+const FileEntry* VariantFacts::find_file(std::string_view variant_relative) const {
+  auto it = std::lower_bound(files.begin(), files.end(), variant_relative,
+                             [](const FileEntry& entry, std::string_view path) { return entry.relative_path < path; });
+  if (it != files.end() && it->relative_path == variant_relative) return &*it;
+  return nullptr;
+}
+
+}  // namespace kcheck

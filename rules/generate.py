@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Derives kcheck's own policy files (rules/*.toml) and rule data
+(rules/data/*.json) from the upstream facts in shared/reference-data and from
+the specs in shared/spec. Re-run after the reference data changes:
+
+    python3 rules/generate.py [--reference-data ../shared/reference-data]
+
+What each value comes from:
+- symbol ceilings, system-library whitelist, blacklisted symbols: the
+  manylinux policy named by the kcheck policy (manylinux_2_28 for `hub`,
+  manylinux_2_27 for `hub-legacy`, whose GLIBC 2.27 is the seeds' floor),
+  taking per family the highest numeric version listed;
+- the CPython Stable ABI symbols and the version each was added in:
+  python-stable-abi.toml (functions and data only: what a binary can import);
+- Torch stable-ABI shim versions: torch-stable-abi-shim-versions.txt;
+- allowed python-depends and their import names: python-dependencies.json;
+- CUDA capabilities: cuda-supported-archs.json;
+- required variants: build-variants.md §2.2 (`hub`) and seed 004 (`hub-legacy`);
+- the standard-library module list: sys.stdlib_module_names of the running
+  interpreter (3.10+), so run this with the newest Python available.
+"""
+import argparse
+import json
+import pathlib
+import re
+import sys
+import tomllib
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+# Torch's own libraries and the accelerator libraries Torch installs as its
+# dependencies (CUDA wheels from nvidia-*, ROCm and XPU runtimes).
+TORCH_LIBRARIES = [
+    "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libtorch_cuda_linalg.so",
+    "libtorch_hip.so", "libtorch_xpu.so", "libtorch_python.so", "libtorch_global_deps.so",
+    "libc10.so", "libc10_cuda.so", "libc10_hip.so", "libc10_xpu.so", "libshm.so",
+    "libcuda.so.1", "libcudart.so.*", "libcublas.so.*", "libcublasLt.so.*", "libcufft.so.*",
+    "libcufile.so.*", "libcurand.so.*", "libcusolver.so.*", "libcusparse.so.*",
+    "libcusparseLt.so.*", "libcudnn*.so.*", "libnccl.so.*", "libnvrtc.so.*",
+    "libnvrtc-builtins.so.*", "libnvJitLink.so.*", "libcupti.so.*", "libnvToolsExt.so.*",
+    "libnvshmem_host.so.*", "libamdhip64.so*", "libhipblas.so*", "libhipblaslt.so*",
+    "librocblas.so*", "libMIOpen.so*", "libhipfft.so*", "libhiprand.so*", "librocrand.so*",
+    "libhipsparse.so*", "libhipsolver.so*", "librccl.so*", "libroctx64.so*",
+    "libroctracer64.so*", "libhsa-runtime64.so*", "libsycl.so*", "libze_loader.so*",
+    "libOpenCL.so*", "libsvml.so", "libintlc.so*", "libirng.so", "libimf.so",
+    "libmkl_*.so*", "libdnnl.so*", "libur_loader.so*", "libumf.so*", "libtbb.so*",
+]
+
+# Hub license identifiers (https://huggingface.co/docs/hub/repositories-licenses).
+HUB_LICENSES = """apache-2.0 mit openrail bigscience-openrail-m creativeml-openrail-m
+bigscience-bloom-rail-1.0 bigcode-openrail-m afl-3.0 artistic-2.0 bsl-1.0 bsd bsd-2-clause
+bsd-3-clause bsd-3-clause-clear c-uda cc cc0-1.0 cc-by-2.0 cc-by-2.5 cc-by-3.0 cc-by-4.0
+cc-by-sa-3.0 cc-by-sa-4.0 cc-by-nc-2.0 cc-by-nc-3.0 cc-by-nc-4.0 cc-by-nd-4.0 cc-by-nc-nd-3.0
+cc-by-nc-nd-4.0 cc-by-nc-sa-2.0 cc-by-nc-sa-3.0 cc-by-nc-sa-4.0 cdla-sharing-1.0
+cdla-permissive-1.0 cdla-permissive-2.0 wtfpl ecl-2.0 epl-1.0 epl-2.0 etalab-2.0 eupl-1.1
+eupl-1.2 agpl-3.0 gfdl gpl gpl-2.0 gpl-3.0 lgpl lgpl-2.1 lgpl-3.0 isc h-research
+intel-research lppl-1.3c ms-pl apple-ascl apple-amlr mpl-2.0 odc-by odbl openrail++ osl-3.0
+postgresql ofl-1.1 ncsa unlicense zlib pddl lgpl-lr deepfloyd-if-license llama2 llama3
+llama3.1 llama3.2 llama3.3 llama4 gemma unknown other""".split()
+
+SYSTEMS_HUB = {
+    ("aarch64-darwin", "cpu"): ["torch212-cpu-aarch64-darwin", "torch213-cpu-aarch64-darwin"],
+    ("aarch64-darwin", "metal"): ["torch212-metal-aarch64-darwin", "torch213-metal-aarch64-darwin"],
+    ("aarch64-linux", "cpu"): ["torch212-cxx11-cpu-aarch64-linux", "torch213-cxx11-cpu-aarch64-linux"],
+    ("aarch64-linux", "cuda"): [f"torch{t}-cxx11-{c}-aarch64-linux" for t in ("212", "213") for c in ("cu126", "cu130", "cu132")],
+    ("x86_64-linux", "cpu"): ["torch212-cxx11-cpu-x86_64-linux", "torch213-cxx11-cpu-x86_64-linux"],
+    ("x86_64-linux", "cuda"): [f"torch{t}-cxx11-{c}-x86_64-linux" for t in ("212", "213") for c in ("cu126", "cu130", "cu132")],
+    ("x86_64-linux", "rocm"): [f"torch{t}-cxx11-{r}-x86_64-linux" for t in ("212", "213") for r in ("rocm71", "rocm72")],
+    ("x86_64-linux", "xpu"): ["torch212-cxx11-xpu20253-x86_64-linux", "torch213-cxx11-xpu20260-x86_64-linux"],
+}
+SYSTEMS_LEGACY = {
+    ("x86_64-linux", "cuda"): [f"torch{t}-{x}-{c}-x86_64-linux"
+                               for t, cs in (("25", ("cu118", "cu121", "cu124")), ("26", ("cu118", "cu124", "cu126")))
+                               for x in ("cxx11", "cxx98") for c in cs],
+}
+
+POLICIES = {
+    "hub": {
+        "description": "Current Hub requirements: manylinux_2_28 symbol ceilings, dynamic libstdc++ "
+                       "within them, abi3 for Python 3.9, the Torch 2.12/2.13 required variants.",
+        "manylinux": "manylinux_2_28",
+        "cxx_runtime": "dynamic-within-ceilings",
+        "package": "top-level",
+        "required": SYSTEMS_HUB,
+    },
+    "hub-legacy": {
+        "description": "The seed requirements: glibc 2.27, C++ runtime linked statically (no "
+                       "libstdc++/libc++ at all), abi3 for Python 3.9, the torch25/torch26 variants, "
+                       "nested <module>/__init__.py package.",
+        "manylinux": "manylinux_2_27",
+        "cxx_runtime": "static-only",
+        "package": "nested",
+        "required": SYSTEMS_LEGACY,
+    },
+}
+ARCHS = ("x86_64", "aarch64")
+
+
+def toml_string(value):
+    return json.dumps(value)  # TOML basic strings accept JSON string escapes
+
+
+def toml_list(values):
+    return "[" + ", ".join(toml_string(v) for v in values) + "]"
+
+
+def version_key(text):
+    return tuple(int(p) for p in text.split("."))
+
+
+def ceilings(manylinux_policy, arch):
+    families = {}
+    named = []
+    for family, versions in sorted(manylinux_policy["symbol_versions"][arch].items()):
+        numeric = [v for v in versions if re.fullmatch(r"[0-9]+(\.[0-9]+)*", v)]
+        named += [f"{family}_{v}" for v in versions if v not in numeric]
+        if numeric:
+            families[family] = max(numeric, key=version_key)
+    return families, named
+
+
+def write_policy(name, spec, reference, out):
+    manylinux = {p["name"]: p for p in reference["manylinux"]}[spec["manylinux"]]
+    lines = [
+        f"# kcheck policy `{name}`. Generated by rules/generate.py from shared/reference-data",
+        "# and shared/spec; edit the generator, not this file.",
+        "",
+        "[policy]",
+        f"name = {toml_string(name)}",
+        f"description = {toml_string(spec['description'])}",
+        "format = 1",
+        "",
+        "[native]",
+        f"cxx-runtime = {toml_string(spec['cxx_runtime'])}",
+        f"system-libraries = {toml_list(manylinux['lib_whitelist'])}",
+        f"torch-libraries = {toml_list(TORCH_LIBRARIES)}",
+    ]
+    named_all = []
+    ceiling_blocks = []
+    for arch in ARCHS:
+        families, named = ceilings(manylinux, arch)
+        named_all += named
+        ceiling_blocks += ["", f"[native.symbol-ceilings.{arch}]"]
+        ceiling_blocks += [f"{family} = {toml_string(v)}" for family, v in families.items()]
+    lines.append(f"allowed-named-versions = {toml_list(sorted(set(named_all)))}")
+    lines += ceiling_blocks
+    lines += ["", "[native.blacklisted-symbols]"]
+    lines += [f"{toml_string(lib)} = {toml_list(sorted(syms))}" for lib, syms in sorted(manylinux["blacklist"].items())]
+    lines += ["", "[native.macos-minimum]", 'cpu = "15.0"', 'metal = "26.0"']
+    lines += ["", "[python]", 'floor = "3.9"',
+              'stable-abi = "data/python-stable-abi.json"',
+              'stdlib-modules = "data/python-stdlib-modules.json"']
+    deps = reference["python_dependencies"]
+    lines += ["", "[python.dependencies.general]"]
+    lines += [f"{toml_string(n)} = {toml_list([p['import'] for p in d['python'] if 'import' in p])}"
+              for n, d in sorted(deps["general"].items())]
+    for backend, table in sorted(deps["backends"].items()):
+        lines += ["", f"[python.dependencies.backends.{backend}]"]
+        lines += [f"{toml_string(n)} = {toml_list([p['import'] for p in d['python'] if 'import' in p])}"
+                  for n, d in sorted(table.items())]
+    lines += ["", "[layout]", f"package = {toml_string(spec['package'])}"]
+    lines += ["", "[cuda]", f"supported-capabilities = {toml_list(reference['cuda_archs'])}"]
+    lines += ["", "[torch]", 'stable-abi-shims = "data/torch-stable-abi-shims.json"']
+    lines += ["", "[licenses]", f"accepted = {toml_list(HUB_LICENSES)}"]
+    for (system, backend), variants in sorted(spec["required"].items()):
+        lines += ["", "[[required-variants]]", f"system = {toml_string(system)}",
+                  f"backend = {toml_string(backend)}", f"variants = {toml_list(variants)}"]
+    (out / f"{name}.toml").write_text("\n".join(lines) + "\n")
+
+
+def write_json(path, payload):
+    path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+
+
+def stable_abi_symbols(manifest):
+    symbols = {}
+    for kind in ("function", "data"):
+        for name, item in manifest.get(kind, {}).items():
+            symbols[name] = item["added"]
+    return symbols
+
+
+def shim_versions(text):
+    shims = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*):\s*TORCH_VERSION_(\d+)_(\d+)_(\d+)\s*", line)
+        if m:
+            shims[m.group(1)] = f"{m.group(2)}.{m.group(3)}.{m.group(4)}"
+    return shims
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reference-data", default=str(HERE.parent.parent / "shared" / "reference-data"))
+    parser.add_argument("--out", default=str(HERE))
+    args = parser.parse_args()
+    ref = pathlib.Path(args.reference_data)
+    out = pathlib.Path(args.out)
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    reference = {
+        "manylinux": json.loads((ref / "manylinux-policy.json").read_text()),
+        "python_dependencies": json.loads((ref / "python-dependencies.json").read_text()),
+        "cuda_archs": json.loads((ref / "cuda-supported-archs.json").read_text()),
+    }
+    for name, spec in POLICIES.items():
+        write_policy(name, spec, reference, out)
+    manifest = tomllib.loads((ref / "python-stable-abi.toml").read_text())
+    write_json(out / "data" / "python-stable-abi.json",
+               {"source": "CPython Misc/stable_abi.toml (functions and data)",
+                "symbols": stable_abi_symbols(manifest)})
+    write_json(out / "data" / "torch-stable-abi-shims.json",
+               {"source": "PyTorch torch/csrc/stable/c/shim_function_versions.txt",
+                "shims": shim_versions((ref / "torch-stable-abi-shim-versions.txt").read_text())})
+    if hasattr(sys, "stdlib_module_names"):
+        write_json(out / "data" / "python-stdlib-modules.json",
+                   {"source": f"sys.stdlib_module_names of Python {sys.version.split()[0]}",
+                    "modules": sorted(sys.stdlib_module_names)})
+
+
+if __name__ == "__main__":
+    main()
