@@ -1,0 +1,408 @@
+#include "checker/metadata/metadata_reader.h"
+
+#include "checker/metadata/ascii_text.h"
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <regex>
+#include <iterator>
+
+namespace kcheck {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array kBackendTypes{"cann", "cpu", "cuda", "metal", "neuron", "rocm", "tpu", "xpu"};
+constexpr std::array kTopLevelKeys{"id",           "name",           "version",         "license",
+                                   "upstream",     "source",         "python-depends", "python-depends-backends",
+                                   "kernel-depends", "backend",      "digest",          "provenance"};
+constexpr std::array kGitUrlSchemes{"https", "http", "git", "ssh", "git+ssh", "git+https", "git+http"};
+
+template <std::size_t N>
+bool contains(const std::array<const char*, N>& values, std::string_view value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+std::string join(const auto& values) {
+  std::string joined;
+  for (std::string_view value : values) joined += (joined.empty() ? "" : ", ") + std::string(value);
+  return joined;
+}
+
+bool is_kernel_name(std::string_view name) {
+  static const std::regex pattern("^[a-z][-a-z0-9]*[a-z0-9]$");
+  return std::regex_match(name.begin(), name.end(), pattern);
+}
+
+bool is_full_commit_id(std::string_view commit) {
+  return (commit.size() == 40 || commit.size() == 64) &&
+         std::all_of(commit.begin(), commit.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
+}
+
+// build-toml.md §5.2: a URL with an allowed scheme, else SCP-like host:path.
+// Returns the reason when `text` is not a usable git URL.
+std::optional<std::string> git_url_problem(std::string_view text) {
+  static const std::regex url_scheme("^([A-Za-z][A-Za-z0-9+.-]*):");
+  std::match_results<std::string_view::const_iterator> match;
+  if (std::regex_search(text.begin(), text.end(), match, url_scheme)) {
+    const std::string scheme = ascii_lowercase(match[1].str());
+    if (!contains(kGitUrlSchemes, scheme)) return "unsupported scheme '" + scheme + "' (allowed: " + join(kGitUrlSchemes) + ")";
+    if (text.substr(match.length()).empty()) return "nothing after the scheme";
+    return std::nullopt;
+  }
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() || text[colon + 1] == '/') {
+    return "not a URL with a scheme and not an SCP-like user@host:path";
+  }
+  return std::nullopt;
+}
+
+// Walks the document once, filling the typed view and every schema problem.
+class MetadataSchemaReader {
+ public:
+  MetadataSchemaReader(MetadataFacts& facts, bool archs_required) : facts_(facts), archs_required_(archs_required) {}
+
+  void read(const json& root) {
+    if (!root.is_object()) {
+      problem("", std::string("the top level must be an object, found ") + root.type_name());
+      return;
+    }
+    facts_.id = required_string(root, "", "id");
+    read_name(root);
+    read_version(root);
+    read_license(root);
+    facts_.upstream = optional_git_url(root, "upstream");
+    facts_.source = optional_git_url(root, "source");
+    facts_.python_depends = string_array(root, "", "python-depends", Presence::required);
+    read_python_depends_backends(root);
+    read_kernel_depends(root);
+    read_backend(root);
+    read_provenance(root);
+    read_digest(root);
+    for (const auto& [key, value] : root.items()) {
+      if (!contains(kTopLevelKeys, key)) facts_.unknown_keys.push_back(key);
+    }
+  }
+
+ private:
+  enum class Presence { required, optional };
+
+  void problem(std::string pointer, std::string message) {
+    facts_.schema_errors.push_back({std::move(pointer), std::move(message)});
+  }
+
+  static std::string child(const std::string& pointer, std::string_view key) {
+    return pointer + "/" + json_pointer_token(key);
+  }
+
+  // The member `key` of `object`, or nullptr when absent. A `null` member is
+  // absent for optional keys (the reference reader treats it so).
+  const json* member(const json& object, const std::string& pointer, std::string_view key, Presence presence) {
+    const auto found = object.find(key);
+    if (found == object.end() || (found->is_null() && presence == Presence::optional)) {
+      if (presence == Presence::required) problem(child(pointer, key), "required key '" + std::string(key) + "' is missing");
+      return nullptr;
+    }
+    return &*found;
+  }
+
+  bool expect_type(const json& value, bool ok, const std::string& pointer, std::string_view expected) {
+    if (!ok) problem(pointer, "must be " + std::string(expected) + ", found " + value.type_name());
+    return ok;
+  }
+
+  std::optional<std::string> string_value(const json& object, const std::string& pointer, std::string_view key,
+                                          Presence presence) {
+    const json* value = member(object, pointer, key, presence);
+    if (value == nullptr || !expect_type(*value, value->is_string(), child(pointer, key), "a string")) return std::nullopt;
+    return value->get<std::string>();
+  }
+
+  std::optional<std::string> required_string(const json& object, const std::string& pointer, std::string_view key) {
+    auto text = string_value(object, pointer, key, Presence::required);
+    if (text && text->empty()) problem(child(pointer, key), "must not be empty");
+    return text;
+  }
+
+  std::optional<std::vector<std::string>> string_list(const json& value, const std::string& pointer) {
+    if (!expect_type(value, value.is_array(), pointer, "an array of strings")) return std::nullopt;
+    std::vector<std::string> strings;
+    for (std::size_t index = 0; index < value.size(); ++index) {
+      const json& item = value[index];
+      if (expect_type(item, item.is_string(), pointer + "/" + std::to_string(index), "a string")) {
+        strings.push_back(item.get<std::string>());
+      }
+    }
+    return strings;
+  }
+
+  std::optional<std::vector<std::string>> string_array(const json& object, const std::string& pointer,
+                                                       std::string_view key, Presence presence) {
+    const json* value = member(object, pointer, key, presence);
+    if (value == nullptr) return std::nullopt;
+    return string_list(*value, child(pointer, key));
+  }
+
+  void read_name(const json& root) {
+    facts_.name = required_string(root, "", "name");
+    if (facts_.name && !facts_.name->empty() && !is_kernel_name(*facts_.name)) {
+      problem("/name", "'" + *facts_.name +
+                           "' is not a kernel name: lowercase letters, digits and '-', starting with a letter and "
+                           "not ending with '-' (^[a-z][-a-z0-9]*[a-z0-9]$)");
+    }
+  }
+
+  void read_version(const json& root) {
+    const json* value = member(root, "", "version", Presence::required);
+    if (value == nullptr) return;
+    const bool non_negative_integer =
+        value->is_number_unsigned() || (value->is_number_integer() && value->get<long long>() >= 0);
+    if (!non_negative_integer) {
+      problem("/version", "must be an integer >= 0, found " + value->dump());
+      return;
+    }
+    facts_.version = value->get<long long>();
+  }
+
+  void read_license(const json& root) { facts_.license = required_string(root, "", "license"); }
+
+  std::optional<std::string> optional_git_url(const json& root, std::string_view key) {
+    auto url = string_value(root, "", key, Presence::optional);
+    if (!url) return std::nullopt;
+    if (auto why = git_url_problem(*url)) problem(child("", key), "'" + *url + "' is not a git URL: " + *why);
+    return url;
+  }
+
+  void read_python_depends_backends(const json& root) {
+    const json* value = member(root, "", "python-depends-backends", Presence::optional);
+    if (value == nullptr || !expect_type(*value, value->is_object(), "/python-depends-backends", "an object")) return;
+    std::map<std::string, std::vector<std::string>> lists;
+    for (const auto& [backend, names] : value->items()) {
+      const std::string pointer = child("/python-depends-backends", backend);
+      if (!contains(kBackendTypes, backend)) {
+        problem(pointer, "'" + backend + "' is not a backend (allowed: " + join(kBackendTypes) + ")");
+        continue;
+      }
+      if (auto list = string_list(names, pointer)) lists[backend] = std::move(*list);
+    }
+    facts_.python_depends_backends = std::move(lists);
+  }
+
+  void read_kernel_depends(const json& root) {
+    const json* value = root.contains("kernel-depends") ? &root["kernel-depends"] : nullptr;
+    if (value == nullptr || !expect_type(*value, value->is_array(), "/kernel-depends", "an array of objects")) return;
+    for (std::size_t index = 0; index < value->size(); ++index) {
+      read_kernel_dependency((*value)[index], "/kernel-depends/" + std::to_string(index));
+    }
+  }
+
+  void read_kernel_dependency(const json& entry, const std::string& pointer) {
+    if (!expect_type(entry, entry.is_object(), pointer, "an object {repo-id, version|revision}")) return;
+    KernelDependency dependency;
+    dependency.repo_id = required_string(entry, pointer, "repo-id").value_or("");
+    if (const json* version = member(entry, pointer, "version", Presence::optional)) {
+      if (expect_type(*version, version->is_number_unsigned(), child(pointer, "version"), "an integer >= 0")) {
+        dependency.version = version->get<long long>();
+      }
+    }
+    dependency.revision = string_value(entry, pointer, "revision", Presence::optional);
+    const bool has_version = entry.contains("version"), has_revision = entry.contains("revision");
+    if (has_version == has_revision) {
+      problem(pointer, has_version ? "'version' and 'revision' are mutually exclusive"
+                                   : "either 'version' or 'revision' must be specified");
+    }
+    for (const auto& [key, unused] : entry.items()) {
+      if (key != "repo-id" && key != "version" && key != "revision") {
+        problem(child(pointer, key), "unknown key '" + key + "' (allowed: repo-id, version, revision)");
+      }
+    }
+    facts_.kernel_depends.push_back(std::move(dependency));
+  }
+
+  void read_backend(const json& root) {
+    const json* backend = member(root, "", "backend", Presence::required);
+    if (backend == nullptr || !expect_type(*backend, backend->is_object(), "/backend", "an object")) return;
+    facts_.backend_type = string_value(*backend, "/backend", "type", Presence::required);
+    if (facts_.backend_type && !contains(kBackendTypes, *facts_.backend_type)) {
+      problem("/backend/type", "'" + *facts_.backend_type + "' is not a backend (allowed: " + join(kBackendTypes) + ")");
+    }
+    facts_.backend_archs = string_array(*backend, "/backend", "archs", Presence::optional);
+    if (archs_required_ && !facts_.backend_archs && !backend->contains("archs")) {
+      problem("/backend/archs", "required key 'archs' is missing: a compiled cuda or rocm variant lists the "
+                                "architectures it was built for");
+    } else if (archs_required_ && backend->contains("archs") && (*backend)["archs"].is_null()) {
+      problem("/backend/archs", "must be an array of strings for a compiled cuda or rocm variant, found null");
+    }
+  }
+
+  // `commit` (or its legacy alias `sha`) and `dirty` of one provenance side.
+  ProvenanceGitState read_git_state(const json& object, const std::string& pointer, Presence presence) {
+    ProvenanceGitState state;
+    if (object.contains("commit") && object.contains("sha")) {
+      problem(child(pointer, "sha"), "'sha' and 'commit' both given (sha is a legacy alias of commit)");
+    }
+    const std::string commit_key = object.contains("sha") && !object.contains("commit") ? "sha" : "commit";
+    for (const char* key : {commit_key.c_str(), "dirty"}) {
+      if (object.contains(key) && object[key].is_null()) problem(child(pointer, key), "must not be null");
+    }
+    const bool has_commit = object.contains(commit_key), has_dirty = object.contains("dirty");
+    if (presence == Presence::required || has_commit || has_dirty) {
+      if (has_commit != has_dirty || !has_commit) {
+        problem(pointer, "'" + commit_key + "' and 'dirty' must be specified together");
+      }
+    }
+    if (has_commit && object[commit_key].is_string()) {
+      const std::string commit = object[commit_key].get<std::string>();
+      if (!is_full_commit_id(commit)) {
+        problem(child(pointer, commit_key), "'" + commit + "' is not a full git commit id (40 or 64 hex digits)");
+      } else {
+        state.commit = ascii_lowercase(commit);
+      }
+    } else if (has_commit && !object[commit_key].is_null()) {
+      expect_type(object[commit_key], false, child(pointer, commit_key), "a string");
+    }
+    if (has_dirty && !object["dirty"].is_null() &&
+        expect_type(object["dirty"], object["dirty"].is_boolean(), child(pointer, "dirty"), "a boolean")) {
+      state.dirty = object["dirty"].get<bool>();
+    }
+    return state;
+  }
+
+  void read_provenance(const json& root) {
+    const json* value = member(root, "", "provenance", Presence::optional);
+    if (value == nullptr || !expect_type(*value, value->is_object(), "/provenance", "an object")) return;
+    ProvenanceFacts provenance;
+    if (const json* builder = member(*value, "/provenance", "kernel-builder", Presence::required)) {
+      const std::string pointer = "/provenance/kernel-builder";
+      if (expect_type(*builder, builder->is_object(), pointer, "an object")) {
+        provenance.builder_version = string_value(*builder, pointer, "version", Presence::required);
+        provenance.builder = read_git_state(*builder, pointer, Presence::optional);
+      }
+    }
+    if (const json* kernel = member(*value, "/provenance", "kernel", Presence::optional)) {
+      if (expect_type(*kernel, kernel->is_object(), "/provenance/kernel", "an object")) {
+        provenance.kernel = read_git_state(*kernel, "/provenance/kernel", Presence::required);
+      }
+    }
+    facts_.provenance = std::move(provenance);
+  }
+
+  void read_digest(const json& root) {
+    const json* value = member(root, "", "digest", Presence::optional);
+    if (value == nullptr) return;
+    facts_.digest_declared = true;
+    if (!expect_type(*value, value->is_object(), "/digest", "an object {algorithm, files}")) return;
+    auto algorithm = string_value(*value, "/digest", "algorithm", Presence::required);
+    const json* files = member(*value, "/digest", "files", Presence::required);
+    if (files == nullptr || !expect_type(*files, files->is_object(), "/digest/files", "an object path -> hash")) return;
+    DeclaredDigest digest;
+    bool hashes_are_strings = true;
+    for (const auto& [path, hash] : files->items()) {
+      if (!expect_type(hash, hash.is_string(), child("/digest/files", path), "a base64 string")) {
+        hashes_are_strings = false;
+        continue;
+      }
+      digest.files.emplace(path, hash.get<std::string>());
+    }
+    if (!algorithm || !hashes_are_strings) return;
+    digest.algorithm = std::move(*algorithm);
+    facts_.digest = std::move(digest);
+  }
+
+  MetadataFacts& facts_;
+  bool archs_required_;
+};
+
+// nlohmann reports a 1-based byte count; editors want line and column.
+void locate_byte(std::string_view text, std::size_t byte, int& line, int& column) {
+  const std::size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  line = 1;
+  column = 1;
+  for (std::size_t index = 0; index < end; ++index) {
+    if (text[index] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." -> "syntax error ..."
+std::string syntax_error_reason(const std::string& what) {
+  const std::size_t colon = what.find(": ");
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+bool requires_archs(const VariantFacts& variant) {
+  return variant.name && variant.name->compiled() && (variant.name->backend == "cuda" || variant.name->backend == "rocm");
+}
+
+std::optional<std::string> read_whole_file(const std::filesystem::path& path, std::string& error) {
+  std::ifstream stream(path, std::ios::binary);
+  std::string text(std::istreambuf_iterator<char>(stream), {});
+  if (!stream.is_open() || stream.bad()) {
+    error = "not readable";
+    return std::nullopt;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string json_pointer_token(std::string_view key) {
+  std::string token;
+  for (char c : key) {
+    if (c == '~') token += "~0";
+    else if (c == '/') token += "~1";
+    else token += c;
+  }
+  return token;
+}
+
+bool is_cuda_capability(std::string_view arch) {
+  static const std::regex pattern(R"(^[0-9]+\.[0-9]+[af]?(\+PTX)?$)");
+  return std::regex_match(arch.begin(), arch.end(), pattern);
+}
+
+bool is_rocm_arch(std::string_view arch) {
+  static const std::regex pattern("^gfx[0-9]+[a-z]?$");
+  return std::regex_match(arch.begin(), arch.end(), pattern);
+}
+
+MetadataFacts parse_metadata_text(std::string_view text, bool archs_required) {
+  MetadataFacts facts;
+  facts.present = true;
+  try {
+    facts.document = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& error) {
+    locate_byte(text, error.byte, facts.parse_error_line, facts.parse_error_column);
+    facts.parse_error = "not valid JSON at line " + std::to_string(facts.parse_error_line) + ", column " +
+                        std::to_string(facts.parse_error_column) + ": " + syntax_error_reason(error.what());
+    return facts;
+  }
+  MetadataSchemaReader(facts, archs_required).read(facts.document);
+  return facts;
+}
+
+MetadataFacts read_metadata_facts(const VariantFacts& variant) {
+  const FileEntry* entry = variant.find_file("metadata.json");
+  MetadataFacts facts;
+  if (entry != nullptr) {
+    std::string error;
+    if (entry->kind == FileKind::directory) {
+      facts.present = true;
+      facts.parse_error = "a directory, not a file";
+    } else if (auto text = read_whole_file(entry->path, error)) {
+      facts = parse_metadata_text(*text, requires_archs(variant));
+    } else {
+      facts.present = true;
+      facts.parse_error = error;
+    }
+  }
+  facts.relative_path = variant.report_path("metadata.json");
+  return facts;
+}
+
+}  // namespace kcheck
