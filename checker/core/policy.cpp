@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-#include <toml++/toml.hpp>
+#include <toml++/toml.h>
 
 #include "checker/core/embedded_files.h"
 

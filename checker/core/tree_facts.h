@@ -22,6 +22,7 @@ struct FileEntry {
   FileKind kind = FileKind::regular;
   std::uint64_t size = 0;
   std::uint64_t hard_links = 1;
+  bool hard_link_outside_variant = false;  // more links than names inside the variant
   bool valid_utf8 = true;
   // For symlinks: the target as written and whether it resolves inside the variant.
   std::string link_target;
@@ -29,6 +30,12 @@ struct FileEntry {
   bool link_loops = false;
   bool link_target_is_directory = false;
   std::string read_error;  // set when the entry could not be inspected
+};
+
+// Why the walk stopped early or skipped part of a variant (depth or count bounds).
+struct WalkLimits {
+  std::size_t max_depth = 64;
+  std::size_t max_entries = 200000;
 };
 
 // A native module (ELF or Mach-O) of a variant and its facts.

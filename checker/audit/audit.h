@@ -1,0 +1,26 @@
+#pragma once
+#include <filesystem>
+
+#include "checker/core/audit_options.h"
+#include "checker/core/policy.h"
+#include "checker/core/report.h"
+#include "checker/core/rule_registry.h"
+#include "checker/core/tree_facts.h"
+
+namespace kcheck {
+
+// Every rule kcheck knows, from each analyser's add_*_rules().
+RuleRegistry make_rule_registry();
+
+// Finds the tree behind `input` and computes every analyser's facts once,
+// in parallel across files. Throws InputError when the input cannot be read.
+TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options);
+
+// Runs the selected rules over the facts and assembles the report.
+Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& options, const RuleRegistry& rules);
+
+// collect_facts + judge.
+Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
+                 const RuleRegistry& rules);
+
+}  // namespace kcheck

@@ -1,0 +1,116 @@
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "checker/audit/audit.h"
+#include "checker/core/parallel.h"
+#include "checker/layout/tree_walker.h"
+#include "checker/metadata/digest.h"
+#include "checker/metadata/metadata_reader.h"
+
+namespace kcheck {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class BinaryFormat { none, elf, macho };
+
+BinaryFormat sniff_binary_format(const fs::path& path) {
+  std::array<unsigned char, 4> magic{};
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(magic.data()), magic.size())) return BinaryFormat::none;
+  if (magic == std::array<unsigned char, 4>{0x7f, 'E', 'L', 'F'}) return BinaryFormat::elf;
+  std::uint32_t word = 0;
+  std::memcpy(&word, magic.data(), sizeof word);
+  for (std::uint32_t macho : {0xfeedfaceu, 0xfeedfacfu, 0xcefaedfeu, 0xcffaedfeu, 0xcafebabeu, 0xbebafecau})
+    if (word == macho) return BinaryFormat::macho;
+  return BinaryFormat::none;
+}
+
+bool has_native_module_name(std::string_view path) {
+  return path.ends_with(".so") || path.ends_with(".pyd") || path.ends_with(".dylib") ||
+         path.find(".so.") != std::string_view::npos;
+}
+
+bool resolves_to_regular_file(const FileEntry& file) {
+  if (file.kind == FileKind::regular) return true;
+  std::error_code error;
+  return file.kind == FileKind::symlink && !file.link_escapes_variant && !file.link_loops &&
+         fs::is_regular_file(file.path, error);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// One unit of per-file work and where its result goes.
+struct FileTask {
+  VariantFacts* variant;
+  const FileEntry* file;
+  BinaryFormat format;  // none: a Python file
+};
+
+std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
+  std::vector<FileTask> tasks;
+  for (VariantFacts& variant : tree.variants) {
+    for (const FileEntry& file : variant.files) {
+      if (!resolves_to_regular_file(file)) continue;
+      if (file.relative_path.ends_with(".py")) {
+        tasks.push_back({&variant, &file, BinaryFormat::none});
+        continue;
+      }
+      BinaryFormat format = sniff_binary_format(file.path);
+      if (format == BinaryFormat::none && has_native_module_name(file.relative_path)) format = BinaryFormat::elf;
+      if (format != BinaryFormat::none) tasks.push_back({&variant, &file, format});
+    }
+  }
+  return tasks;
+}
+
+// Runs the per-file analysers; results are stored per task, then moved into
+// the variants in file order so the facts do not depend on thread timing.
+void analyse_files(TreeFacts& tree, unsigned threads) {
+  std::vector<FileTask> tasks = plan_file_tasks(tree);
+  std::vector<PythonFileFacts> python(tasks.size());
+  std::vector<NativeModuleFacts> native(tasks.size());
+  parallel_for(tasks.size(), threads, [&](std::size_t i) {
+    const FileTask& task = tasks[i];
+    if (task.format == BinaryFormat::none) {
+      python[i] = analyse_python_source(read_text(task.file->path), task.file->relative_path);
+      return;
+    }
+    native[i].relative_path = task.file->relative_path;
+    if (task.format == BinaryFormat::elf) native[i].elf = read_elf_facts(task.file->path);
+    else native[i].macho = read_macho_facts(task.file->path);
+  });
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].format == BinaryFormat::none) tasks[i].variant->python_files.push_back(std::move(python[i]));
+    else tasks[i].variant->native_modules.push_back(std::move(native[i]));
+  }
+}
+
+void analyse_metadata(TreeFacts& tree, unsigned threads) {
+  if (tree.scope == AuditScope::module) return;
+  for (VariantFacts& variant : tree.variants) {
+    variant.metadata = read_metadata_facts(variant);
+    variant.metadata.relative_path = variant.report_path("metadata.json");
+    if (variant.metadata.present) variant.digest = verify_digest(variant, variant.metadata, threads);
+  }
+}
+
+}  // namespace
+
+TreeFacts collect_facts(const fs::path& input, const AuditOptions& options) {
+  TreeFacts tree = discover_tree(input);
+  tree.repo_id = options.repo_id;
+  analyse_files(tree, options.threads);
+  analyse_metadata(tree, options.threads);
+  return tree;
+}
+
+}  // namespace kcheck

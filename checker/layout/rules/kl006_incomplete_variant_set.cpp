@@ -1,0 +1,71 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "checker/core/policy.h"
+#include "checker/core/tree_facts.h"
+#include "checker/layout/rules/layout_rule_factories.h"
+
+namespace kcheck {
+namespace {
+
+class IncompleteVariantSet final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    if (context.tree.scope != AuditScope::tree) return;  // one variant cannot be complete
+    std::set<std::string> present;
+    std::set<std::pair<std::string, std::string>> covered;  // (system, backend)
+    for (const VariantFacts& variant : context.tree.variants) {
+      if (!variant.name || variant.name->kind != VariantKind::torch) continue;
+      present.insert(variant.directory_name);
+      covered.insert({variant.name->system(), variant.name->backend});
+    }
+    std::set<std::string> required_anywhere;
+    for (const RequiredVariantSet& set : context.policy.required_variants) {
+      required_anywhere.insert(set.variants.begin(), set.variants.end());
+      if (!covered.contains({set.system, set.backend})) continue;
+      std::string missing;
+      for (const std::string& name : set.variants)
+        if (!present.contains(name)) missing += (missing.empty() ? "" : ", ") + name;
+      if (!missing.empty())
+        sink.report({.file = relative_build_dir(context.tree)},
+                    "the " + set.backend + " variants for " + set.system + " are incomplete under policy '" +
+                        context.policy.name + "': missing " + missing);
+    }
+    for (const std::string& name : present)
+      if (!required_anywhere.contains(name))
+        sink.report(Severity::note, {.variant = name, .file = relative_build_dir(context.tree) + "/" + name},
+                    "variant " + name + " is in no required list of policy '" + context.policy.name +
+                        "' (an older Torch or an extra backend version): allowed, but not needed for compliance");
+  }
+
+ private:
+  static std::string relative_build_dir(const TreeFacts& tree) {
+    return tree.build_dir.lexically_relative(tree.audited_root).generic_string();
+  }
+
+  RuleInfo info_{"KL006", "Required variants missing for a backend and system", Severity::error,
+                 R"(A kernel is compliant for a (backend, system) pair only if build/ holds
+every variant the policy requires for it: for policy `hub`, one build per
+bundled Torch release (2.12 and 2.13) and, for CUDA, per CUDA version
+(12.6, 13.0, 13.2). Users on any of those Torch/CUDA combinations then find a
+build; with one missing, `get_kernel` fails for them. Only pairs the tree
+covers are judged: a CPU-only kernel need not ship CUDA builds.
+
+A variant that no required list names (an older Torch) is reported as a note.
+
+Fix: build the missing variants (kernel-builder builds the whole bundle;
+`kcheck build` builds for the local Torch) and upload them together.
+
+Example of the violation (x86_64-linux, cpu, policy hub):
+    build/torch213-cxx11-cpu-x86_64-linux/     # torch212-cxx11-cpu-x86_64-linux missing
+)"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kl006_incomplete_variant_set() { return std::make_unique<IncompleteVariantSet>(); }
+
+}  // namespace kcheck
