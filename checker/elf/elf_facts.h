@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -19,20 +20,23 @@ enum class SymbolBinding { local, global, weak, unique, other };
 enum class SymbolVisibility { default_visibility, protected_visibility, hidden, internal };
 enum class SymbolType { function, object, tls, other };
 
-// A defined symbol in .dynsym (what other objects can bind to).
+// A defined symbol in .dynsym (what other objects can bind to). Names stay
+// mangled: demangle_symbol() (checker/elf/demangle.h) turns the few that a
+// finding shows into C++ names; demangling every export of a 500 MB library
+// would cost more than reading it.
 struct ElfExportedSymbol {
   std::string name;
-  std::string demangled;  // == name when not a C++ symbol
   SymbolBinding binding = SymbolBinding::global;
   SymbolVisibility visibility = SymbolVisibility::default_visibility;
   SymbolType type = SymbolType::other;
 };
 
 // Device code found in `.nv_fatbin` (CUDA) or `.hip_fatbin` (HIP).
+// Every list is sorted by arch number and holds each arch once.
 struct DeviceCodeFacts {
-  std::vector<std::string> cuda_sass_archs;  // e.g. "sm_80", "sm_90a"
+  std::vector<std::string> cuda_sass_archs;  // e.g. "sm_80", "sm_90a" (arch-specific), "sm_100f" (family)
   std::vector<std::string> cuda_ptx_archs;   // e.g. "compute_90"
-  std::vector<std::string> hip_targets;      // e.g. "gfx90a"
+  std::vector<std::string> hip_targets;      // processor of each code object, e.g. "gfx90a" (":xnack-" dropped)
   std::string error;                         // set when a fat binary is present but unreadable
 };
 
@@ -61,13 +65,20 @@ struct ElfFacts {
   bool bind_now = false;   // DF_BIND_NOW or DF_1_NOW
   bool text_relocations = false;  // DT_TEXTREL or DF_TEXTREL
   bool has_debug_sections = false;
-  std::vector<std::string> leaked_build_paths;  // absolute builder paths in .comment / debug strings
+  std::vector<std::string> debug_section_names;  // ".debug_info", ...
+  // Absolute builder paths (/home/..., /nix/store/...) in .comment and the
+  // DWARF string/line tables; distinct, at most kMaxLeakedBuildPaths.
+  std::vector<std::string> leaked_build_paths;
+  static constexpr std::size_t kMaxLeakedBuildPaths = 16;
 
   std::optional<DeviceCodeFacts> device_code;
 
   // Namespaces of Torch operator libraries registered by the module, from
   // TORCH_LIBRARY/STABLE_TORCH_LIBRARY static-initialiser symbols and strings.
+  // Read from .dynsym and .symtab; distinct, in order of appearance.
   std::vector<std::string> torch_library_namespaces;
+
+  bool is_shared_object() const { return elf_type == 3; }  // ET_DYN
 };
 
 // Reads the facts of one ELF file. Never throws on bad input: problems land

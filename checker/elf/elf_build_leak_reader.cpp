@@ -1,0 +1,59 @@
+#include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "checker/elf/elf_readers.h"
+
+namespace kcheck {
+namespace {
+
+// Where builders keep sources and toolchains; a path under one of these in a
+// shipped module tells a reader about the machine that built it.
+constexpr std::array<std::string_view, 9> kBuilderPathPrefixes = {
+    "/home/", "/nix/store/", "/root/", "/Users/", "/tmp/", "/build/", "/builds/", "/workspace/", "/__w/",
+};
+
+// Sections whose strings name build directories and source files.
+constexpr std::array<std::string_view, 4> kPathCarryingSections = {".comment", ".debug_str", ".debug_line_str", ".debug_line"};
+
+bool is_path_char(char c) { return c > ' ' && c < 0x7f && c != '"' && c != '\''; }
+
+void add_leak(ElfFacts& facts, std::string_view path) {
+  if (facts.leaked_build_paths.size() >= ElfFacts::kMaxLeakedBuildPaths) return;
+  if (std::find(facts.leaked_build_paths.begin(), facts.leaked_build_paths.end(), path) != facts.leaked_build_paths.end()) return;
+  facts.leaked_build_paths.emplace_back(path);
+}
+
+void scan_for_builder_paths(std::string_view text, ElfFacts& facts) {
+  for (const std::string_view prefix : kBuilderPathPrefixes) {
+    for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
+      // A path starts a string, or follows a separator as in "-I/home/x".
+      if (at > 0 && is_path_char(text[at - 1]) && text[at - 1] != '=' && text[at - 1] != 'I') continue;
+      std::size_t end = at;
+      while (end < text.size() && is_path_char(text[end])) ++end;
+      add_leak(facts, text.substr(at, end - at));
+      if (facts.leaked_build_paths.size() >= ElfFacts::kMaxLeakedBuildPaths) return;
+      at = end;
+    }
+  }
+}
+
+bool is_debug_section(std::string_view name) { return name.starts_with(".debug_") || name.starts_with(".zdebug_"); }
+
+}  // namespace
+
+void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
+  for (const ElfSection& section : image.sections()) {
+    if (is_debug_section(section.name)) {
+      facts.has_debug_sections = true;
+      facts.debug_section_names.emplace_back(section.name);
+    }
+    if (std::find(kPathCarryingSections.begin(), kPathCarryingSections.end(), section.name) == kPathCarryingSections.end()) continue;
+    const auto bytes = image.contents(section);
+    scan_for_builder_paths({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, facts);
+    file.release(image.file_offset(bytes), bytes.size());
+  }
+}
+
+}  // namespace kcheck

@@ -1,0 +1,167 @@
+#include "checker/elf/elf_device_code.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kcheck {
+namespace {
+
+// Fat binary headers are little-endian on every host CUDA and ROCm support.
+class LittleEndianBytes {
+ public:
+  explicit LittleEndianBytes(std::span<const std::byte> bytes) : bytes_(bytes) {}
+
+  bool has(std::uint64_t offset, std::uint64_t size) const { return offset <= bytes_.size() && size <= bytes_.size() - offset; }
+  std::uint64_t read(std::uint64_t offset, int width) const {
+    std::uint64_t value = 0;
+    for (int index = width - 1; index >= 0; --index) value = value << 8 | static_cast<std::uint8_t>(bytes_[offset + index]);
+    return value;
+  }
+  std::string_view text(std::uint64_t offset, std::uint64_t size) const {
+    return {reinterpret_cast<const char*>(bytes_.data()) + offset, static_cast<std::size_t>(size)};
+  }
+  std::uint64_t size() const { return bytes_.size(); }
+
+ private:
+  std::span<const std::byte> bytes_;
+};
+
+// Orders "sm_75" < "sm_80" < "sm_90a" < "sm_100" by the number after '_'.
+bool arch_less(const std::string& a, const std::string& b) {
+  const auto number = [](const std::string& arch) {
+    const auto digits = arch.find_first_of("0123456789");
+    return digits == std::string::npos ? 0UL : std::stoul(arch.substr(digits));
+  };
+  const auto na = number(a), nb = number(b);
+  return na != nb ? na < nb : a < b;
+}
+
+void add_unique(std::vector<std::string>& list, std::string value) {
+  const auto at = std::lower_bound(list.begin(), list.end(), value, arch_less);
+  if (at == list.end() || *at != value) list.insert(at, std::move(value));
+}
+
+constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+constexpr std::uint64_t kContainerHeaderSize = 16;
+constexpr std::uint64_t kEntryHeaderSize = 64;
+constexpr std::uint16_t kEntryPtx = 1;
+constexpr std::uint16_t kEntryCubin = 2;
+constexpr std::uint64_t kArchSpecificFlag = 0x100000;  // sm_90a: cuobjdump shows the 'a'
+constexpr std::uint64_t kFamilySpecificFlag = 0x200000;  // sm_100f
+
+std::string arch_suffix(std::uint64_t flags) {
+  if (flags & kArchSpecificFlag) return "a";
+  if (flags & kFamilySpecificFlag) return "f";
+  return "";
+}
+
+std::string at_offset(std::uint64_t offset) { return " at offset " + std::to_string(offset) + " of .nv_fatbin"; }
+
+// Reads the entries of one container; returns false (with the reason in
+// device_code.error) when an entry does not fit.
+bool read_fatbin_entries(const LittleEndianBytes& bytes, std::uint64_t offset, std::uint64_t end, DeviceCodeFacts& device_code,
+                         const std::function<void(std::uint64_t)>& consumed) {
+  while (offset < end) {
+    if (end - offset < kEntryHeaderSize) {
+      device_code.error = "truncated fat binary entry header" + at_offset(offset);
+      return false;
+    }
+    const auto kind = static_cast<std::uint16_t>(bytes.read(offset, 2));
+    const std::uint64_t header_size = bytes.read(offset + 4, 4);
+    const std::uint64_t payload_size = bytes.read(offset + 8, 8);
+    const auto arch = std::to_string(bytes.read(offset + 28, 4));
+    const std::uint64_t flags = bytes.read(offset + 40, 8);
+    if (header_size < kEntryHeaderSize || header_size > end - offset || payload_size > end - offset - header_size) {
+      device_code.error = "fat binary entry" + at_offset(offset) + " extends past its container";
+      return false;
+    }
+    if (kind == kEntryCubin) add_unique(device_code.cuda_sass_archs, "sm_" + arch + arch_suffix(flags));
+    if (kind == kEntryPtx) add_unique(device_code.cuda_ptx_archs, "compute_" + arch + arch_suffix(flags));
+    offset += header_size + payload_size;
+    if (consumed) consumed(offset);
+  }
+  return true;
+}
+
+// Offset of the next occurrence of `needle` at or after `from`.
+std::optional<std::uint64_t> find_bytes(const LittleEndianBytes& bytes, std::uint64_t from, std::string_view needle) {
+  if (from >= bytes.size()) return std::nullopt;
+  const std::string_view haystack = bytes.text(from, bytes.size() - from);
+  const auto found = haystack.find(needle);
+  if (found == std::string_view::npos) return std::nullopt;
+  return from + found;
+}
+
+}  // namespace
+
+void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code,
+                      const std::function<void(std::uint64_t)>& consumed) {
+  const LittleEndianBytes bytes(section);
+  std::uint64_t offset = 0;
+  while (bytes.has(offset, kContainerHeaderSize)) {
+    const std::uint64_t magic = bytes.read(offset, 4);
+    if (magic == 0) {  // alignment padding between containers
+      offset += 8;
+      continue;
+    }
+    if (magic != kFatbinMagic) {
+      device_code.error = "no fat binary header" + at_offset(offset);
+      return;
+    }
+    const std::uint64_t header_size = bytes.read(offset + 6, 2);
+    const std::uint64_t body_size = bytes.read(offset + 8, 8);
+    if (header_size < kContainerHeaderSize || !bytes.has(offset + header_size, body_size)) {
+      device_code.error = "fat binary container" + at_offset(offset) + " extends past the end of the section";
+      return;
+    }
+    const std::uint64_t end = offset + header_size + body_size;
+    if (!read_fatbin_entries(bytes, offset + header_size, end, device_code, consumed)) return;
+    offset = end;
+  }
+}
+
+void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code) {
+  static constexpr std::string_view kBundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
+  static constexpr std::uint64_t kMaxBundleEntries = 4096;
+  const LittleEndianBytes bytes(section);
+  std::uint64_t offset = 0;
+  bool found_bundle = false;
+  while (const auto start = find_bytes(bytes, offset, kBundleMagic)) {
+    found_bundle = true;
+    std::uint64_t cursor = *start + kBundleMagic.size();
+    if (!bytes.has(cursor, 8) || bytes.read(cursor, 8) > kMaxBundleEntries) {
+      device_code.error = "malformed offload bundle header at offset " + std::to_string(*start) + " of .hip_fatbin";
+      return;
+    }
+    const std::uint64_t entry_count = bytes.read(cursor, 8);
+    cursor += 8;
+    std::uint64_t bundle_end = cursor;
+    for (std::uint64_t index = 0; index < entry_count; ++index) {
+      if (!bytes.has(cursor, 24) || !bytes.has(cursor + 24, bytes.read(cursor + 16, 8))) {
+        device_code.error = "truncated offload bundle entry at offset " + std::to_string(cursor) + " of .hip_fatbin";
+        return;
+      }
+      const std::uint64_t code_offset = bytes.read(cursor, 8), code_size = bytes.read(cursor + 8, 8);
+      const std::uint64_t triple_size = bytes.read(cursor + 16, 8);
+      const std::string_view triple = bytes.text(cursor + 24, triple_size);
+      // "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-": keep the processor, drop features.
+      if (const auto gfx = triple.find("gfx"); triple.find("amdgcn") != std::string_view::npos && gfx != std::string_view::npos) {
+        const std::string_view target = triple.substr(gfx);
+        add_unique(device_code.hip_targets, std::string(target.substr(0, target.find(':'))));
+      }
+      if (bytes.has(*start + code_offset, code_size)) bundle_end = std::max(bundle_end, *start + code_offset + code_size);
+      cursor += 24 + triple_size;
+    }
+    offset = std::max(bundle_end, cursor);
+  }
+  if (!found_bundle && find_bytes(bytes, 0, "CCOB")) {
+    device_code.error = ".hip_fatbin holds a compressed offload bundle; its targets are not listed";
+  } else if (!found_bundle) {
+    device_code.error = ".hip_fatbin holds no offload bundle";
+  }
+}
+
+}  // namespace kcheck
