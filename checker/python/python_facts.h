@@ -32,15 +32,23 @@ struct PythonCall {
   std::optional<std::string> first_string_argument;  // when the first positional arg is a string literal
   std::string first_argument_callee;  // when the first positional arg is a call: its dotted callee
   bool has_positional_argument = false;
+  std::vector<std::string> arguments;  // each argument's source text, keyword arguments as `name=value`
+};
+
+// A name bound in a class body, with its line.
+struct PythonClassMember {
+  std::string name;
+  int line = 0;
 };
 
 struct PythonClass {
   std::string name;
   int line = 0;
   std::vector<std::string> bases;            // dotted names as written
-  std::vector<std::string> methods;          // def names in the class body
-  std::vector<std::string> class_variables;  // names assigned in the class body
-  std::vector<std::string> annotations;      // `x: T` without a value
+  std::vector<PythonClassMember> methods;          // defs in the class body
+  std::vector<PythonClassMember> class_variables;  // names assigned (or classes defined) in the class body
+  std::vector<PythonClassMember> annotations;      // `x: T` without a value
+  bool at_top_level = false;                       // defined at module level (not inside a def or class)
 };
 
 struct PythonAttributeChain {
@@ -55,12 +63,14 @@ struct PythonFileFacts {
   int parse_error_line = 0;
 
   std::vector<PythonImport> imports;
-  std::optional<std::vector<std::string>> all_names;  // literal __all__
+  bool defines_all = false;                           // `__all__` is assigned at module level
+  std::optional<std::vector<std::string>> all_names;  // its names, when every assignment is a literal
   int all_line = 0;
   std::vector<std::string> top_level_names;  // defs, classes, assignments, imports bound at module level
+  bool has_star_import = false;              // `from m import *` at module level binds unknown names
   std::vector<PythonClass> classes;
   std::vector<PythonCall> calls;
-  std::vector<PythonAttributeChain> torch_ops_chains;  // every `torch.ops.<ns>...` chain
+  std::vector<PythonAttributeChain> torch_ops_chains;  // every `torch.ops.<ns>...` chain outside strings
   std::vector<PythonSyntaxFeature> newer_syntax;
   bool future_annotations = false;
 };
