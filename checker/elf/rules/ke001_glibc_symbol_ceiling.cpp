@@ -1,0 +1,37 @@
+#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/symbol_ceilings.h"
+
+namespace kcheck {
+namespace {
+
+class GlibcSymbolCeiling final : public SymbolCeilingRule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+ private:
+  bool judges_family(std::string_view family) const override { return family == "GLIBC"; }
+
+  RuleInfo info_{
+      "KE001", "Imported symbol needs a newer glibc than the policy allows", Severity::error,
+      R"(Every symbol a native module imports from glibc carries a version node
+(memcpy@GLIBC_2.14, fcntl64@GLIBC_2.29). The dynamic loader refuses to load
+the module on a system whose glibc is older than the newest node it needs.
+The policy fixes the oldest glibc a kernel must run on (`hub`: manylinux_2_28,
+GLIBC 2.28; `hub-legacy`: 2.27); each import above that ceiling is reported
+with its version and the library it comes from. Named nodes such as
+GLIBC_PRIVATE are never allowed.
+
+Fix: build in the policy's manylinux container (or against an old enough
+sysroot), so the linker binds the old symbol versions; or avoid the function
+that only newer glibc provides.
+
+Example of the violation (built on glibc 2.36):
+    double f(double x) { return exp(x); }   // exp@GLIBC_2.29
+)"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_ke001_glibc_symbol_ceiling() { return std::make_unique<GlibcSymbolCeiling>(); }
+
+}  // namespace kcheck

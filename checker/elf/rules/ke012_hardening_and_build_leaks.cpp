@@ -1,0 +1,55 @@
+#include "checker/elf/native_module_view.h"
+#include "checker/elf/rules/elf_rule_factories.h"
+
+namespace kcheck {
+namespace {
+
+class HardeningAndBuildLeaks final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for_each_elf_module(context.tree, [&](const NativeModuleView& view, const ElfFacts& elf) {
+      if (!elf.has_relro || !elf.bind_now) {
+        const std::string missing = !elf.has_relro && !elf.bind_now ? "no PT_GNU_RELRO and no BIND_NOW"
+                                    : !elf.has_relro               ? "no PT_GNU_RELRO"
+                                                                   : "no BIND_NOW (partial RELRO only)";
+        sink.report(Severity::note, view.place(), missing + ": the GOT stays writable after loading; full RELRO needs -Wl,-z,relro,-z,now");
+      }
+      if (elf.has_debug_sections) {
+        sink.report(Severity::warning, view.place(elf.debug_section_names.front()),
+                    "ships debug sections (" + join_first(elf.debug_section_names, 4) + "): they enlarge the download and describe the builder's sources");
+      }
+      if (!elf.leaked_build_paths.empty()) {
+        sink.report(Severity::warning, view.place(elf.leaked_build_paths.front()),
+                    "leaks paths of the build machine: " + join_first(elf.leaked_build_paths, 3));
+      }
+    });
+  }
+
+ private:
+  RuleInfo info_{
+      "KE012", "Missing full RELRO/BIND_NOW (note); debug sections or leaked build paths", Severity::warning,
+      R"(Hygiene of a shipped binary. Full RELRO (PT_GNU_RELRO plus BIND_NOW)
+makes the loader resolve every symbol at load time and then seal the GOT
+read-only; without it a memory-safety bug in a kernel can redirect calls
+through the writable GOT, and missing symbols only show up at the first call
+instead of at import. That is reported as a note. Debug sections (.debug_*)
+and absolute paths of the build machine (/home/<user>/..., /nix/store/...,
+in .comment or the DWARF string tables) enlarge the download and leak the
+builder's file system: a warning.
+
+Fix: link with -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
+or CMake's RelWithDebInfo with a separate debug file) and build with
+-ffile-prefix-map=$PWD=. so no absolute path remains.
+
+Example of the violation:
+    gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k
+)"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_ke012_hardening_and_build_leaks() { return std::make_unique<HardeningAndBuildLeaks>(); }
+
+}  // namespace kcheck

@@ -1,0 +1,46 @@
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checker/core/policy.h"
+#include "checker/elf/native_module_view.h"
+
+namespace kcheck {
+
+// An imported symbol whose version node the policy does not allow: above
+// the family's ceiling, or a named node such as GLIBC_PRIVATE.
+struct SymbolCeilingViolation {
+  const ElfImportedSymbol* symbol = nullptr;
+  std::string family;           // "GLIBC"
+  std::optional<Version> limit;  // the ceiling; empty for a disallowed named node
+};
+
+// The violations among the module's imports, for the version families that
+// `judged_family` selects. The ceilings are those of the variant's arch (of
+// the ELF machine when the variant name is unknown).
+std::vector<SymbolCeilingViolation> symbol_ceiling_violations(const NativeModuleView& view, const ElfFacts& elf,
+                                                              const NativePolicy& policy,
+                                                              const std::function<bool(std::string_view)>& judged_family);
+
+// "fcntl64@GLIBC_2.29 (libc.so.6) needs GLIBC 2.29; policy hub allows GLIBC up to 2.28 on x86_64"
+std::string describe(const SymbolCeilingViolation& violation, const Policy& policy, const std::string& arch);
+
+std::string ceiling_arch(const NativeModuleView& view, const ElfFacts& elf);
+
+}  // namespace kcheck
+
+namespace kcheck {
+
+// KE001 and KE002 differ only in the version families they judge.
+class SymbolCeilingRule : public Rule {
+ public:
+  void check(const RuleContext& context, FindingSink& sink) const override;
+
+ protected:
+  virtual bool judges_family(std::string_view family) const = 0;
+};
+
+}  // namespace kcheck

@@ -1,0 +1,59 @@
+#include <LIEF/LIEF.hpp>
+
+#include <fstream>
+#include <iterator>
+
+#include "checker/macho/macho_facts.h"
+#include "checker/macho/macho_load_commands.h"
+
+namespace kcheck {
+namespace {
+
+std::string without_underscore(const std::string& name) { return name.starts_with("_") ? name.substr(1) : name; }
+
+// LIEF parses from memory, so the file is read whole once (darwin kernel
+// modules are a few MB; LIEF would copy it into memory anyway).
+std::optional<std::vector<std::uint8_t>> read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Libraries and symbols through LIEF, on the slice read_macho_header chose.
+void read_symbols(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file, MachOFacts& facts) {
+  try {
+    std::unique_ptr<LIEF::MachO::FatBinary> binaries = LIEF::MachO::Parser::parse(bytes, file.filename().string());
+    if (!binaries || binaries->size() == 0) {
+      facts.error = "LIEF found no Mach-O image";
+      return;
+    }
+    const LIEF::MachO::Binary& binary = binaries->at(0);
+    for (const LIEF::MachO::DylibCommand& library : binary.libraries()) facts.libraries.push_back(library.name());
+    for (const LIEF::MachO::Symbol& symbol : binary.imported_symbols()) facts.imported_symbols.push_back(without_underscore(symbol.name()));
+    for (const LIEF::MachO::Symbol& symbol : binary.exported_symbols()) facts.exported_symbols.push_back(without_underscore(symbol.name()));
+  } catch (const std::exception& error) {
+    facts.error = std::string("cannot read symbols: ") + error.what();
+  }
+}
+
+}  // namespace
+
+MachOFacts read_macho_facts(const std::filesystem::path& file) {
+  MachOFacts facts;
+  const auto bytes = read_file(file);
+  if (!bytes) {
+    facts.error = "cannot read the file";
+    return facts;
+  }
+  const MachOHeaderFacts header = read_macho_header(std::as_bytes(std::span(*bytes)));
+  facts.arch = header.arch;
+  facts.minimum_macos = header.minimum_macos;
+  if (!header.error.empty()) {
+    facts.error = header.error;
+    return facts;  // never hand a malformed image to LIEF
+  }
+  read_symbols(*bytes, file, facts);
+  return facts;
+}
+
+}  // namespace kcheck
