@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs everything kcheck needs on a fresh Debian 12 machine: the Debian
+# packages it builds with, and a Python venv inside the repo (.venv, ignored
+# by git) holding the test-only Python tools and the Torch wheel whose headers
+# and libraries the fixtures and reference kernels build against.
+# Re-running it is fast and changes nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+debian_packages=(
+  build-essential cmake ninja-build pkg-config python3 python3-venv
+  liblief-dev libelf-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
+  libkainjow-mustache-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  binutils
+)
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ! -x .venv/bin/python ]]; then
+  echo "setup: creating .venv" >&2
+  python3 -m venv .venv
+fi
+
+# Reinstall the Python tools only when requirements-dev.txt changed.
+stamp=.venv/.kcheck-requirements.sha256
+wanted=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
+if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
+  echo "setup: installing Python tools from requirements-dev.txt" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+  # Torch is needed for its headers and libraries only: no CUDA wheels.
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "$(grep -E '^# torch-no-deps: ' requirements-dev.txt | cut -d' ' -f3)"
+  echo "$wanted" > "$stamp"
+fi

@@ -1,0 +1,162 @@
+// Runs the kcheck executable as a user would and checks exit status, output
+// and stderr.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include <algorithm>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+fs::path scratch_dir() {
+  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "cli-test-scratch" / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::create_directories(dir);
+  return dir;
+}
+
+RunResult run_command(const std::string& command) {
+  fs::path dir = scratch_dir();
+  std::string full = command + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
+  int status = std::system(full.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
+}
+
+RunResult kcheck(const std::string& arguments) {
+  return run_command(std::string("NO_COLOR= '") + KCHECK_EXECUTABLE + "' " + arguments);
+}
+
+std::string fixture(const std::string& name) { return std::string("'") + KCHECK_TREE_FIXTURES_DIR + "/" + name + "'"; }
+
+int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+TEST(Cli, VersionPrintsTheToolVersion) {
+  RunResult result = kcheck("--version");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find(std::string("kcheck ") + KCHECK_VERSION), std::string::npos) << result.out;
+}
+
+TEST(Cli, CleanTreeExitsZero) {
+  RunResult result = kcheck(fixture("clean_cpu_variants_from_template"));
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("PASS"), std::string::npos);
+  EXPECT_EQ(result.out.find("\033["), std::string::npos) << "no colour when piped";
+}
+
+TEST(Cli, ErrorsExitOneAndNameTheOffendingThing) {
+  RunResult result = kcheck(fixture("kl006_required_variant_missing"));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.out.find("KL006"), std::string::npos);
+  EXPECT_NE(result.out.find("torch212-cxx11-cpu-x86_64-linux"), std::string::npos) << "names the missing variant";
+}
+
+TEST(Cli, MissingPathExitsTwoWithOneLine) {
+  RunResult result = kcheck("/no/such/kernel");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(count_lines(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find("/no/such/kernel"), std::string::npos);
+}
+
+TEST(Cli, BadArgumentsExitTwo) {
+  EXPECT_EQ(kcheck("--format yaml " + fixture("clean_cpu_variants_from_template")).exit_code, 2);
+  EXPECT_EQ(kcheck("--no-such-flag").exit_code, 2);
+  EXPECT_EQ(kcheck("--select ZZ999 " + fixture("clean_cpu_variants_from_template")).exit_code, 2);
+}
+
+TEST(Cli, InvalidPolicyExitsTwoNamingTheKey) {
+  fs::path policy = scratch_dir() / "bad-policy.toml";
+  std::ofstream(policy) << "[policy]\nname = \"bad\"\n[native]\ncxx-runtime = 3\n";
+  RunResult result = kcheck("--policy '" + policy.string() + "' " + fixture("clean_cpu_variants_from_template"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("native.cxx-runtime"), std::string::npos) << result.err;
+  EXPECT_EQ(kcheck("--policy nonexistent " + fixture("clean_cpu_variants_from_template")).exit_code, 2);
+}
+
+TEST(Cli, SelectAndIgnoreFilterByCodeAndPrefix) {
+  const std::string tree = fixture("kl005_files_that_must_not_ship");  // two KL005 warnings
+  RunResult all = kcheck(tree);
+  EXPECT_EQ(all.exit_code, 0) << "warnings do not fail the gate";
+  EXPECT_NE(all.out.find("KL005"), std::string::npos);
+  RunResult ignored = kcheck("--ignore KL005 " + tree);
+  EXPECT_EQ(ignored.out.find("KL005"), std::string::npos);
+  RunResult selected = kcheck("--select KM " + tree);
+  EXPECT_EQ(selected.out.find("KL005"), std::string::npos);
+  RunResult prefix = kcheck("--select KL00 " + tree);
+  EXPECT_NE(prefix.out.find("KL005"), std::string::npos);
+}
+
+TEST(Cli, StrictMakesWarningsFail) {
+  EXPECT_EQ(kcheck("--strict " + fixture("kl005_files_that_must_not_ship")).exit_code, 1);
+  EXPECT_EQ(kcheck("--strict " + fixture("clean_cpu_variants_from_template")).exit_code, 0);
+}
+
+TEST(Cli, ExplainPrintsTheRuleStory) {
+  RunResult result = kcheck("explain KL006");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find("KL006 (error)"), std::string::npos);
+  EXPECT_NE(result.out.find("Fix:"), std::string::npos);
+  RunResult unknown = kcheck("explain KZ999");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("KZ999"), std::string::npos);
+}
+
+TEST(Cli, RulesListsEveryCode) {
+  RunResult result = kcheck("rules");
+  EXPECT_EQ(result.exit_code, 0);
+  for (const char* code : {"KL001", "KL008", "KM001", "KM010"})
+    EXPECT_NE(result.out.find(code), std::string::npos) << code;
+}
+
+TEST(Cli, JsonOutputIsValidAgainstTheDocumentedSchema) {
+  for (const char* tree : {"clean_cpu_variants_from_template", "kl007_links_and_special_files",
+                           "kl003_no_top_level_init"}) {
+    fs::path report = scratch_dir() / (std::string(tree) + ".json");
+    RunResult result = kcheck("--format json --output '" + report.string() + "' " + fixture(tree));
+    ASSERT_NE(result.exit_code, 2) << result.err;
+    EXPECT_TRUE(result.out.empty()) << "--output writes the file, not stdout";
+    RunResult validation = run_command(std::string("'") + KCHECK_VENV_PYTHON + "' '" + KCHECK_SOURCE_DIR +
+                                       "/tests/cli/validate_json_schema.py' '" + KCHECK_SOURCE_DIR +
+                                       "/docs/report-schema.json' '" + report.string() + "'");
+    EXPECT_EQ(validation.exit_code, 0) << tree << ": " << validation.err;
+  }
+}
+
+TEST(Cli, JsonSchemaValidatorRejectsABrokenReport) {
+  fs::path broken = scratch_dir() / "broken.json";
+  std::ofstream(broken) << R"({"schema_version": "1.0", "findings": [{"code": "bad"}]})";
+  RunResult validation = run_command(std::string("'") + KCHECK_VENV_PYTHON + "' '" + KCHECK_SOURCE_DIR +
+                                     "/tests/cli/validate_json_schema.py' '" + KCHECK_SOURCE_DIR +
+                                     "/docs/report-schema.json' '" + broken.string() + "'");
+  EXPECT_EQ(validation.exit_code, 1);
+}
+
+TEST(Cli, AuditsASingleVariantAndASingleModule) {
+  std::string variant = fixture("clean_cpu_variants_from_template/build/torch212-cxx11-cpu-x86_64-linux");
+  RunResult one_variant = kcheck(variant);
+  EXPECT_EQ(one_variant.exit_code, 0) << one_variant.out;
+  EXPECT_NE(one_variant.out.find("variant"), std::string::npos);
+  std::string module = fixture("clean_cpu_variants_from_template/build/torch212-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so");
+  RunResult one_module = kcheck(module);
+  EXPECT_EQ(one_module.exit_code, 0) << one_module.out;
+  EXPECT_NE(one_module.out.find("module"), std::string::npos);
+}
+
+}  // namespace
