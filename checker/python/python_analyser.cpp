@@ -118,10 +118,11 @@ class FactCollector {
       if (!module || (as_at < alias.size() && (as_at + 2 != alias.size() || !is_name_token(alias[as_at + 1])))) {
         return syntax_error("invalid syntax in import statement", statement[0].line);
       }
-      PythonImport import{.module = *module, .level = 0, .line = statement[0].line};
+      std::string bound = as_at < alias.size() ? std::string(alias[as_at + 1].text) : module->substr(0, module->find('.'));
+      PythonImport import{.module = *module, .bound_names = {bound}, .level = 0, .line = statement[0].line};
       set_guards(import, guards);
       facts_.imports.push_back(std::move(import));
-      bind_name(as_at < alias.size() ? std::string(alias[as_at + 1].text) : module->substr(0, module->find('.')), scope);
+      bind_name(std::move(bound), scope);
     }
   }
 
@@ -156,6 +157,7 @@ class FactCollector {
         const bool renamed = alias.size() == 3 && is_name_token(alias[0]) && alias[1].is_name("as") && is_name_token(alias[2]);
         if (!plain && !renamed) return syntax_error("invalid syntax in from-import", statement[0].line);
         import.names.emplace_back(alias[0].text);
+        import.bound_names.emplace_back(alias[alias.size() - 1].text);
         bind_name(std::string(alias[alias.size() - 1].text), scope);
       }
     }

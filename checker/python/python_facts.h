@@ -9,6 +9,9 @@ namespace kcheck {
 struct PythonImport {
   std::string module;               // dotted; "" for `from . import x`
   std::vector<std::string> names;   // `from m import a, b` -> {"a","b"}; `*` kept; empty for `import m`
+  // Names the import binds, parallel to `names` for from-imports
+  // (`from m import a as b` -> {"b"}); for `import a.b` {"a"}, `import a.b as c` {"c"}.
+  std::vector<std::string> bound_names;
   int level = 0;                    // number of leading dots
   int line = 0;
   bool is_from = false;

@@ -1,0 +1,86 @@
+#include <algorithm>
+#include <array>
+
+#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/python/python_name_resolution.h"
+#include "checker/core/tree_facts.h"
+
+namespace kcheck {
+namespace {
+
+// Registration helpers whose first argument names the op ("ns::name"), by
+// their last name component, wherever they are imported from.
+constexpr std::array<std::string_view, 7> kOpRegistrations = {
+    "custom_op", "triton_op", "register_fake", "register_kernel", "register_autograd", "register_vmap",
+    "register_torch_dispatch"};
+// torch.library functions whose first argument is a qualified op name or a namespace.
+constexpr std::array<std::string_view, 4> kLibraryFunctions = {"torch.library.define", "torch.library.impl",
+                                                               "torch.library.Library", "torch.library.fallthrough_kernel"};
+
+bool is_registration(const std::string& qualified) {
+  const std::string_view last = std::string_view(qualified).substr(qualified.rfind('.') + 1);
+  return std::find(kOpRegistrations.begin(), kOpRegistrations.end(), last) != kOpRegistrations.end() ||
+         std::find(kLibraryFunctions.begin(), kLibraryFunctions.end(), qualified) != kLibraryFunctions.end();
+}
+
+class LiteralOpNamespace final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for (const VariantFacts& variant : context.tree.variants) {
+      for (const PythonFileFacts& file : variant.python_files) {
+        if (file.parsed) check_file(variant, file, sink);
+      }
+    }
+  }
+
+ private:
+  static void check_file(const VariantFacts& variant, const PythonFileFacts& file, FindingSink& sink) {
+    const auto targets = imported_name_targets(file);
+    for (const PythonCall& call : file.calls) {
+      if (!call.first_string_argument) continue;
+      const std::string qualified = qualified_callee(targets, call.callee);
+      if (!is_registration(qualified)) continue;
+      sink.report({.variant = variant.directory_name,
+                   .file = variant.report_path(file.relative_path),
+                   .location = {.line = call.line}},
+                  std::string(call.is_decorator ? "decorator " : "") + "`" + call.callee + "(\"" +
+                      *call.first_string_argument + "\", ...)` registers with a literal op namespace; write `" +
+                      call.callee + "(add_op_namespace_prefix(\"" + op_name(*call.first_string_argument) +
+                      "\"), ...)` with add_op_namespace_prefix from ._ops");
+    }
+  }
+
+  static std::string op_name(const std::string& literal) {
+    const std::size_t separator = literal.find("::");
+    return separator == std::string::npos ? literal : literal.substr(separator + 2);
+  }
+
+  RuleInfo info_{"KO003", "Python registers ops with a literal namespace", Severity::error,
+                 R"doc(Flags calls and decorators of `torch.library.custom_op`, `triton_op`,
+`register_fake`, `register_kernel`, `register_autograd`, `register_vmap`,
+`register_torch_dispatch` (bare or through any module) and of
+`torch.library.define` / `impl` / `Library(...)` whose first argument is a
+string literal ("mylib::op", "mylib") instead of
+`add_op_namespace_prefix("op")` from the package's `_ops.py`.
+
+Why: the op namespace is the variant's unique id, which changes with every
+revision; a literal either points at another revision's ops or at a fixed
+namespace that clashes between kernels. The builder's registration check
+rejects the same pattern in the source tree.
+
+Fix:
+    from ._ops import add_op_namespace_prefix
+    @torch.library.register_fake(add_op_namespace_prefix("relu"))
+
+Example of the violation:
+    @torch.library.register_fake("_relu_cuda_0a1b2c3::relu")
+)doc"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_ko003_literal_op_namespace() { return std::make_unique<LiteralOpNamespace>(); }
+
+}  // namespace kcheck
