@@ -41,7 +41,9 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
 }
 
 std::optional<SymbolVersion> parse_symbol_version(std::string_view node_name) {
-  std::size_t underscore = node_name.rfind('_');
+  // The family is everything before the first '_' (GLIBC, GLIBCXX, CXXABI,
+  // GCC); "CXXABI_TM_1" then has the non-numeric version "TM_1".
+  std::size_t underscore = node_name.find('_');
   if (underscore == std::string_view::npos || underscore == 0) return std::nullopt;
   auto version = Version::parse(node_name.substr(underscore + 1));
   if (!version) return std::nullopt;

@@ -41,7 +41,7 @@ TEST(VariantName, PythonOnlyNames) {
 
 TEST(VariantName, RejectsWithAReason) {
   std::string why;
-  for (const char* bad : {"torch2.13-cu130-x86_64-linux", "torch213-cu13-x86_64-linux", "torch213-cu130-x86-linux",
+  for (const char* bad : {"torch2.13-cu130-x86_64-linux", "torch213-cu1-x86_64-linux", "torch213-cu130-x86-linux",
                           "torch213-cxx17-cpu-x86_64-linux", "torch213-cpu-x86_64-linux-extra", "torch-stable-abi211-cxx11-cu126-x86_64-linux",
                           "cuda", ""}) {
     why.clear();
