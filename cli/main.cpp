@@ -117,8 +117,11 @@ int main(int argc, char** argv) {
   app.add_option("--policy", audit.policy, "policy name (hub, hub-legacy) or policy file")->capture_default_str();
   app.add_option("--format", audit.format, "output format: text, json")->capture_default_str();
   app.add_option("-o,--output", audit.output, "write the report to FILE instead of standard output");
-  app.add_option("--select", audit.select, "only these codes or prefixes (CODE[,CODE])");
-  app.add_option("--ignore", audit.ignore, "skip these codes or prefixes (CODE[,CODE])");
+  // One value per occurrence (CODE[,CODE]), repeatable, so a following PATH is not swallowed.
+  app.add_option("--select", audit.select, "only these codes or prefixes (CODE[,CODE])")
+      ->allow_extra_args(false);
+  app.add_option("--ignore", audit.ignore, "skip these codes or prefixes (CODE[,CODE])")
+      ->allow_extra_args(false);
   app.add_flag("--strict", audit.strict, "warnings fail the gate too");
   app.add_flag("--security", audit.security, "Hub-side profile: KP006 is an error");
   app.add_option("--repo-id", audit.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
