@@ -10,6 +10,7 @@ std::string_view scope_name(AuditScope scope) {
     case AuditScope::tree: return "tree";
     case AuditScope::variant: return "variant";
     case AuditScope::module: return "module";
+    case AuditScope::source: return "source";
   }
   return "tree";
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/config/build_config_facts.h"
 #include "checker/elf/elf_facts.h"
 #include "checker/layout/variant_name.h"
 #include "checker/macho/macho_facts.h"
@@ -70,6 +71,7 @@ enum class AuditScope {
   tree,     // a kernel repository or its build/ directory
   variant,  // one variant directory
   module,   // one native module file
+  source,   // a kernel source tree: build.toml only (`kcheck config`)
 };
 
 struct TreeFacts {
@@ -79,6 +81,8 @@ struct TreeFacts {
   bool build_dir_exists = false;
   std::string repo_id;                 // --repo-id, for KM005
   std::vector<VariantFacts> variants;
+  // build.toml at the audited root, when there is one (KC rules).
+  std::optional<BuildConfigFacts> build_config;
 };
 
 }  // namespace kcheck
