@@ -92,7 +92,9 @@ TEST(KO001, RealTorchLibraryModules) {
     variant.native_modules.push_back(std::move(native));
     const Findings findings = check(make_ko001_registered_namespace_mismatch(), std::move(variant));
     EXPECT_EQ(findings.size(), expected_findings) << fixture;
-    if (expected_findings) EXPECT_NE(findings[0].message.find("`relu_ops`"), std::string::npos);
+    if (expected_findings > 0 && !findings.empty()) {
+      EXPECT_NE(findings[0].message.find("`relu_ops`"), std::string::npos);
+    }
   }
 }
 

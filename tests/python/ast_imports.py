@@ -8,6 +8,7 @@ either {"imports": [[module, [names], level, line], ...]} in source order or
 """
 import ast
 import json
+import multiprocessing
 import os
 import sys
 
@@ -25,24 +26,30 @@ def imports_of(tree):
     return [entry for _, _, entry in found]
 
 
-def main():
-    root, out = sys.argv[1], sys.argv[2]
-    result = {}
+def analyse(path):
+    with open(path, "rb") as handle:
+        source = handle.read()
+    try:
+        return {"imports": imports_of(ast.parse(source))}
+    except (SyntaxError, ValueError) as error:
+        return {"error": str(error)}
+
+
+def python_files(root):
     for directory, subdirs, files in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if d not in ("site-packages", "dist-packages", "__pycache__"))
         for name in sorted(files):
-            if not name.endswith(".py"):
-                continue
             path = os.path.join(directory, name)
-            if not os.path.isfile(path):
-                continue
-            relative = os.path.relpath(path, root)
-            with open(path, "rb") as handle:
-                source = handle.read()
-            try:
-                result[relative] = {"imports": imports_of(ast.parse(source))}
-            except (SyntaxError, ValueError) as error:
-                result[relative] = {"error": str(error)}
+            if name.endswith(".py") and os.path.isfile(path):
+                yield path
+
+
+def main():
+    root, out = sys.argv[1], sys.argv[2]
+    paths = list(python_files(root))
+    with multiprocessing.Pool() as pool:
+        results = pool.map(analyse, paths, chunksize=16)
+    result = {os.path.relpath(path, root): entry for path, entry in zip(paths, results)}
     with open(out, "w", encoding="utf-8") as handle:
         json.dump(result, handle)
 
