@@ -1,0 +1,43 @@
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kcheck {
+
+// One [kernel.<name>] component of build.toml: sources for one backend.
+struct KernelComponentSource {
+  std::string name;
+  std::string backend;
+  std::vector<std::string> sources;   // relative to the kernel root
+  std::vector<std::string> includes;  // relative to the kernel root
+  std::vector<std::string> cuda_capabilities;  // empty: the toolkit's default set
+  std::vector<std::string> cxx_flags;
+  std::vector<std::string> cuda_flags;
+};
+
+// What the builder needs from a kernel source tree (taken from build.toml).
+struct KernelSource {
+  std::filesystem::path root;
+  std::string name;  // kernel name, e.g. "rms-norm"; module = name with '-' as '_'
+  long long version = 1;
+  std::string license;
+  std::vector<std::string> backends;
+  std::vector<std::string> binding_sources;   // [torch] src
+  std::vector<std::string> binding_includes;  // [torch] include
+  std::vector<std::string> binding_cxx_flags; // [torch] cxx-flags
+  std::vector<std::string> python_extensions = {"py"};  // [torch] pyext (data extensions too)
+  std::vector<std::string> python_depends;    // general
+  std::map<std::string, std::vector<std::string>> backend_python_depends;
+  std::vector<KernelComponentSource> components;
+
+  std::string module_name() const {
+    std::string module = name;
+    for (char& c : module)
+      if (c == '-') c = '_';
+    return module;
+  }
+};
+
+}  // namespace kcheck

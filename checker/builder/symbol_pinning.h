@@ -1,0 +1,44 @@
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/core/version.h"
+#include "checker/elf/elf_facts.h"
+
+namespace kcheck {
+
+// How the builder keeps a module's imports within the policy's symbol-version
+// ceilings on a host whose C library is newer: after a first link, each
+// import above the ceiling is either pinned (a hidden local definition that
+// jumps to the newest older version the system library still defines) or
+// substituted (a hidden local implementation, for the few symbols glibc only
+// has in a version above the ceiling). The module is then linked again.
+struct PinnedSymbol {
+  std::string symbol;
+  std::string library;
+  std::string needed_version;  // what the first link bound, e.g. GLIBC_2.34
+  std::string pinned_version;  // what the pin binds, e.g. GLIBC_2.2.5
+};
+
+struct SymbolPinningPlan {
+  std::vector<PinnedSymbol> pinned;
+  std::vector<std::string> substituted;  // symbol names with a local implementation
+  std::vector<std::string> unresolved;   // "symbol@version: why" — the build cannot meet the ceiling
+  bool empty() const { return pinned.empty() && substituted.empty(); }
+};
+
+// Finds a system library by DT_NEEDED name (e.g. via `cc -print-file-name`).
+using LibraryLocator = std::function<std::filesystem::path(const std::string& library)>;
+
+SymbolPinningPlan plan_symbol_pinning(const ElfFacts& module, const std::map<std::string, Version>& ceilings,
+                                      const LibraryLocator& locate_library);
+
+// C source holding the pins (assembly trampolines, x86_64 or aarch64) and the
+// substitutes of `plan`, all with hidden visibility.
+std::string render_pinning_source(const SymbolPinningPlan& plan, const std::string& cpu);
+
+}  // namespace kcheck
