@@ -1,4 +1,5 @@
 #include "checker/audit/audit.h"
+#include "checker/config/config_rules.h"
 #include "checker/layout/layout_rules.h"
 #include "checker/metadata/metadata_rules.h"
 // Analysers still in development register their rules once their header lands.
@@ -21,6 +22,7 @@ RuleRegistry make_rule_registry() {
   RuleRegistry registry;
   add_layout_rules(registry);
   add_metadata_rules(registry);
+  add_config_rules(registry);
 #ifdef KCHECK_WITH_ELF_RULES
   add_elf_rules(registry);
 #endif

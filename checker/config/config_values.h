@@ -1,0 +1,48 @@
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checker/core/version.h"
+
+// Value grammars and fixed vocabularies of build.toml (build-toml.md §1, §5).
+namespace kcheck::build_config {
+
+// Backend names the parser accepts in `general.backends` and `stable-abi`.
+std::span<const std::string_view> all_backends();
+// Backends a `[kernel.<name>]` component may have (the compiled ones).
+std::span<const std::string_view> component_backends();
+// C++ `depends` values (§5.4).
+std::span<const std::string_view> cpp_dependencies();
+// The backend a C++ dependency conventionally pairs with ("" for torch).
+std::string_view conventional_backend(std::string_view dependency);
+// ROCm architectures the builder supports (§5.7; build-variants.md §5.2).
+std::span<const std::string_view> builder_rocm_archs();
+
+bool contains(std::span<const std::string_view> list, std::string_view value);
+std::string join(std::span<const std::string_view> list);  // "a, b, c"
+
+// §5.1: trims, accepts digits (leading '+' tolerated) separated by dots,
+// drops trailing zero components. Sets `why_not` when invalid.
+std::optional<Version> parse_config_version(std::string_view text, std::string* why_not = nullptr);
+// "2.11" yes; "3", "2.10.1" no (the CMake step splits major and minor).
+bool is_major_minor(std::string_view text);
+
+// §5.3 name pattern; `why_not` explains the four rules when it fails.
+bool is_valid_kernel_name(std::string_view name, std::string* why_not = nullptr);
+// §5.2 Git URL.
+bool is_valid_git_url(std::string_view url, std::string* why_not = nullptr);
+// §5.7 grammars.
+bool is_valid_cuda_capability(std::string_view capability);
+bool is_valid_rocm_arch(std::string_view arch);
+// "9.0a+PTX" -> "9.0"; the capability without suffix letter and "+PTX".
+std::string capability_base(std::string_view capability);
+
+// Whether a component listing `capabilities` compiles anything with the
+// CUDA toolkit `toolkit` (build-variants.md §5.1: default target sets per
+// toolkit and the highest-listed-≤-target selection).
+bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit);
+
+}  // namespace kcheck::build_config

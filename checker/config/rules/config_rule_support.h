@@ -1,0 +1,30 @@
+#pragma once
+#include "checker/config/build_config_facts.h"
+#include "checker/core/finding.h"
+#include "checker/core/tree_facts.h"
+
+namespace kcheck {
+
+// Where a finding about build.toml points.
+inline Place config_place(const BuildConfigFacts& config, ConfigPosition position) {
+  return Place{.file = config.relative_path, .location = {.line = position.line, .column = position.column}};
+}
+
+// The facts the KC rules judge: a build.toml that was found and read.
+inline const BuildConfigFacts* readable_build_config(const TreeFacts& tree) {
+  if (!tree.build_config || !tree.build_config->present) return nullptr;
+  return &*tree.build_config;
+}
+
+// A build.toml whose values can be judged: it parsed and is not a format
+// the builder rejects outright (those get their one KC002 error).
+inline const BuildConfigFacts* judgeable_build_config(const TreeFacts& tree) {
+  const BuildConfigFacts* config = readable_build_config(tree);
+  if (!config || !config->read_error.empty() || !config->parse_error.empty()) return nullptr;
+  if (config->edition != BuildEdition::edition5 && config->edition != BuildEdition::v4 &&
+      config->edition != BuildEdition::unknown)
+    return nullptr;
+  return config;
+}
+
+}  // namespace kcheck
