@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include <openssl/evp.h>
+
+#include "checker/core/parallel.h"
 
 namespace kcheck {
 namespace {
@@ -80,26 +80,6 @@ std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAl
   return std::nullopt;
 }
 
-// Runs `work(index)` for every index below `count` on a small pool of
-// threads that take the next index from a shared counter.
-template <typename Work>
-void for_each_index_in_parallel(std::size_t count, unsigned threads, const Work& work) {
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t pool_size = std::min<std::size_t>(threads == 0 ? hardware : threads, count);
-  std::atomic<std::size_t> next{0};
-  auto drain = [&] {
-    for (std::size_t index = next++; index < count; index = next++) work(index);
-  };
-  if (pool_size <= 1) {
-    drain();
-    return;
-  }
-  std::vector<std::jthread> pool;
-  pool.reserve(pool_size - 1);
-  for (std::size_t worker = 1; worker < pool_size; ++worker) pool.emplace_back(drain);
-  drain();
-}
-
 bool excluded_from_digest(std::string_view relative_path) {
   if (relative_path == "metadata.json" || relative_path == "metadata.json.sigstore") return true;
   if (relative_path.ends_with(".pyc")) return true;
@@ -150,7 +130,7 @@ FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorith
     std::string error;
   };
   std::vector<Outcome> outcomes(files.size());
-  for_each_index_in_parallel(files.size(), threads, [&](std::size_t index) {
+  parallel_for(files.size(), threads, [&](std::size_t index) {
     outcomes[index].hash = hash_file(files[index]->path, algorithm, outcomes[index].error);
   });
   FileHashes result;

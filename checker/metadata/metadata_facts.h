@@ -16,7 +16,7 @@ struct MetadataProblem {
 
 // One `kernel-depends` entry (build-variants.md §4.7): exactly one of
 // `version` and `revision` is set when the entry is well formed.
-struct KernelDependency {
+struct MetadataKernelDependency {
   std::string repo_id;
   std::optional<long long> version;
   std::optional<std::string> revision;
@@ -58,7 +58,7 @@ struct MetadataFacts {
   std::optional<std::map<std::string, std::vector<std::string>>> python_depends_backends;
   std::optional<std::string> backend_type;
   std::optional<std::vector<std::string>> backend_archs;
-  std::vector<KernelDependency> kernel_depends;
+  std::vector<MetadataKernelDependency> kernel_depends;
   std::optional<ProvenanceFacts> provenance;
   // `digest` key present and not null (even when malformed): KM007 does not
   // then say "no digest"; a malformed shape is KM002's.

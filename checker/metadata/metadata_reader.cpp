@@ -199,7 +199,7 @@ class MetadataSchemaReader {
 
   void read_kernel_dependency(const json& entry, const std::string& pointer) {
     if (!expect_type(entry, entry.is_object(), pointer, "an object {repo-id, version|revision}")) return;
-    KernelDependency dependency;
+    MetadataKernelDependency dependency;
     dependency.repo_id = required_string(entry, pointer, "repo-id").value_or("");
     if (const json* version = member(entry, pointer, "version", Presence::optional)) {
       if (expect_type(*version, version->is_number_unsigned(), child(pointer, "version"), "an integer >= 0")) {
