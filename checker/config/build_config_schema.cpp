@@ -392,15 +392,21 @@ class SchemaChecker {
     report_missing(component, path, kComponentKeys, backend);
   }
 
+  // Reported at the second framework section in file order.
   void check_framework_count(const toml::table& root) {
-    std::vector<std::string> present;
+    std::vector<std::pair<ConfigPosition, std::string>> present;
     for (std::string_view framework : kFrameworkKeys)
-      if (root.contains(framework)) present.push_back("[" + std::string(framework) + "]");
+      if (const toml::node* node = root.get(framework))
+        present.push_back({position_of(node->source()), "[" + std::string(framework) + "]"});
+    std::sort(present.begin(), present.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.first.line, a.first.column) < std::pair(b.first.line, b.first.column);
+    });
     if (present.size() > 1) {
       std::string list;
-      for (const std::string& name : present) list += (list.empty() ? "" : ", ") + name;
-      add("", root.source(), "more than one framework section (" + list + "): keep exactly one of [torch], "
-                             "[torch-noarch], [tvm-ffi]");
+      for (const auto& [position, name] : present) list += (list.empty() ? "" : ", ") + name;
+      problems_.push_back({"", present[1].first,
+                           "more than one framework section (" + list +
+                               "): keep exactly one of [torch], [torch-noarch], [tvm-ffi]"});
     }
     if (present.empty() && !(edition_ & kV3))
       add("", root.source(), "no framework section: add exactly one of [torch], [torch-noarch] or [tvm-ffi]");
