@@ -216,7 +216,10 @@ class SchemaChecker {
         if (!node.is_string()) wrong_type(node, path, "a string");
         return;
       case ValueKind::uint:
-        if (!node.is_integer() || *node.value<std::int64_t>() < 0) wrong_type(node, path, "a non-negative integer");
+        if (!node.is_integer())
+          wrong_type(node, path, "a non-negative integer");
+        else if (std::int64_t value = *node.value<std::int64_t>(); value < 0)
+          add(path, node.source(), "`" + path + "` must be a non-negative integer, found " + std::to_string(value));
         return;
       case ValueKind::string_list:
         check_string_list(node, path, [](const std::string&, const toml::node&) {});

@@ -74,7 +74,7 @@ class ValueChecks {
   }
 
   void check_stable_abi_version(const ConfigVersion& version) {
-    if (version.version && !is_major_minor(version.text))
+    if (version.version && (!is_major_minor(version.text) || version.version->components().size() != 2))
       add(version.key, version.position,
           "`" + version.key + "` = \"" + version.text + "\" is not major.minor: upstream normalises it to \"" +
               version.version->str() + "\", which breaks the CMake step that splits major and minor",
@@ -128,7 +128,9 @@ class ValueChecks {
   void check_backends_without_component() {
     FrameworkKind kind = facts_.framework.kind;
     if (kind != FrameworkKind::torch && kind != FrameworkKind::tvm_ffi) return;
+    std::set<std::string> reported;
     for (const ConfigString& backend : facts_.general.backends.items) {
+      if (!reported.insert(backend.value).second) continue;
       bool has_component = std::any_of(facts_.components.begin(), facts_.components.end(), [&](const KernelComponent& c) {
         return c.backend && c.backend->value == backend.value;
       });
