@@ -10,15 +10,19 @@
 #include <CLI/CLI.hpp>
 
 #include "checker/audit/audit.h"
+#include "checker/builder/kernel_builder.h"
+#include "checker/builder/kernel_source_from_config.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/report/render.h"
 
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr int kExitUsage = 2;  // kcheck could not do its job
 
-struct AuditArguments {
-  std::string path = ".";
+// Options every audit takes (the audit itself, `config` and `build`).
+struct ReportArguments {
   std::string policy = "hub";
   std::string format = "text";
   std::string output;
@@ -30,19 +34,43 @@ struct AuditArguments {
   unsigned threads = 0;
 };
 
+struct BuildArguments {
+  std::string kernel_dir = ".";
+  std::vector<std::string> backends;
+  std::vector<std::string> cuda_capabilities;
+  std::string torch;
+  std::string cuda;
+  std::string unique_id;
+  std::string output_dir;
+  std::string scratch_dir;
+};
+
+void add_report_options(CLI::App& app, ReportArguments& arguments) {
+  app.add_option("--policy", arguments.policy, "policy name (hub, hub-legacy) or policy file")->capture_default_str();
+  app.add_option("--format", arguments.format, "output format: text, json")->capture_default_str();
+  app.add_option("-o,--output", arguments.output, "write the report to FILE instead of standard output");
+  // One value per occurrence (CODE[,CODE]), repeatable, so a following PATH is not swallowed.
+  app.add_option("--select", arguments.select, "only these codes or prefixes (CODE[,CODE])")->allow_extra_args(false);
+  app.add_option("--ignore", arguments.ignore, "skip these codes or prefixes (CODE[,CODE])")->allow_extra_args(false);
+  app.add_flag("--strict", arguments.strict, "warnings fail the gate too");
+  app.add_flag("--security", arguments.security, "Hub-side profile: KP006 is an error");
+  app.add_option("--repo-id", arguments.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
+  app.add_option("--threads", arguments.threads, "worker threads (0 = one per hardware thread)");
+}
+
 bool colour_wanted(const std::string& output) {
   if (!output.empty() || std::getenv("NO_COLOR")) return false;
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-std::vector<std::string> split_codes(const std::vector<std::string>& items) {
-  std::vector<std::string> codes;
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> values;
   for (const std::string& item : items) {
     std::stringstream stream(item);
-    for (std::string code; std::getline(stream, code, ',');)
-      if (!code.empty()) codes.push_back(code);
+    for (std::string value; std::getline(stream, value, ',');)
+      if (!value.empty()) values.push_back(value);
   }
-  return codes;
+  return values;
 }
 
 void write_output(const std::string& text, const std::string& output) {
@@ -64,22 +92,83 @@ void check_codes_known(const std::vector<std::string>& codes, const kcheck::Rule
   }
 }
 
-int run_audit_command(const AuditArguments& arguments) {
-  kcheck::RuleRegistry rules = kcheck::make_rule_registry();
-  auto format = kcheck::parse_output_format(arguments.format);
-  if (!format) throw std::invalid_argument("unknown --format '" + arguments.format + "'");
+kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kcheck::RuleRegistry& rules) {
   kcheck::AuditOptions options;
-  options.selection = {split_codes(arguments.select), split_codes(arguments.ignore)};
+  options.selection = {split_list(arguments.select), split_list(arguments.ignore)};
   check_codes_known(options.selection.select, rules);
   check_codes_known(options.selection.ignore, rules);
   options.strict = arguments.strict;
   options.security = arguments.security;
   options.repo_id = arguments.repo_id;
   options.threads = arguments.threads;
+  return options;
+}
+
+kcheck::OutputFormat output_format(const ReportArguments& arguments) {
+  auto format = kcheck::parse_output_format(arguments.format);
+  if (!format) throw std::invalid_argument("unknown --format '" + arguments.format + "'");
+  return *format;
+}
+
+void emit(const kcheck::Report& report, const ReportArguments& arguments) {
+  write_output(kcheck::render_report(report, output_format(arguments), {colour_wanted(arguments.output)}),
+               arguments.output);
+}
+
+int run_audit_command(const std::string& path, const ReportArguments& arguments) {
+  kcheck::RuleRegistry rules = kcheck::make_rule_registry();
+  kcheck::AuditOptions options = audit_options(arguments, rules);
+  output_format(arguments);  // reject a bad --format before the work
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
-  kcheck::Report report = kcheck::run_audit(arguments.path, policy, options, rules);
-  write_output(kcheck::render_report(report, *format, {colour_wanted(arguments.output)}), arguments.output);
+  kcheck::Report report = kcheck::run_audit(path, policy, options, rules);
+  emit(report, arguments);
   return report.gate_status();
+}
+
+int run_config_command(const std::string& kernel_dir, const ReportArguments& arguments) {
+  kcheck::RuleRegistry rules = kcheck::make_rule_registry();
+  kcheck::AuditOptions options = audit_options(arguments, rules);
+  if (options.selection.select.empty()) options.selection.select = {"KC"};
+  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::TreeFacts tree = kcheck::collect_source_facts(kernel_dir);
+  if (!tree.build_config->present) throw std::invalid_argument("no build.toml in " + kernel_dir);
+  kcheck::Report report = kcheck::judge(tree, policy, options, rules);
+  report.input = kernel_dir;
+  emit(report, arguments);
+  return report.gate_status();
+}
+
+int run_build_command(const BuildArguments& build, const ReportArguments& arguments) {
+  kcheck::RuleRegistry rules = kcheck::make_rule_registry();
+  output_format(arguments);
+  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::BuildRequest request;
+  request.kernel = kcheck::kernel_source_from_config(kcheck::read_build_config(build.kernel_dir));
+  request.backends = split_list(build.backends);
+  request.cuda_capabilities = split_list(build.cuda_capabilities);
+  request.unique_id = build.unique_id;
+  request.output_dir = build.output_dir.empty() ? fs::path(build.kernel_dir) / "build" : fs::path(build.output_dir);
+  request.scratch_dir =
+      build.scratch_dir.empty() ? fs::path(build.kernel_dir) / ".kcheck-scratch" : fs::path(build.scratch_dir);
+  request.jobs = arguments.threads;
+  kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda);
+  auto results = kcheck::build_kernel(request, toolchain, policy, rules,
+                                      [](const std::string& line) { std::cerr << "kcheck build: " << line << "\n"; });
+  int status = 0;
+  for (const kcheck::VariantBuild& variant : results) {
+    if (!variant.built) {
+      std::cerr << "kcheck build: " << variant.variant << " failed: " << variant.failure << "\n";
+      status = 1;
+      continue;
+    }
+    for (const auto& pin : variant.pinning.pinned)
+      std::cerr << "kcheck build: pinned " << pin.symbol << " " << pin.needed_version << " -> " << pin.pinned_version << "\n";
+    for (const auto& substitute : variant.pinning.substituted)
+      std::cerr << "kcheck build: substituted " << substitute.symbol << "\n";
+    emit(variant.audit, arguments);
+    status = std::max(status, variant.audit.gate_status());
+  }
+  return status;
 }
 
 int run_explain_command(const std::string& code) {
@@ -110,27 +199,39 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kcheck ") + KCHECK_VERSION);
   app.require_subcommand(0, 1);
 
-  AuditArguments audit;
-  app.add_option("path", audit.path,
+  std::string audit_path = ".";
+  ReportArguments report;
+  app.add_option("path", audit_path,
                  "kernel repository (audits PATH/build), build directory, one variant, or one native module")
       ->capture_default_str();
-  app.add_option("--policy", audit.policy, "policy name (hub, hub-legacy) or policy file")->capture_default_str();
-  app.add_option("--format", audit.format, "output format: text, json")->capture_default_str();
-  app.add_option("-o,--output", audit.output, "write the report to FILE instead of standard output");
-  // One value per occurrence (CODE[,CODE]), repeatable, so a following PATH is not swallowed.
-  app.add_option("--select", audit.select, "only these codes or prefixes (CODE[,CODE])")
-      ->allow_extra_args(false);
-  app.add_option("--ignore", audit.ignore, "skip these codes or prefixes (CODE[,CODE])")
-      ->allow_extra_args(false);
-  app.add_flag("--strict", audit.strict, "warnings fail the gate too");
-  app.add_flag("--security", audit.security, "Hub-side profile: KP006 is an error");
-  app.add_option("--repo-id", audit.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
-  app.add_option("--threads", audit.threads, "worker threads (0 = one per hardware thread)");
+  add_report_options(app, report);
 
   std::string explain_code;
   CLI::App* explain = app.add_subcommand("explain", "print a rule's explanation, with the fix");
   explain->add_option("code", explain_code, "rule code, e.g. KE001")->required();
   CLI::App* rules = app.add_subcommand("rules", "list every rule code with its severity and title");
+
+  std::string config_dir = ".";
+  ReportArguments config_report;
+  CLI::App* config = app.add_subcommand("config", "check a kernel source tree's build.toml (KC rules)");
+  config->add_option("kernel_dir", config_dir, "kernel source directory holding build.toml")->capture_default_str();
+  add_report_options(*config, config_report);
+
+  BuildArguments build;
+  ReportArguments build_report;
+  CLI::App* build_command = app.add_subcommand("build", "build conformant variants from build.toml and audit them");
+  build_command->add_option("kernel_dir", build.kernel_dir, "kernel source directory holding build.toml")
+      ->capture_default_str();
+  build_command->add_option("--backends", build.backends, "backends to build (cpu,cuda); default: all buildable here")
+      ->allow_extra_args(false);
+  build_command->add_option("--cuda-capabilities", build.cuda_capabilities, "override CUDA capabilities (8.0,9.0a,...)")
+      ->allow_extra_args(false);
+  build_command->add_option("--torch", build.torch, "Torch to build against: a venv, site-packages or torch package dir");
+  build_command->add_option("--cuda", build.cuda, "CUDA toolkit root (default: $CUDA_HOME, /usr/local/cuda)");
+  build_command->add_option("--unique-id", build.unique_id, "unique part of the id (default: git tree hash)");
+  build_command->add_option("--output-dir", build.output_dir, "where variants go (default: KERNEL_DIR/build)");
+  build_command->add_option("--scratch-dir", build.scratch_dir, "CMake projects (default: KERNEL_DIR/.kcheck-scratch)");
+  add_report_options(*build_command, build_report);
 
   try {
     app.parse(argc, argv);
@@ -148,7 +249,9 @@ int main(int argc, char** argv) {
   try {
     if (explain->parsed()) return run_explain_command(explain_code);
     if (rules->parsed()) return run_rules_command();
-    return run_audit_command(audit);
+    if (config->parsed()) return run_config_command(config_dir, config_report);
+    if (build_command->parsed()) return run_build_command(build, build_report);
+    return run_audit_command(audit_path, report);
   } catch (const std::exception& error) {
     std::cerr << "kcheck: " << error.what() << "\n";
     return kExitUsage;

@@ -119,6 +119,12 @@ def ceilings(manylinux_policy, arch):
     return families, named
 
 
+# The ELF interpreters: every process has one loaded, and a module that uses
+# thread-local storage imports __tls_get_addr from it (auditwheel never treats
+# the interpreter as an external library either).
+DYNAMIC_LOADERS = ["ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"]
+
+
 def write_policy(name, spec, reference, out):
     manylinux = {p["name"]: p for p in reference["manylinux"]}[spec["manylinux"]]
     lines = [
@@ -132,7 +138,7 @@ def write_policy(name, spec, reference, out):
         "",
         "[native]",
         f"cxx-runtime = {toml_string(spec['cxx_runtime'])}",
-        f"system-libraries = {toml_list(manylinux['lib_whitelist'])}",
+        f"system-libraries = {toml_list(manylinux['lib_whitelist'] + DYNAMIC_LOADERS)}",
         f"torch-libraries = {toml_list(TORCH_LIBRARIES)}",
     ]
     named_all = []

@@ -16,6 +16,9 @@ RuleRegistry make_rule_registry();
 // in parallel across files. Throws InputError when the input cannot be read.
 TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options);
 
+// The facts of a kernel source tree: its build.toml only (`kcheck config`).
+TreeFacts collect_source_facts(const std::filesystem::path& kernel_dir);
+
 // Runs the selected rules over the facts and assembles the report.
 Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& options, const RuleRegistry& rules);
 

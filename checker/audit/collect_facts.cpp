@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "checker/audit/audit.h"
+#include "checker/config/build_config_facts.h"
 #include "checker/core/parallel.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
@@ -110,6 +111,18 @@ TreeFacts collect_facts(const fs::path& input, const AuditOptions& options) {
   tree.repo_id = options.repo_id;
   analyse_files(tree, options.threads);
   analyse_metadata(tree, options.threads);
+  if (tree.scope == AuditScope::tree && fs::exists(tree.audited_root / "build.toml"))
+    tree.build_config = read_build_config(tree.audited_root);
+  return tree;
+}
+
+TreeFacts collect_source_facts(const fs::path& kernel_dir) {
+  std::error_code error;
+  if (!fs::is_directory(kernel_dir, error)) throw InputError("not a directory: " + kernel_dir.string());
+  TreeFacts tree;
+  tree.scope = AuditScope::source;
+  tree.audited_root = fs::absolute(kernel_dir).lexically_normal();
+  tree.build_config = read_build_config(tree.audited_root);
   return tree;
 }
 

@@ -24,9 +24,17 @@ struct PinnedSymbol {
   std::string pinned_version;  // what the pin binds, e.g. GLIBC_2.2.5
 };
 
+// A symbol given a hidden local implementation, which may call an older
+// glibc entry point (`compat` at `compat_version`).
+struct SubstitutedSymbol {
+  std::string symbol;
+  std::string compat;
+  std::string compat_version;
+};
+
 struct SymbolPinningPlan {
   std::vector<PinnedSymbol> pinned;
-  std::vector<std::string> substituted;  // symbol names with a local implementation
+  std::vector<SubstitutedSymbol> substituted;
   std::vector<std::string> unresolved;   // "symbol@version: why" — the build cannot meet the ceiling
   bool empty() const { return pinned.empty() && substituted.empty(); }
 };

@@ -1,0 +1,38 @@
+#include "checker/builder/kernel_source_from_config.h"
+
+#include "checker/builder/kernel_builder.h"
+
+namespace kcheck {
+
+KernelSource kernel_source_from_config(const BuildConfigFacts& config) {
+  if (!config.present) throw BuildError("no build.toml in " + config.kernel_dir.string());
+  if (!config.usable())
+    throw BuildError(config.relative_path + " has errors; run `kcheck config " + config.kernel_dir.string() +
+                     "` for the findings");
+  if (config.framework.kind != FrameworkKind::torch)
+    throw BuildError("kcheck build builds [torch] kernels; this one is " + std::string(to_string(config.framework.kind)));
+  KernelSource kernel;
+  kernel.root = std::filesystem::absolute(config.kernel_dir).lexically_normal();
+  kernel.name = config.general.name->value;
+  kernel.version = config.general.version.value_or(0);
+  kernel.license = config.general.license ? config.general.license->value : "";
+  kernel.backends = config.general.backends.values();
+  kernel.binding_sources = config.framework.src.values();
+  kernel.binding_includes = config.framework.include.values();
+  kernel.binding_cxx_flags = config.framework.cxx_flags.values();
+  // *.py always ships; pyext adds data extensions (*.pyi never ships in compiled builds).
+  for (const std::string& extension : config.framework.pyext.values())
+    if (extension != "py" && extension != "pyi") kernel.python_extensions.push_back(extension);
+  kernel.python_depends = config.general.python_depends.values();
+  for (const auto& [backend, settings] : config.general.backend_settings)
+    kernel.backend_python_depends[backend] = settings.python_depends.values();
+  for (const KernelComponent& component : config.components) {
+    if (!component.backend) continue;
+    kernel.components.push_back({component.name, component.backend->value, component.src.values(),
+                                 component.include.values(), component.cuda_capabilities.values(),
+                                 component.cxx_flags.values(), component.cuda_flags.values()});
+  }
+  return kernel;
+}
+
+}  // namespace kcheck
