@@ -399,13 +399,12 @@ class FactCollector {
       std::size_t end = i + 1;
       while (end + 1 < range.size() && range[end].is_op(".") && is_name_token(range[end + 1])) end += 2;
       const TokenRange chain = range.until(end).from(i);
-      const std::string name(chain.source_text());
       if (chain.size() >= 5 && chain[0].is_name("torch") && chain[2].is_name("ops")) {
-        facts_.torch_ops_chains.push_back({compact(name), chain[0].line});
+        facts_.torch_ops_chains.push_back({compact(chain.source_text()), chain[0].line});
       }
       const bool after_definition_keyword = i > 0 && (range[i - 1].is_name("def") || range[i - 1].is_name("class"));
       if (end < range.size() && range[end].is_op("(") && !after_definition_keyword) {
-        record_call(compact(name), range, end, top_level);
+        record_call(compact(chain.source_text()), range, end, top_level);
       }
     }
   }

@@ -239,24 +239,31 @@ class Tokenizer {
   }
 
   void scan_operator() {
-    const std::string_view rest = source_.substr(pos_);
+    const char first = peek();
+    if (kOneCharOperators.find(first) == std::string_view::npos) {
+      fail("invalid character '" + std::string(1, first) + "' in source", line_);
+      return;
+    }
+    // Compared character by character: operators are the most common tokens.
+    auto starts_with = [this](std::string_view op) {
+      for (std::size_t i = 0; i < op.size(); ++i) {
+        if (peek(i) != op[i]) return false;
+      }
+      return true;
+    };
     for (std::string_view op : kThreeCharOperators) {
-      if (rest.starts_with(op)) {
+      if (op[0] == first && starts_with(op)) {
         pos_ += 3;
         return;
       }
     }
     for (std::string_view op : kTwoCharOperators) {
-      if (rest.starts_with(op)) {
+      if (op[0] == first && starts_with(op)) {
         pos_ += 2;
         return;
       }
     }
-    if (kOneCharOperators.find(peek()) != std::string_view::npos) {
-      ++pos_;
-      return;
-    }
-    fail("invalid character '" + std::string(1, peek()) + "' in source", line_);
+    ++pos_;
   }
 
   bool at_closing_quote(const Quote& quote) const {
