@@ -9,6 +9,10 @@
 namespace kcheck {
 namespace {
 
+// nlist n_type bits (mach-o/nlist.h).
+constexpr std::uint8_t kDebugEntry = 0xe0, kPrivateExternal = 0x10, kTypeMask = 0x0e, kExternal = 0x01;
+constexpr std::uint8_t kUndefined = 0x0, kDefinedInSection = 0xe;
+
 std::string without_underscore(const std::string& name) { return name.starts_with("_") ? name.substr(1) : name; }
 
 // LIEF parses from memory, so the file is read whole once (darwin kernel
@@ -29,8 +33,14 @@ void read_symbols(const std::vector<std::uint8_t>& bytes, const std::filesystem:
     }
     const LIEF::MachO::Binary& binary = binaries->at(0);
     for (const LIEF::MachO::DylibCommand& library : binary.libraries()) facts.libraries.push_back(library.name());
-    for (const LIEF::MachO::Symbol& symbol : binary.imported_symbols()) facts.imported_symbols.push_back(without_underscore(symbol.name()));
-    for (const LIEF::MachO::Symbol& symbol : binary.exported_symbols()) facts.exported_symbols.push_back(without_underscore(symbol.name()));
+    // From the nlist symbol table: LIEF 0.9's export-trie view comes back
+    // empty on every parse after the first one in a process.
+    for (const LIEF::MachO::Symbol& symbol : binary.symbols()) {
+      const std::uint8_t type = symbol.type();
+      if ((type & kDebugEntry) != 0 || (type & kExternal) == 0 || (type & kPrivateExternal) != 0) continue;
+      if ((type & kTypeMask) == kUndefined) facts.imported_symbols.push_back(without_underscore(symbol.name()));
+      else if ((type & kTypeMask) == kDefinedInSection) facts.exported_symbols.push_back(without_underscore(symbol.name()));
+    }
   } catch (const std::exception& error) {
     facts.error = std::string("cannot read symbols: ") + error.what();
   }

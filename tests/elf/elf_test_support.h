@@ -1,0 +1,62 @@
+#pragma once
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "checker/core/audit_options.h"
+#include "checker/core/policy.h"
+#include "checker/core/rule.h"
+#include "checker/core/tree_facts.h"
+#include "checker/elf/elf_rules.h"
+#include "checker/layout/variant_name.h"
+
+namespace kcheck::testing {
+
+inline std::filesystem::path elf_fixture(const std::string& name) { return std::filesystem::path(KCHECK_ELF_FIXTURES_DIR) / name; }
+
+// A tree holding one native module: in variant `variant_directory` (a
+// variant audit), or alone (a module audit) when it is empty.
+inline TreeFacts tree_with_module(const std::filesystem::path& module, const std::string& variant_directory,
+                                  const std::string& relative_path = "") {
+  TreeFacts tree;
+  VariantFacts variant;
+  if (variant_directory.empty()) {
+    tree.scope = AuditScope::module;
+  } else {
+    tree.scope = AuditScope::variant;
+    variant.directory_name = variant_directory;
+    variant.relative_path = "build/" + variant_directory;
+    variant.name = parse_variant_name(variant_directory);
+  }
+  NativeModuleFacts facts;
+  facts.relative_path = relative_path.empty() ? module.filename().string() : relative_path;
+  if (module.extension() == ".so" && module.filename().string().starts_with("_macho")) facts.macho = read_macho_facts(module);
+  else facts.elf = read_elf_facts(module);
+  variant.native_modules.push_back(std::move(facts));
+  tree.variants.push_back(std::move(variant));
+  return tree;
+}
+
+// Runs every KE rule; returns the findings sorted by code.
+inline Findings run_native_rules(const TreeFacts& tree, const Policy& policy) {
+  RuleRegistry registry;
+  add_elf_rules(registry);
+  const AuditOptions options;
+  const RuleContext context{tree, policy, options};
+  Findings findings;
+  for (const Rule* rule : registry.rules()) {
+    FindingSink sink(rule->info(), findings);
+    rule->check(context, sink);
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) { return a.code < b.code; });
+  return findings;
+}
+
+inline std::vector<std::string> codes_of(const Findings& findings) {
+  std::vector<std::string> codes;
+  for (const Finding& finding : findings) codes.push_back(finding.code);
+  return codes;
+}
+
+}  // namespace kcheck::testing

@@ -1,0 +1,97 @@
+# Native-module fixtures for the KE rules, built from tests/elf/fixtures/ with
+# this machine's toolchain. Each output is named like a module; its
+# PyInit_<name> comes from -DMODULE_INIT. Optional toolchains (hipcc, an
+# aarch64 cross compiler, clang with lld for Mach-O) add fixtures when found;
+# the tests skip what was not built.
+set(elf_fixture_sources ${dir}/fixtures)
+set(elf_fixture_dir ${CMAKE_BINARY_DIR}/elf_fixtures)
+file(MAKE_DIRECTORY ${elf_fixture_dir})
+set(elf_fixture_outputs)
+set(elf_hardened -fvisibility=hidden -Wl,-z,relro,-z,now)
+
+# kcheck_elf_fixture(<output file> <source> <compiler> [flags...])
+function(kcheck_elf_fixture output source compiler)
+  string(REGEX REPLACE "\\..*$" "" module ${output})
+  add_custom_command(
+    OUTPUT ${elf_fixture_dir}/${output}
+    COMMAND ${compiler} -shared -fPIC -O1 -DMODULE_INIT=PyInit_${module}
+            -o ${elf_fixture_dir}/${output} ${elf_fixture_sources}/${source} ${ARGN}
+    DEPENDS ${elf_fixture_sources}/${source}
+    COMMENT "ELF fixture ${output}"
+    VERBATIM)
+  set(elf_fixture_outputs ${elf_fixture_outputs} ${elf_fixture_dir}/${output} PARENT_SCOPE)
+endfunction()
+
+set(cc ${CMAKE_C_COMPILER})
+set(cxx ${CMAKE_CXX_COMPILER})
+kcheck_elf_fixture(_clean.abi3.so clean.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_clean_lazy.abi3.so clean.c ${cc} -fvisibility=hidden)
+kcheck_elf_fixture(_glibc_229.abi3.so glibc_229.c ${cc} ${elf_hardened} -lm)
+kcheck_elf_fixture(_glibcxx_325.abi3.so glibcxx_325.cpp ${cxx} ${elf_hardened})
+kcheck_elf_fixture(_cxx_runtime.abi3.so cxx_runtime.cpp ${cxx} ${elf_hardened})
+kcheck_elf_fixture(_python_imports.abi3.so python_imports.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_plain.so clean.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_renamed.abi3.so clean.c ${cc} ${elf_hardened} -UMODULE_INIT -DMODULE_INIT=PyInit__other)
+kcheck_elf_fixture(_default_visibility.abi3.so default_visibility.c ${cc} -Wl,-z,relro,-z,now)
+kcheck_elf_fixture(_absolute_rpath.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-rpath,/opt/kernels/lib)
+kcheck_elf_fixture(_origin_rpath.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-rpath,$ORIGIN/lib)
+kcheck_elf_fixture(_escaping_rpath.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-rpath,$ORIGIN/../../lib)
+kcheck_elf_fixture(_execstack.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-z,execstack)
+kcheck_elf_fixture(_text_relocation.abi3.so text_relocation.c ${cc} ${elf_hardened} -w)
+kcheck_elf_fixture(_debug_leak.abi3.so clean.c ${cc} ${elf_hardened} -g -fdebug-prefix-map=${elf_fixture_sources}=/home/builder/kernel)
+kcheck_elf_fixture(_needs_libelf.abi3.so clean.c ${cc} ${elf_hardened} -Wl,--no-as-needed -lelf)
+kcheck_elf_fixture(_torch_registrations.abi3.so torch_registrations.cpp ${cxx} ${elf_hardened})
+
+find_program(KCHECK_AARCH64_CC aarch64-linux-gnu-gcc)
+if(KCHECK_AARCH64_CC)
+  # -nostdlib: Debian's cross compiler comes without the aarch64 libc (memcpy stays undefined).
+  kcheck_elf_fixture(_foreign.abi3.so clean.c ${KCHECK_AARCH64_CC} ${elf_hardened} -nostdlib)
+  target_compile_definitions(${target} PRIVATE KCHECK_HAVE_FOREIGN_FIXTURE=1)
+endif()
+
+find_program(KCHECK_NVCC nvcc HINTS /usr/local/cuda/bin)
+if(KCHECK_NVCC)
+  add_custom_command(
+    OUTPUT ${elf_fixture_dir}/_cuda_kernel.abi3.so
+    COMMAND ${KCHECK_NVCC} -shared -Xcompiler -fPIC,-fvisibility=hidden -Xlinker -z,relro,-z,now -cudart shared
+            -DMODULE_INIT=PyInit__cuda_kernel
+            -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a
+            -gencode arch=compute_90,code=compute_90
+            -o ${elf_fixture_dir}/_cuda_kernel.abi3.so ${elf_fixture_sources}/cuda_kernel.cu
+    DEPENDS ${elf_fixture_sources}/cuda_kernel.cu
+    COMMENT "ELF fixture _cuda_kernel.abi3.so (nvcc)"
+    VERBATIM)
+  list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_cuda_kernel.abi3.so)
+  target_compile_definitions(${target} PRIVATE KCHECK_HAVE_CUDA_FIXTURE=1)
+endif()
+
+find_program(KCHECK_HIPCC hipcc)
+if(KCHECK_HIPCC)
+  add_custom_command(
+    OUTPUT ${elf_fixture_dir}/_hip_kernel.abi3.so
+    COMMAND ${KCHECK_HIPCC} -shared -fPIC -fvisibility=hidden -Wl,-z,relro,-z,now -DMODULE_INIT=PyInit__hip_kernel
+            --offload-arch=gfx90a --offload-arch=gfx1030
+            -o ${elf_fixture_dir}/_hip_kernel.abi3.so ${elf_fixture_sources}/hip_kernel.hip
+    DEPENDS ${elf_fixture_sources}/hip_kernel.hip
+    COMMENT "ELF fixture _hip_kernel.abi3.so (hipcc)"
+    VERBATIM)
+  list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_hip_kernel.abi3.so)
+  target_compile_definitions(${target} PRIVATE KCHECK_HAVE_HIP_FIXTURE=1)
+endif()
+
+# Mach-O through clang's Darwin target and lld; no Apple SDK needed with -nostdlib.
+find_program(KCHECK_CLANG clang)
+find_program(KCHECK_LD64_LLD NAMES ld64.lld ld64.lld-15 ld64.lld-14)
+if(KCHECK_CLANG AND KCHECK_LD64_LLD)
+  foreach(macos 15.0 26.0)
+    string(REPLACE "." "_" tag ${macos})
+    kcheck_elf_fixture(_macho_${tag}.abi3.so macho_module.c ${KCHECK_CLANG} -target arm64-apple-macos${macos}
+                       -fuse-ld=lld -nostdlib -Wl,-undefined,dynamic_lookup)
+  endforeach()
+  target_compile_definitions(${target} PRIVATE KCHECK_HAVE_MACHO_FIXTURE=1)
+endif()
+
+add_custom_target(kcheck_elf_fixtures DEPENDS ${elf_fixture_outputs})
+add_dependencies(${target} kcheck_elf_fixtures)
+target_compile_definitions(${target} PRIVATE KCHECK_ELF_FIXTURES_DIR="${elf_fixture_dir}"
+  KCHECK_CUOBJDUMP="${CMAKE_SOURCE_DIR}/.venv/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump")

@@ -1,0 +1,133 @@
+// Each KE rule on the fixture that trips it and on near-misses that must stay
+// silent, under the embedded policies.
+#include <gtest/gtest.h>
+
+#include "tests/elf/elf_test_support.h"
+
+namespace kcheck::testing {
+namespace {
+
+using Codes = std::vector<std::string>;
+constexpr const char* kLinuxCpu = "torch213-cxx11-cpu-x86_64-linux";
+
+struct RuleCase {
+  std::string fixture;
+  std::string policy;
+  std::string variant;
+  Codes expected;
+};
+
+std::ostream& operator<<(std::ostream& out, const RuleCase& c) { return out << c.fixture << " under " << c.policy << " in " << c.variant; }
+
+class NativeRuleFixtures : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(NativeRuleFixtures, ProducesExactlyTheExpectedCodes) {
+  const RuleCase& c = GetParam();
+  const auto tree = tree_with_module(elf_fixture(c.fixture), c.variant);
+  const Findings findings = run_native_rules(tree, load_policy(c.policy));
+  std::string messages;
+  for (const Finding& finding : findings) messages += finding.code + ": " + finding.message + "\n";
+  EXPECT_EQ(codes_of(findings), c.expected) << messages;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hub, NativeRuleFixtures,
+    ::testing::Values(RuleCase{"_clean.abi3.so", "hub", kLinuxCpu, {}},                   // near-miss for every rule
+                      RuleCase{"_clean.abi3.so", "hub", "", {}},                          // module scope
+                      RuleCase{"_clean.abi3.so", "hub-legacy", kLinuxCpu, {}},
+                      RuleCase{"_glibc_229.abi3.so", "hub", kLinuxCpu, {"KE001"}},
+                      RuleCase{"_glibcxx_325.abi3.so", "hub", kLinuxCpu, {"KE002"}},
+                      RuleCase{"_cxx_runtime.abi3.so", "hub", kLinuxCpu, {}},             // dynamic libstdc++ allowed
+                      RuleCase{"_cxx_runtime.abi3.so", "hub-legacy", kLinuxCpu, {"KE003", "KE003"}},
+                      RuleCase{"_needs_libelf.abi3.so", "hub", kLinuxCpu, {"KE004"}},
+                      RuleCase{"_python_imports.abi3.so", "hub", kLinuxCpu, {"KE005", "KE005"}},
+                      RuleCase{"_plain.so", "hub", kLinuxCpu, {"KE005"}},
+                      RuleCase{"_torch_registrations.abi3.so", "hub", "torch-stable-abi210-cpu-x86_64-linux", {"KE006", "KE006"}},
+                      RuleCase{"_torch_registrations.abi3.so", "hub", "torch-stable-abi211-cpu-x86_64-linux", {"KE006"}},
+                      RuleCase{"_torch_registrations.abi3.so", "hub", kLinuxCpu, {}},     // not a stable-ABI variant
+                      RuleCase{"_clean.abi3.so", "hub", "torch213-cxx11-cpu-aarch64-linux", {"KE007"}},
+                      RuleCase{"_clean.abi3.so", "hub", "torch213-cpu-aarch64-darwin", {"KE007"}},
+                      RuleCase{"_renamed.abi3.so", "hub", kLinuxCpu, {"KE008"}},
+                      RuleCase{"_default_visibility.abi3.so", "hub", kLinuxCpu, {"KE009"}},
+                      RuleCase{"_absolute_rpath.abi3.so", "hub", kLinuxCpu, {"KE010"}},
+                      RuleCase{"_escaping_rpath.abi3.so", "hub", kLinuxCpu, {"KE010"}},
+                      RuleCase{"_origin_rpath.abi3.so", "hub", kLinuxCpu, {}},
+                      RuleCase{"_execstack.abi3.so", "hub", kLinuxCpu, {"KE011"}},
+                      RuleCase{"_text_relocation.abi3.so", "hub", kLinuxCpu, {"KE011"}},
+                      RuleCase{"_clean_lazy.abi3.so", "hub", kLinuxCpu, {"KE012"}},
+                      RuleCase{"_debug_leak.abi3.so", "hub", kLinuxCpu, {"KE012", "KE012"}}));
+
+#ifdef KCHECK_HAVE_FOREIGN_FIXTURE
+INSTANTIATE_TEST_SUITE_P(Foreign, NativeRuleFixtures,
+                         ::testing::Values(RuleCase{"_foreign.abi3.so", "hub", kLinuxCpu, {"KE007"}},
+                                           RuleCase{"_foreign.abi3.so", "hub", "torch213-cxx11-cpu-aarch64-linux", {}}));
+#endif
+
+#ifdef KCHECK_HAVE_CUDA_FIXTURE
+INSTANTIATE_TEST_SUITE_P(Cuda, NativeRuleFixtures,
+                         ::testing::Values(RuleCase{"_cuda_kernel.abi3.so", "hub", "torch213-cxx11-cu130-x86_64-linux", {"KE014"}}));
+#endif
+
+#ifdef KCHECK_HAVE_HIP_FIXTURE
+INSTANTIATE_TEST_SUITE_P(Hip, NativeRuleFixtures,
+                         // hipcc leaves the kernel's host stub scale(float*, float, int) visible: KE009.
+                         ::testing::Values(RuleCase{"_hip_kernel.abi3.so", "hub", "torch213-cxx11-rocm71-x86_64-linux", {"KE009", "KE014"}}));
+#endif
+
+#ifdef KCHECK_HAVE_MACHO_FIXTURE
+INSTANTIATE_TEST_SUITE_P(MachO, NativeRuleFixtures,
+                         ::testing::Values(RuleCase{"_macho_15_0.abi3.so", "hub", "torch213-cpu-aarch64-darwin", {}},
+                                           RuleCase{"_macho_26_0.abi3.so", "hub", "torch213-metal-aarch64-darwin", {}},
+                                           RuleCase{"_macho_26_0.abi3.so", "hub", "torch213-cpu-aarch64-darwin", {"KE013"}},
+                                           RuleCase{"_macho_15_0.abi3.so", "hub", kLinuxCpu, {"KE007"}}));
+#endif
+
+TEST(NativeRuleMessages, NameTheSymbolItsVersionAndTheCeiling) {
+  const auto tree = tree_with_module(elf_fixture("_glibc_229.abi3.so"), kLinuxCpu);
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Codes{"KE001"});
+  EXPECT_EQ(findings[0].location.symbol, "exp@GLIBC_2.29");
+  EXPECT_NE(findings[0].message.find("GLIBC up to 2.28"), std::string::npos) << findings[0].message;
+  EXPECT_EQ(findings[0].file, "build/" + std::string(kLinuxCpu) + "/_glibc_229.abi3.so");
+  EXPECT_EQ(findings[0].variant, kLinuxCpu);
+}
+
+TEST(NativeRuleMessages, StableAbiFindingsNameTheSymbolAndItsVersion) {
+  const auto tree = tree_with_module(elf_fixture("_python_imports.abi3.so"), kLinuxCpu);
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), (Codes{"KE005", "KE005"}));
+  std::string messages = findings[0].message + "\n" + findings[1].message;
+  EXPECT_NE(messages.find("PyCode_New, which is not part of the Python Stable ABI"), std::string::npos) << messages;
+  EXPECT_NE(messages.find("PyObject_CallNoArgs, added to the Stable ABI in Python 3.10"), std::string::npos) << messages;
+}
+
+TEST(NativeRuleMessages, DefaultVisibilityListsDemangledNames) {
+  const auto tree = tree_with_module(elf_fixture("_default_visibility.abi3.so"), kLinuxCpu);
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Codes{"KE009"});
+  EXPECT_EQ(findings[0].severity, Severity::warning);
+  EXPECT_NE(findings[0].message.find("kernel_table"), std::string::npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("scale"), std::string::npos) << findings[0].message;
+}
+
+TEST(NativeRuleMessages, MissingBindNowIsANoteAndDebugLeaksAreWarnings) {
+  const Findings lazy = run_native_rules(tree_with_module(elf_fixture("_clean_lazy.abi3.so"), kLinuxCpu), load_policy("hub"));
+  ASSERT_EQ(codes_of(lazy), Codes{"KE012"});
+  EXPECT_EQ(lazy[0].severity, Severity::note);
+  const Findings leaky = run_native_rules(tree_with_module(elf_fixture("_debug_leak.abi3.so"), kLinuxCpu), load_policy("hub"));
+  ASSERT_EQ(codes_of(leaky), (Codes{"KE012", "KE012"}));
+  EXPECT_EQ(leaky[0].severity, Severity::warning);
+  EXPECT_EQ(leaky[1].severity, Severity::warning);
+  EXPECT_NE((leaky[0].message + leaky[1].message).find("/home/builder/kernel"), std::string::npos);
+}
+
+TEST(NativeRuleMessages, RpathInsideANestedModuleMayClimbToTheVariantRoot) {
+  // $ORIGIN/../../lib from sub/dir/ stays inside the variant.
+  const auto tree = tree_with_module(elf_fixture("_escaping_rpath.abi3.so"), kLinuxCpu, "sub/dir/_escaping_rpath.abi3.so");
+  EXPECT_EQ(codes_of(run_native_rules(tree, load_policy("hub"))), Codes{});
+  const auto shallow = tree_with_module(elf_fixture("_escaping_rpath.abi3.so"), kLinuxCpu, "sub/_escaping_rpath.abi3.so");
+  EXPECT_EQ(codes_of(run_native_rules(shallow, load_policy("hub"))), Codes{"KE010"});
+}
+
+}  // namespace
+}  // namespace kcheck::testing
