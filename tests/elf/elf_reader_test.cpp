@@ -1,0 +1,175 @@
+// read_elf_facts on the fixtures and on malformed input: facts, namespaces,
+// device code, and errors that name the reason instead of crashing.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "tests/elf/elf_test_support.h"
+#include "checker/elf/elf_device_code.h"
+
+namespace kcheck::testing {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+std::string read_bytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A scratch copy of a fixture, changed by the test.
+class ScratchFile {
+ public:
+  explicit ScratchFile(const std::string& bytes) {
+    path_ = std::filesystem::temp_directory_path() / ("kcheck-elf-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".so");
+    std::ofstream(path_, std::ios::binary) << bytes;
+  }
+  ~ScratchFile() { std::filesystem::remove(path_); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+void put_u64(std::string& bytes, std::size_t offset, std::uint64_t value) { std::memcpy(bytes.data() + offset, &value, 8); }
+void put_u16(std::string& bytes, std::size_t offset, std::uint16_t value) { std::memcpy(bytes.data() + offset, &value, 2); }
+
+TEST(ElfReader, ReadsTheCleanFixture) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_clean.abi3.so"));
+  ASSERT_EQ(facts.error, "");
+  EXPECT_EQ(facts.elf_class, 64);
+  EXPECT_EQ(facts.machine_name, "x86_64");
+  EXPECT_TRUE(facts.is_shared_object());
+  EXPECT_EQ(facts.needed, Strings{"libc.so.6"});
+  EXPECT_TRUE(facts.has_relro);
+  EXPECT_TRUE(facts.bind_now);
+  EXPECT_FALSE(facts.executable_stack);
+  EXPECT_FALSE(facts.device_code.has_value());
+  bool found_memcpy = false;
+  for (const ElfImportedSymbol& symbol : facts.imports) {
+    if (symbol.name == "memcpy") {
+      found_memcpy = true;
+      EXPECT_EQ(symbol.version, "GLIBC_2.14");
+      EXPECT_EQ(symbol.library, "libc.so.6");
+    }
+  }
+  EXPECT_TRUE(found_memcpy);
+}
+
+TEST(ElfReader, ReadsSearchPathsStackAndTextRelocations) {
+  EXPECT_EQ(read_elf_facts(elf_fixture("_absolute_rpath.abi3.so")).runpath, Strings{"/opt/kernels/lib"});
+  EXPECT_EQ(read_elf_facts(elf_fixture("_origin_rpath.abi3.so")).runpath, Strings{"$ORIGIN/lib"});
+  EXPECT_TRUE(read_elf_facts(elf_fixture("_execstack.abi3.so")).executable_stack);
+  EXPECT_TRUE(read_elf_facts(elf_fixture("_text_relocation.abi3.so")).text_relocations);
+  const ElfFacts leaky = read_elf_facts(elf_fixture("_debug_leak.abi3.so"));
+  EXPECT_TRUE(leaky.has_debug_sections);
+  ASSERT_FALSE(leaky.leaked_build_paths.empty());
+  EXPECT_TRUE(leaky.leaked_build_paths.front().starts_with("/home/builder/kernel")) << leaky.leaked_build_paths.front();
+}
+
+TEST(ElfReader, FindsTorchLibraryNamespacesInBothSymbolTables) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_torch_registrations.abi3.so"));
+  ASSERT_EQ(facts.error, "");
+  EXPECT_EQ(facts.torch_library_namespaces, (Strings{"_demo_cuda_1a2b3c4", "_st_cpu_abc"}));
+  EXPECT_TRUE(read_elf_facts(elf_fixture("_clean.abi3.so")).torch_library_namespaces.empty());
+}
+
+#ifdef KCHECK_HAVE_CUDA_FIXTURE
+TEST(ElfReader, ListsCudaSassAndPtxArchs) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_cuda_kernel.abi3.so"));
+  ASSERT_TRUE(facts.device_code.has_value());
+  EXPECT_EQ(facts.device_code->error, "");
+  EXPECT_EQ(facts.device_code->cuda_sass_archs, (Strings{"sm_80", "sm_90a"}));
+  EXPECT_EQ(facts.device_code->cuda_ptx_archs, Strings{"compute_90"});
+}
+#endif
+
+#ifdef KCHECK_HAVE_HIP_FIXTURE
+TEST(ElfReader, ListsHipTargets) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_hip_kernel.abi3.so"));
+  ASSERT_TRUE(facts.device_code.has_value());
+  EXPECT_EQ(facts.device_code->error, "");
+  EXPECT_EQ(facts.device_code->hip_targets, (Strings{"gfx90a", "gfx1030"}));
+}
+#endif
+
+TEST(ElfReader, ReportsAFatBinaryContainerThatDoesNotFit) {
+  // magic, version 1, header 16 bytes, claims 4096 bytes of entries: there are none.
+  const unsigned char header[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0, 16, 0, 0, 0, 0, 0, 0};
+  DeviceCodeFacts device_code;
+  read_cuda_fatbin(std::as_bytes(std::span(header)), device_code);
+  EXPECT_NE(device_code.error.find("extends past the end"), std::string::npos) << device_code.error;
+}
+
+TEST(ElfReaderMalformed, WrongMagic) {
+  const ScratchFile file("MZ this is not an ELF file at all.....................................");
+  EXPECT_EQ(read_elf_facts(file.path()).error, "not an ELF file (wrong magic)");
+}
+
+TEST(ElfReaderMalformed, EmptyAndMissingFiles) {
+  const ScratchFile empty("");
+  EXPECT_EQ(read_elf_facts(empty.path()).error, "not an ELF file (wrong magic)");
+  EXPECT_NE(read_elf_facts("/nonexistent/kcheck.so").error.find("cannot open"), std::string::npos);
+}
+
+TEST(ElfReaderMalformed, TruncatedFileNamesTheSectionHeaderTable) {
+  const std::string bytes = read_bytes(elf_fixture("_clean.abi3.so"));
+  const ScratchFile file(bytes.substr(0, bytes.size() / 2));
+  const std::string error = read_elf_facts(file.path()).error;
+  EXPECT_TRUE(error.starts_with("truncated: section header table")) << error;
+}
+
+TEST(ElfReaderMalformed, SectionHeaderOffsetPastTheEnd) {
+  std::string bytes = read_bytes(elf_fixture("_clean.abi3.so"));
+  put_u64(bytes, 40, 0x7fffffffffffff00ULL);  // e_shoff
+  const ScratchFile file(bytes);
+  EXPECT_TRUE(read_elf_facts(file.path()).error.starts_with("truncated: section header table")) << read_elf_facts(file.path()).error;
+}
+
+TEST(ElfReaderMalformed, SectionNameTableIndexOutOfRange) {
+  std::string bytes = read_bytes(elf_fixture("_clean.abi3.so"));
+  put_u16(bytes, 62, 0xfff0);  // e_shstrndx
+  const ScratchFile file(bytes);
+  EXPECT_TRUE(read_elf_facts(file.path()).error.starts_with("section name table index")) << read_elf_facts(file.path()).error;
+}
+
+TEST(ElfReaderMalformed, KE007NamesTheFileAndTheReason) {
+  const std::string bytes = read_bytes(elf_fixture("_clean.abi3.so"));
+  const ScratchFile file(bytes.substr(0, 200));
+  const auto tree = tree_with_module(file.path(), "torch213-cxx11-cpu-x86_64-linux", "_clean.abi3.so");
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Strings{"KE007"});
+  EXPECT_EQ(findings[0].file, "build/torch213-cxx11-cpu-x86_64-linux/_clean.abi3.so");
+  EXPECT_NE(findings[0].message.find("truncated"), std::string::npos) << findings[0].message;
+}
+
+// Every prefix and thousands of random byte changes of real fixtures: the
+// reader must return (with or without an error), never crash or hang.
+TEST(ElfReaderMalformed, SurvivesTruncationAndCorruption) {
+  std::mt19937 random(20261122);
+  for (const char* fixture : {"_clean.abi3.so", "_torch_registrations.abi3.so", "_cuda_kernel.abi3.so", "_hip_kernel.abi3.so"}) {
+    if (!std::filesystem::exists(elf_fixture(fixture))) continue;
+    const std::string original = read_bytes(elf_fixture(fixture));
+    for (std::size_t length = 0; length < original.size(); length += 1 + length / 8) {
+      const ScratchFile file(original.substr(0, length));
+      (void)read_elf_facts(file.path());
+    }
+    for (int round = 0; round < 300; ++round) {
+      std::string bytes = original;
+      // Concentrate changes on the headers and tables where offsets live.
+      for (int change = 0; change < 8; ++change) {
+        const std::size_t at = random() % 2 ? random() % std::min<std::size_t>(bytes.size(), 4096) : random() % bytes.size();
+        bytes[at] = static_cast<char>(random());
+      }
+      const ScratchFile file(bytes);
+      (void)read_elf_facts(file.path());
+    }
+  }
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace kcheck::testing
