@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything kcheck needs on a fresh Debian 12 machine: the Debian
 # packages it builds with, and a Python venv inside the repo (.venv, ignored
-# by git) holding the test-only Python tools and the Torch wheel whose headers
-# and libraries the fixtures and reference kernels build against.
+# by git) holding the Python tools of the tests and Torch, whose headers and
+# libraries the fixtures and reference kernels build against.
 # Re-running it is fast and changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +36,5 @@ wanted=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
   echo "setup: installing Python tools from requirements-dev.txt" >&2
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-  # Torch is needed for its headers and libraries only: no CUDA wheels.
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "$(grep -E '^# torch-no-deps: ' requirements-dev.txt | cut -d' ' -f3)"
   echo "$wanted" > "$stamp"
 fi
