@@ -101,7 +101,7 @@ class MetadataSchemaReader {
   const json* member(const json& object, const std::string& pointer, std::string_view key, Presence presence) {
     const auto found = object.find(key);
     if (found == object.end() || (found->is_null() && presence == Presence::optional)) {
-      if (presence == Presence::required) problem(child(pointer, key), "required key '" + std::string(key) + "' is missing");
+      if (presence == Presence::required) problem(child(pointer, key), "required key is missing");
       return nullptr;
     }
     return &*found;

@@ -143,29 +143,16 @@ NativeModuleFacts elf_module(std::string relative_path, std::vector<std::string>
   return module;
 }
 
-TEST(Km003, NativeModuleNameAndPyInitMustMatchTheId) {
+// The module's file name is KL008's and its PyInit_ export KE008's: KM003
+// stays silent so that one disagreement gives one finding.
+TEST(Km003, LeavesModuleNameAndPyInitToKl008AndKe008) {
   TreeFacts tree = one_variant(kCleanCpuMetadata);
-  tree.variants[0].native_modules = {elf_module("_relu_cpu_0a1b2c3.abi3.so", {"PyInit__relu_cpu_0a1b2c3"})};
+  tree.variants[0].native_modules = {elf_module("_relu_cpu_ffffff0.abi3.so", {"PyInit__relu_cpu_ffffff0"})};
+  NativeModuleFacts macho;
+  macho.relative_path = "_helpers.abi3.so";
+  macho.macho = MachOFacts{.exported_symbols = {"PyInit__helpers"}};
+  tree.variants[0].native_modules.push_back(macho);
   EXPECT_TRUE(run_rule(*make_km003_id_consistency(), tree).empty());
-
-  tree.variants[0].native_modules = {elf_module("_relu_cpu_ffffff0.abi3.so", {"PyInit__relu_cpu_0a1b2c3"})};
-  const Findings renamed = run_rule(*make_km003_id_consistency(), tree);
-  ASSERT_EQ(codes_at(renamed), std::vector<std::string>{"KM003@/id"});
-  EXPECT_NE(renamed[0].message.find("_relu_cpu_ffffff0.abi3.so"), std::string::npos);
-
-  tree.variants[0].native_modules = {elf_module("_relu_cpu_0a1b2c3.abi3.so", {"PyInit__relu_cpu_ffffff0", "helper"})};
-  const Findings wrong_init = run_rule(*make_km003_id_consistency(), tree);
-  ASSERT_EQ(codes_at(wrong_init), std::vector<std::string>{"KM003@/id"});
-  EXPECT_NE(wrong_init[0].message.find("PyInit__relu_cpu_ffffff0"), std::string::npos);
-}
-
-TEST(Km003, MachOExportsCountToo) {
-  TreeFacts tree = one_variant(kCleanCpuMetadata);
-  NativeModuleFacts module;
-  module.relative_path = "_relu_cpu_0a1b2c3.abi3.so";
-  module.macho = MachOFacts{.exported_symbols = {"PyInit_relu"}};
-  tree.variants[0].native_modules = {module};
-  EXPECT_EQ(codes_at(run_rule(*make_km003_id_consistency(), tree)), std::vector<std::string>{"KM003@/id"});
 }
 
 TEST(Km003, OpsNamespaceMustMatchTheId) {

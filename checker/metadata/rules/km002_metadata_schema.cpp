@@ -22,8 +22,8 @@ class MetadataSchema final : public PerVariantMetadataRule {
       return;
     }
     for (const MetadataProblem& problem : metadata.schema_errors) {
-      const std::string key = problem.pointer.empty() ? "metadata.json" : "'" + problem.pointer + "'";
-      sink.report(metadata_place(variant, problem.pointer), key + ": " + problem.message);
+      const std::string where = problem.pointer.empty() ? "metadata.json" : problem.pointer;
+      sink.report(metadata_place(variant, problem.pointer), where + ": " + problem.message);
     }
     for (const std::string& key : metadata.unknown_keys) {
       sink.report(Severity::warning, metadata_place(variant, "/" + key),

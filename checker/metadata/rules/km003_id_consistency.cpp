@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <set>
 
 #include "checker/metadata/rules/metadata_rule_factories.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
@@ -20,35 +19,6 @@ bool is_python_identifier(std::string_view text) {
   return !text.empty() && std::isdigit(static_cast<unsigned char>(text.front())) == 0 &&
          std::all_of(text.begin(), text.end(), word_character) &&
          std::find(kPythonKeywords.begin(), kPythonKeywords.end(), text) == kPythonKeywords.end();
-}
-
-std::string_view file_name(std::string_view relative_path) {
-  const std::size_t slash = relative_path.rfind('/');
-  return slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1);
-}
-
-// The module name a native module file is imported under, or nullopt when
-// the file is not a Python extension module by its name.
-std::optional<std::string_view> extension_module_stem(std::string_view relative_path) {
-  const std::string_view name = file_name(relative_path);
-  for (std::string_view suffix : {".abi3.so", ".pyd"}) {
-    if (name.ends_with(suffix) && name.size() > suffix.size()) return name.substr(0, name.size() - suffix.size());
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> pyinit_exports(const NativeModuleFacts& module) {
-  std::vector<std::string> names;
-  const auto keep = [&](const std::string& name) {
-    if (name.starts_with("PyInit_")) names.push_back(name);
-  };
-  if (module.elf) {
-    for (const ElfExportedSymbol& symbol : module.elf->exports) keep(symbol.name);
-  }
-  if (module.macho) {
-    for (const std::string& symbol : module.macho->exported_symbols) keep(symbol);
-  }
-  return names;
 }
 
 // The namespaces `_ops.py` reaches through `torch.ops.<ns>`, each with the
@@ -81,9 +51,6 @@ class IdConsistency final : public PerVariantMetadataRule {
                              "' is not a valid Python identifier (letters, digits and '_', not starting with a "
                              "digit, not a keyword): it cannot be the native module's name or the op namespace");
     }
-    for (const NativeModuleFacts& module : variant.native_modules) {
-      check_native_module(module, id, place, sink);
-    }
     for (const auto& [ops_namespace, line] : ops_namespaces(variant)) {
       if (ops_namespace == id) continue;
       sink.report(place, "_ops.py line " + std::to_string(line) + " uses the op namespace torch.ops." + ops_namespace +
@@ -92,23 +59,8 @@ class IdConsistency final : public PerVariantMetadataRule {
   }
 
  private:
-  static void check_native_module(const NativeModuleFacts& module, const std::string& id, const Place& place,
-                                  FindingSink& sink) {
-    const auto stem = extension_module_stem(module.relative_path);
-    if (stem && *stem != id) {
-      sink.report(place, "native module " + module.relative_path + " is imported as '" + std::string(*stem) +
-                             "', metadata id is '" + id + "': the module must be " + id + ".abi3.so");
-    }
-    const std::vector<std::string> init_functions = pyinit_exports(module);
-    if (!init_functions.empty() &&
-        std::find(init_functions.begin(), init_functions.end(), "PyInit_" + id) == init_functions.end()) {
-      sink.report(place, "native module " + module.relative_path + " exports " + comma_list(init_functions) +
-                             ", not PyInit_" + id + " for metadata id '" + id + "'");
-    }
-  }
-
   RuleInfo info_{
-      "KM003", "id is not a Python identifier or differs from the module, PyInit_ symbol or _ops.py namespace",
+      "KM003", "id is not a Python identifier, or differs from the op namespace in _ops.py",
       Severity::error,
       R"(The `id` in metadata.json (e.g. `_relu_cuda_0a1b2c3`) is at once the name
 of the native module (`<id>.abi3.so`), the suffix of its `PyInit_<id>` entry
@@ -117,6 +69,11 @@ point, and the Torch op namespace that `_ops.py` exposes as
 under that id; if the file name, the init function or the namespace differ,
 the import fails or ops land in a namespace nobody looks in. The id must be a
 valid Python identifier for the same reason.
+
+KM003 judges the id itself and `_ops.py`; the other two links of the chain
+have their own rules, so one disagreement gives one finding: KL008 reports a
+native module not named `<id>.abi3.so`, and KE008 a module whose `PyInit_`
+export does not match its file name (together: `PyInit_<id>`).
 
 Fix: rebuild with kernel-builder so that one TORCH_EXTENSION_NAME drives all
 four, and do not rename the native module or edit `_ops.py` by hand.
