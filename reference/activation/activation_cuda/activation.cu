@@ -27,6 +27,7 @@ using activation::Shape;
 constexpr int kThreads = 256;
 constexpr int kMaxThreadsPerSm = 2048;
 constexpr int kPackBytes = 16;
+constexpr int kUnroll = 4;
 
 // 16 bytes of T, loaded and stored with one vector instruction.
 template <typename T>
@@ -53,13 +54,28 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t npacks = n / P::kSize;
     const P *in_p = reinterpret_cast<const P *>(in);
     P *out_p = reinterpret_cast<P *>(out);
-    for (int64_t i = tid; i < npacks; i += stride) {
-      P p = in_p[i];
+    // kUnroll independent packs per thread and iteration: all loads are
+    // issued before the first use, keeping more bytes in flight.
+    for (int64_t base = tid; base < npacks; base += stride * kUnroll) {
+      P p[kUnroll];
 #pragma unroll
-      for (int k = 0; k < P::kSize; ++k) {
-        p.v[k] = static_cast<scalar_t>(act(static_cast<acc_t>(p.v[k])));
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t i = base + u * stride;
+        if (i < npacks) {
+          p[u] = in_p[i];
+        }
       }
-      out_p[i] = p;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t i = base + u * stride;
+        if (i < npacks) {
+#pragma unroll
+          for (int k = 0; k < P::kSize; ++k) {
+            p[u].v[k] = static_cast<scalar_t>(act(static_cast<acc_t>(p[u].v[k])));
+          }
+          out_p[i] = p[u];
+        }
+      }
     }
     scalar_begin = npacks * P::kSize;
   }
