@@ -259,3 +259,40 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace kcheck
+
+namespace kcheck {
+namespace {
+
+// Every prefix of a file with every kind of token is handled without a
+// crash, and a rejected prefix names a line inside the text.
+TEST(PythonAnalyser, EveryTruncationIsHandled) {
+  const std::string source =
+      "\xEF\xBB\xBF# -*- coding: utf-8 -*-\r\n"
+      "from __future__ import annotations\n"
+      "import os, sys as system\n"
+      "@decorator(arg=[1, 2], **kw)\n"
+      "class Layer(torch.nn.Module):\n"
+      "\thas_backward = False\n"
+      "\tdef forward(self, x: int | None = None) -> 'T':\n"
+      "\t\ts = f\"{x!r:>{width}} {'a' + rb'x'}\" \\\n"
+      "\t\t    + '''tri\nple''' + u\"\\N{EN DASH}\"\n"
+      "\t\treturn torch.ops._relu_cpu_0a1b2c3.relu(x, *args)\n"
+      "try:\n    import triton\nexcept ImportError:\n    triton = None\n"
+      "match = lambda x=1: x; __all__ = ['Layer']\n";
+  for (std::size_t length = 0; length <= source.size(); ++length) {
+    const std::string_view prefix(source.data(), length);
+    const PythonFileFacts facts = analyse(prefix);
+    if (facts.parsed) continue;
+    const int lines = 1 + static_cast<int>(std::count(prefix.begin(), prefix.end(), '\n'));
+    EXPECT_FALSE(facts.parse_error.empty()) << "prefix of " << length << " bytes";
+    EXPECT_GE(facts.parse_error_line, 1) << "prefix of " << length << " bytes: " << facts.parse_error;
+    EXPECT_LE(facts.parse_error_line, lines) << "prefix of " << length << " bytes: " << facts.parse_error;
+  }
+  const PythonFileFacts whole = analyse(source);
+  EXPECT_TRUE(whole.parsed) << whole.parse_error << " at line " << whole.parse_error_line;
+  EXPECT_EQ(whole.imports.size(), 4u);
+  EXPECT_TRUE(whole.newer_syntax.empty()) << "valid Python 3.9 (ast agrees)";
+}
+
+}  // namespace
+}  // namespace kcheck
