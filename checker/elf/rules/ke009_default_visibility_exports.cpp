@@ -43,8 +43,8 @@ class DefaultVisibilityExports final : public Rule {
       std::vector<std::string> shown;
       for (std::size_t index = 0; index < exports.size() && index < kShown; ++index) shown.push_back(demangle_symbol(exports[index]));
       if (exports.size() > kShown) shown.push_back("...");
-      sink.report(view.place(exports.front()), std::to_string(exports.size()) + " symbols besides PyInit_* are exported with default visibility: " +
-                                                   join_first(shown, kShown + 1));
+      const std::string count = exports.size() == 1 ? "1 symbol besides PyInit_* is" : std::to_string(exports.size()) + " symbols besides PyInit_* are";
+      sink.report(view.place(exports.front()), count + " exported with default visibility: " + join_first(shown, kShown + 1));
     });
   }
 
