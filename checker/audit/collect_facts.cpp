@@ -35,13 +35,6 @@ bool has_native_module_name(std::string_view path) {
          path.find(".so.") != std::string_view::npos;
 }
 
-bool resolves_to_regular_file(const FileEntry& file) {
-  if (file.kind == FileKind::regular) return true;
-  std::error_code error;
-  return file.kind == FileKind::symlink && !file.link_escapes_variant && !file.link_loops &&
-         fs::is_regular_file(file.path, error);
-}
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
@@ -60,7 +53,7 @@ std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
   std::vector<FileTask> tasks;
   for (VariantFacts& variant : tree.variants) {
     for (const FileEntry& file : variant.files) {
-      if (!resolves_to_regular_file(file)) continue;
+      if (!file.readable_file()) continue;
       if (file.relative_path.ends_with(".py")) {
         tasks.push_back({&variant, &file, BinaryFormat::none});
         continue;

@@ -31,6 +31,10 @@ struct FileEntry {
   bool link_loops = false;
   bool link_target_is_directory = false;
   std::string read_error;  // set when the entry could not be inspected
+
+  // A regular file, or a link to one that stays inside the variant: what
+  // kcheck reads and hashes. Links leaving the variant are never followed.
+  bool readable_file() const;
 };
 
 // Why the walk stopped early or skipped part of a variant (depth or count bounds).

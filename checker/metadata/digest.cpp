@@ -91,13 +91,6 @@ bool excluded_from_digest(std::string_view relative_path) {
   return false;
 }
 
-bool resolves_to_regular_file(const FileEntry& entry) {
-  if (entry.kind == FileKind::regular) return true;
-  if (entry.kind != FileKind::symlink || entry.link_target_is_directory || entry.link_loops) return false;
-  std::error_code error;
-  return std::filesystem::is_regular_file(entry.path, error);  // follows the link
-}
-
 }  // namespace
 
 std::optional<DigestAlgorithm> parse_digest_algorithm(std::string_view name) {
@@ -113,7 +106,7 @@ std::string_view to_string(DigestAlgorithm algorithm) {
 std::vector<const FileEntry*> digest_covered_files(const VariantFacts& variant) {
   std::vector<const FileEntry*> covered;
   for (const FileEntry& entry : variant.files) {
-    if (!excluded_from_digest(entry.relative_path) && resolves_to_regular_file(entry)) covered.push_back(&entry);
+    if (!excluded_from_digest(entry.relative_path) && entry.readable_file()) covered.push_back(&entry);
   }
   std::sort(covered.begin(), covered.end(),
             [](const FileEntry* a, const FileEntry* b) { return a->relative_path < b->relative_path; });
