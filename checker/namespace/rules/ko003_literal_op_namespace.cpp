@@ -3,7 +3,7 @@
 
 #include "checker/namespace/rules/namespace_rule_factories.h"
 #include "checker/python/python_name_resolution.h"
-#include "checker/core/tree_facts.h"
+#include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
 namespace {
@@ -23,28 +23,19 @@ bool is_registration(const std::string& qualified) {
          std::find(kLibraryFunctions.begin(), kLibraryFunctions.end(), qualified) != kLibraryFunctions.end();
 }
 
-class LiteralOpNamespace final : public Rule {
+class LiteralOpNamespace final : public PerPythonFileRule {
  public:
   const RuleInfo& info() const override { return info_; }
 
-  void check(const RuleContext& context, FindingSink& sink) const override {
-    for (const VariantFacts& variant : context.tree.variants) {
-      for (const PythonFileFacts& file : variant.python_files) {
-        if (file.parsed) check_file(variant, file, sink);
-      }
-    }
-  }
-
  private:
-  static void check_file(const VariantFacts& variant, const PythonFileFacts& file, FindingSink& sink) {
+  void check_file(const VariantFacts& variant, const PythonFileFacts& file, const RuleContext&,
+                  FindingSink& sink) const override {
     const auto targets = imported_name_targets(file);
     for (const PythonCall& call : file.calls) {
       if (!call.first_string_argument) continue;
       const std::string qualified = qualified_callee(targets, call.callee);
       if (!is_registration(qualified)) continue;
-      sink.report({.variant = variant.directory_name,
-                   .file = variant.report_path(file.relative_path),
-                   .location = {.line = call.line}},
+      sink.report(python_place(variant, file, call.line),
                   std::string(call.is_decorator ? "decorator " : "") + "`" + call.callee + "(\"" +
                       *call.first_string_argument + "\", ...)` registers with a literal op namespace; write `" +
                       call.callee + "(add_op_namespace_prefix(\"" + op_name(*call.first_string_argument) +

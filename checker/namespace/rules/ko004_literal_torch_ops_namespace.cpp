@@ -2,6 +2,7 @@
 
 #include "checker/namespace/kernel_identity.h"
 #include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
 namespace {
@@ -23,9 +24,7 @@ class LiteralTorchOpsNamespace final : public Rule {
       for (const PythonAttributeChain& chain : file.torch_ops_chains) {
         const std::string ns = torch_ops_chain_namespace(chain.chain);
         if (!is_own(ns, own, module)) continue;
-        sink.report({.variant = variant.directory_name,
-                     .file = variant.report_path(file.relative_path),
-                     .location = {.line = chain.line}},
+        sink.report(python_place(variant, file, chain.line),
                     "`" + chain.chain + "` reaches the kernel's own op namespace by its literal name `" + ns +
                         "`; use `from ._ops import ops` and `ops" + chain.chain.substr(std::string("torch.ops.").size() + ns.size()) + "`");
       }
