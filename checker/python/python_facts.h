@@ -79,6 +79,11 @@ struct PythonFileFacts {
 };
 
 // Parses one Python source; never throws on bad input (parse errors land in the facts).
+// Tokenizes like CPython 3.12 and checks the statement and block structure
+// (colons, indentation, imports, decorators), not the full expression
+// grammar: a file CPython rejects for an expression-level error such as
+// `x = = 1` still parses here. Imports match `ast` exactly on the whole
+// standard library (tests/python/stdlib_differential_test.cpp).
 PythonFileFacts analyse_python_source(std::string_view source, std::string relative_path);
 
 }  // namespace kcheck
