@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 
 debian_packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv
-  liblief-dev libelf-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
+  liblief-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
   libkainjow-mustache-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   binutils
+  # fixture toolchains: HIP device code, a foreign machine, Mach-O (clang + lld)
+  hipcc gcc-aarch64-linux-gnu clang lld
 )
 missing=()
 for package in "${debian_packages[@]}"; do
