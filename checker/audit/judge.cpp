@@ -19,7 +19,7 @@ std::vector<VariantSummary> summarise_variants(const TreeFacts& tree) {
   std::vector<VariantSummary> variants;
   if (tree.scope == AuditScope::module) return variants;
   for (const VariantFacts& variant : tree.variants)
-    variants.push_back({variant.directory_name, variant.relative_path, variant_backend(variant), {}});
+    variants.push_back({variant.directory_name, variant.relative_path, variant_backend(variant).value_or(""), {}});
   return variants;
 }
 

@@ -1,37 +1,66 @@
 #include "checker/core/kernel_identity.h"
 
 #include <algorithm>
+#include <array>
 
 namespace kcheck {
-
 namespace {
 
-std::optional<KernelId> split_at_backend(std::string_view id, std::string_view backend) {
-  std::string marker = "_" + std::string(backend) + "_";
-  std::size_t at = id.find(marker, 1);
-  if (at == std::string_view::npos || at < 2) return std::nullopt;
-  std::string_view unique = id.substr(at + marker.size());
-  if (unique.empty()) return std::nullopt;
-  return KernelId{std::string(id.substr(1, at - 1)), std::string(backend), std::string(unique)};
+constexpr std::array<std::string_view, 9> kBackends = {"cann", "cpu", "cuda", "metal", "neuron", "npu", "rocm", "tpu", "xpu"};
+
+bool is_unique_material_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool all_unique_material(std::string_view text) { return std::all_of(text.begin(), text.end(), is_unique_material_char); }
+
+void add_unique(std::vector<std::string>& values, std::string value) {
+  if (!value.empty() && std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
 }
 
 }  // namespace
 
-std::optional<KernelId> split_kernel_id(std::string_view id, std::string_view backend_hint) {
+std::optional<KernelIdParts> split_kernel_id(std::string_view id, std::optional<std::string_view> module) {
   if (!id.starts_with('_')) return std::nullopt;
-  if (!backend_hint.empty())
-    if (auto split = split_at_backend(id, backend_hint)) return split;
-  std::optional<KernelId> leftmost;
-  for (std::string_view backend : kIdBackends) {
-    auto split = split_at_backend(id, backend);
-    if (split && (!leftmost || split->module.size() < leftmost->module.size())) leftmost = split;
+  if (module) {
+    const std::string prefix = "_" + std::string(*module) + "_";
+    if (!id.starts_with(prefix)) return std::nullopt;
+    const std::string_view rest = id.substr(prefix.size());
+    for (std::string_view backend : kBackends) {
+      if (rest == backend) return KernelIdParts{std::string(*module), std::string(backend), ""};
+      if (rest.starts_with(backend) && rest.size() > backend.size() && rest[backend.size()] == '_' &&
+          all_unique_material(rest.substr(backend.size() + 1))) {
+        return KernelIdParts{std::string(*module), std::string(backend), std::string(rest.substr(backend.size() + 1))};
+      }
+    }
+    return std::nullopt;
   }
-  return leftmost;
+  // Without the module name: the last `_<backend>_` (or a trailing
+  // `_<backend>`) wins, since module names may themselves hold underscores.
+  std::optional<KernelIdParts> best;
+  std::size_t best_at = 0;
+  for (std::string_view backend : kBackends) {
+    const std::string separator = "_" + std::string(backend);
+    for (std::size_t at = id.find(separator, 1); at != std::string_view::npos; at = id.find(separator, at + 1)) {
+      const std::size_t after = at + separator.size();
+      const bool ends = after == id.size();
+      if (!ends && (id[after] != '_' || !all_unique_material(id.substr(after + 1)))) continue;
+      if (at <= 1 || (best && at < best_at)) continue;
+      best_at = at;
+      best = KernelIdParts{std::string(id.substr(1, at - 1)), std::string(backend),
+                           ends ? std::string() : std::string(id.substr(after + 1))};
+    }
+  }
+  return best;
 }
 
-std::string variant_backend(const VariantFacts& variant) {
-  if (variant.name) return variant.name->backend;
-  return variant.metadata.backend_type.value_or("");
+std::string native_module_stem(std::string_view file_name) {
+  const std::size_t slash = file_name.rfind('/');
+  if (slash != std::string_view::npos) file_name = file_name.substr(slash + 1);
+  for (std::string_view suffix : {".abi3.so", ".so", ".pyd", ".dylib"}) {
+    if (file_name.ends_with(suffix)) return std::string(file_name.substr(0, file_name.size() - suffix.size()));
+  }
+  return std::string(file_name);
 }
 
 std::optional<std::string> kernel_module_name(const VariantFacts& variant) {
@@ -40,14 +69,58 @@ std::optional<std::string> kernel_module_name(const VariantFacts& variant) {
     std::replace(module.begin(), module.end(), '-', '_');
     return module;
   }
-  std::string backend = variant_backend(variant);
-  if (variant.metadata.id)
-    if (auto id = split_kernel_id(*variant.metadata.id, backend)) return id->module;
-  for (const NativeModuleFacts& module : variant.native_modules) {
-    std::string_view file = module.relative_path;
-    if (file.find('/') != std::string_view::npos) continue;
-    if (auto id = split_kernel_id(file.substr(0, file.find('.')), backend)) return id->module;
+  std::vector<std::string> ids;
+  if (variant.metadata.id) ids.push_back(*variant.metadata.id);
+  for (const NativeModuleFacts& native : variant.native_modules) ids.push_back(native_module_stem(native.relative_path));
+  for (const std::string& id : ids) {
+    if (auto parts = split_kernel_id(id)) return parts->module;
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> variant_backend(const VariantFacts& variant) {
+  if (variant.name && !variant.name->backend.empty()) return variant.name->backend;
+  return variant.metadata.backend_type;
+}
+
+std::string torch_ops_chain_namespace(std::string_view chain) {
+  constexpr std::string_view prefix = "torch.ops.";
+  if (!chain.starts_with(prefix)) return {};
+  const std::string_view rest = chain.substr(prefix.size());
+  return std::string(rest.substr(0, rest.find('.')));
+}
+
+std::optional<OpsPyNamespace> ops_py_namespace(const VariantFacts& variant) {
+  for (const PythonFileFacts& file : variant.python_files) {
+    if (file.relative_path != "_ops.py") continue;
+    for (const PythonAttributeChain& chain : file.torch_ops_chains) {
+      std::string name = torch_ops_chain_namespace(chain.chain);
+      if (!name.empty()) return OpsPyNamespace{std::move(name), chain.line};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> own_op_namespaces(const VariantFacts& variant) {
+  std::vector<std::string> namespaces;
+  if (variant.metadata.id) add_unique(namespaces, *variant.metadata.id);
+  if (auto ops = ops_py_namespace(variant)) add_unique(namespaces, ops->name);
+  for (const NativeModuleFacts& native : variant.native_modules) {
+    add_unique(namespaces, native_module_stem(native.relative_path));
+    if (native.elf) {
+      for (const std::string& registered : native.elf->torch_library_namespaces) add_unique(namespaces, registered);
+    }
+  }
+  return namespaces;
+}
+
+std::optional<std::string> variant_kernel_id(const VariantFacts& variant) {
+  if (variant.metadata.id) return variant.metadata.id;
+  for (const NativeModuleFacts& native : variant.native_modules) {
+    if (native.elf && !native.elf->torch_library_namespaces.empty()) return native.elf->torch_library_namespaces.front();
+  }
+  if (!variant.native_modules.empty()) return native_module_stem(variant.native_modules.front().relative_path);
+  if (auto ops = ops_py_namespace(variant)) return ops->name;
   return std::nullopt;
 }
 

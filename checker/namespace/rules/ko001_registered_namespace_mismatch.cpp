@@ -1,4 +1,4 @@
-#include "checker/namespace/kernel_identity.h"
+#include "checker/core/kernel_identity.h"
 #include "checker/namespace/rules/namespace_rule_factories.h"
 
 namespace kcheck {

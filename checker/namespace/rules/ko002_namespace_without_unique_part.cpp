@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "checker/namespace/kernel_identity.h"
+#include "checker/core/kernel_identity.h"
 #include "checker/namespace/rules/namespace_rule_factories.h"
 
 namespace kcheck {

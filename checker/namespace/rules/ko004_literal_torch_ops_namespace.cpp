@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "checker/namespace/kernel_identity.h"
+#include "checker/core/kernel_identity.h"
 #include "checker/namespace/rules/namespace_rule_factories.h"
 #include "checker/python/rules/python_rule_support.h"
 

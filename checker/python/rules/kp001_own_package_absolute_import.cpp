@@ -1,4 +1,4 @@
-#include "checker/namespace/kernel_identity.h"
+#include "checker/core/kernel_identity.h"
 #include "checker/python/rules/python_rule_factories.h"
 #include "checker/python/rules/python_rule_support.h"
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "checker/core/policy.h"
-#include "checker/namespace/kernel_identity.h"
+#include "checker/core/kernel_identity.h"
 #include "checker/python/rules/python_rule_factories.h"
 #include "checker/python/rules/python_rule_support.h"
 
