@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "checker/namespace/kernel_identity.h"
+#include "checker/core/kernel_identity.h"
 #include "checker/namespace/rules/namespace_rule_factories.h"
 #include "tests/python/rule_test_support.h"
 
