@@ -156,7 +156,7 @@ std::vector<FileEntry> walk_variant(const fs::path& variant_root, const WalkLimi
 TreeFacts discover_tree(const fs::path& input, const WalkLimits& limits) {
   TreeFacts tree;
   fs::path path = absolute_normal(input);
-  if (path.has_filename() == false) path = path.parent_path();
+  if (!path.has_filename()) path = path.parent_path();  // "x/build/" -> "x/build"
   std::error_code error;
   fs::file_status status = fs::status(path, error);
   if (error || !fs::exists(status)) throw InputError("path does not exist: " + input.string());
