@@ -14,6 +14,7 @@
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/report/render.h"
+#include "checker/report/saved_report.h"
 
 namespace {
 
@@ -45,9 +46,15 @@ struct BuildArguments {
   std::string scratch_dir;
 };
 
+std::string format_list() {
+  std::string formats;
+  for (const std::string& name : kcheck::output_format_names()) formats += (formats.empty() ? "" : ", ") + name;
+  return formats;
+}
+
 void add_report_options(CLI::App& app, ReportArguments& arguments) {
   app.add_option("--policy", arguments.policy, "policy name (hub, hub-legacy) or policy file")->capture_default_str();
-  app.add_option("--format", arguments.format, "output format: text, json")->capture_default_str();
+  app.add_option("--format", arguments.format, "output format: " + format_list())->capture_default_str();
   app.add_option("-o,--output", arguments.output, "write the report to FILE instead of standard output");
   // One value per occurrence (CODE[,CODE]), repeatable, so a following PATH is not swallowed.
   app.add_option("--select", arguments.select, "only these codes or prefixes (CODE[,CODE])")->allow_extra_args(false);
@@ -111,8 +118,8 @@ kcheck::OutputFormat output_format(const ReportArguments& arguments) {
 }
 
 void emit(const kcheck::Report& report, const ReportArguments& arguments) {
-  write_output(kcheck::render_report(report, output_format(arguments), {colour_wanted(arguments.output)}),
-               arguments.output);
+  kcheck::RenderOptions options{{colour_wanted(arguments.output)}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
+  write_output(kcheck::render_report(report, output_format(arguments), options), arguments.output);
 }
 
 int run_audit_command(const std::string& path, const ReportArguments& arguments) {
@@ -171,6 +178,14 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   return status;
 }
 
+// Renders a saved JSON report again; exits as the saved report's gate.
+int run_report_command(const std::string& file, const ReportArguments& arguments) {
+  output_format(arguments);  // reject a bad --format before reading
+  kcheck::Report report = kcheck::load_saved_report(file);
+  emit(report, arguments);
+  return report.gate_status();
+}
+
 int run_explain_command(const std::string& code) {
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   const kcheck::Rule* rule = rules.find(code);
@@ -217,6 +232,14 @@ int main(int argc, char** argv) {
   config->add_option("kernel_dir", config_dir, "kernel source directory holding build.toml")->capture_default_str();
   add_report_options(*config, config_report);
 
+  std::string saved_report;
+  ReportArguments render_arguments;
+  CLI::App* report_command = app.add_subcommand("report", "render a saved JSON report (--format json) again");
+  report_command->add_option("file", saved_report, "report written by kcheck --format json")->required();
+  report_command->add_option("--format", render_arguments.format, "output format: " + format_list())
+      ->capture_default_str();
+  report_command->add_option("-o,--output", render_arguments.output, "write to FILE instead of standard output");
+
   BuildArguments build;
   ReportArguments build_report;
   CLI::App* build_command = app.add_subcommand("build", "build conformant variants from build.toml and audit them");
@@ -249,6 +272,7 @@ int main(int argc, char** argv) {
   try {
     if (explain->parsed()) return run_explain_command(explain_code);
     if (rules->parsed()) return run_rules_command();
+    if (report_command->parsed()) return run_report_command(saved_report, render_arguments);
     if (config->parsed()) return run_config_command(config_dir, config_report);
     if (build_command->parsed()) return run_build_command(build, build_report);
     return run_audit_command(audit_path, report);

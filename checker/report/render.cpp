@@ -1,19 +1,51 @@
 #include "checker/report/render.h"
 
+#include <array>
+#include <utility>
+
+#include "checker/report/junit_format.h"
+#include "checker/report/markdown_format.h"
+#include "checker/report/sarif_format.h"
+
 namespace kcheck {
 
+namespace {
+
+constexpr std::array<std::pair<std::string_view, OutputFormat>, 5> kFormats{{
+    {"text", OutputFormat::text},
+    {"json", OutputFormat::json},
+    {"sarif", OutputFormat::sarif},
+    {"junit", OutputFormat::junit},
+    {"markdown", OutputFormat::markdown},
+}};
+
+}  // namespace
+
 std::optional<OutputFormat> parse_output_format(std::string_view name) {
-  if (name == "text") return OutputFormat::text;
-  if (name == "json") return OutputFormat::json;
+  for (const auto& [format_name, format] : kFormats)
+    if (name == format_name) return format;
   return std::nullopt;
 }
 
-std::vector<std::string> output_format_names() { return {"text", "json"}; }
+std::vector<std::string> output_format_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : kFormats) names.emplace_back(entry.first);
+  return names;
+}
 
-std::string render_report(const Report& report, OutputFormat format, const TextStyle& style) {
+std::vector<RuleInfo> rule_catalogue(const RuleRegistry& registry) {
+  std::vector<RuleInfo> catalogue;
+  for (const Rule* rule : registry.rules()) catalogue.push_back(rule->info());
+  return catalogue;
+}
+
+std::string render_report(const Report& report, OutputFormat format, const RenderOptions& options) {
   switch (format) {
-    case OutputFormat::text: return render_text(report, style);
+    case OutputFormat::text: return render_text(report, options.text);
     case OutputFormat::json: return report_to_json(report).dump(2) + "\n";
+    case OutputFormat::sarif: return render_sarif(report, options.rules).dump(2) + "\n";
+    case OutputFormat::junit: return render_junit(report);
+    case OutputFormat::markdown: return render_markdown(report);
   }
   return {};
 }

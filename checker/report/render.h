@@ -5,16 +5,30 @@
 #include <vector>
 
 #include "checker/core/report.h"
+#include "checker/core/rule.h"
+#include "checker/core/rule_registry.h"
 #include "checker/report/text_format.h"
 
 namespace kcheck {
 
-enum class OutputFormat { text, json };
+enum class OutputFormat { text, json, sarif, junit, markdown };
 
 std::optional<OutputFormat> parse_output_format(std::string_view name);
 std::vector<std::string> output_format_names();
 
-// Renders the report in the given format; every format reads only the Report.
-std::string render_report(const Report& report, OutputFormat format, const TextStyle& style);
+// What a format may need besides the Report itself: the terminal style, and
+// the rule catalogue (titles, explanations, default severities) that SARIF
+// describes its rules with. Passed in, never looked up globally.
+struct RenderOptions {
+  TextStyle text;
+  std::vector<RuleInfo> rules;
+};
+
+// The catalogue of a registry, ordered by code.
+std::vector<RuleInfo> rule_catalogue(const RuleRegistry& registry);
+
+// Renders the report in the given format; every format reads only the Report
+// (and the options), never the audited tree.
+std::string render_report(const Report& report, OutputFormat format, const RenderOptions& options);
 
 }  // namespace kcheck

@@ -1,0 +1,158 @@
+#include "checker/report/junit_format.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace kcheck {
+
+namespace {
+
+// The rule family is the code's letters: "KE001" -> "KE".
+std::string family_of(const std::string& code) {
+  std::size_t end = 0;
+  while (end < code.size() && std::isalpha(static_cast<unsigned char>(code[end]))) ++end;
+  return code.substr(0, end);
+}
+
+std::string family_title(const std::string& family) {
+  static const std::map<std::string, std::string> titles = {
+      {"KL", "layout"},          {"KM", "metadata.json"}, {"KE", "native module"}, {"KP", "Python code"},
+      {"KO", "operator namespace"}, {"KC", "build.toml"}, {"KD", "dynamic harness"}, {"KB", "benchmarks"}};
+  auto found = titles.find(family);
+  return found == titles.end() ? family : family + " " + found->second;
+}
+
+// XML 1.0 text and attribute values: markup escaped, characters XML cannot
+// carry (C0 controls but tab and newlines) replaced.
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += '?';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string finding_line(const Finding& finding) {
+  std::string line = std::string(to_string(finding.severity)) + " " + finding.code + " " +
+                     (finding.file.empty() ? "." : finding.file);
+  if (finding.location.line) line += ":" + std::to_string(finding.location.line);
+  if (!finding.location.json_pointer.empty()) line += " " + finding.location.json_pointer;
+  if (!finding.location.symbol.empty()) line += " [" + finding.location.symbol + "]";
+  line += ": " + finding.message;
+  if (finding.suppressed) line += " (suppressed: " + finding.suppression_reason + ")";
+  return line + "\n";
+}
+
+bool fails_gate(const Finding& finding, bool strict) {
+  if (finding.suppressed) return false;
+  return finding.severity == Severity::error || (strict && finding.severity == Severity::warning);
+}
+
+struct Suite {
+  std::string name;
+  std::map<std::string, std::vector<const Finding*>> by_family;
+};
+
+void write_case(std::ostream& out, const std::string& suite, const std::string& family,
+                const std::vector<const Finding*>& findings, bool strict) {
+  int failing = 0;
+  std::string all;
+  for (const Finding* finding : findings) {
+    failing += fails_gate(*finding, strict);
+    all += finding_line(*finding);
+  }
+  out << "    <testcase name=\"" << xml_escape(family_title(family)) << "\" classname=\"" << xml_escape(suite)
+      << "\"";
+  if (findings.empty()) {
+    out << "/>\n";
+    return;
+  }
+  out << ">\n";
+  if (failing)
+    out << "      <failure message=\"" << failing << " finding" << (failing == 1 ? "" : "s")
+        << " fail the gate\" type=\"kcheck\">" << xml_escape(all) << "</failure>\n";
+  else
+    out << "      <system-out>" << xml_escape(all) << "</system-out>\n";
+  out << "    </testcase>\n";
+}
+
+int failing_cases(const Suite& suite, bool strict) {
+  int failures = 0;
+  for (const auto& [family, findings] : suite.by_family) {
+    bool fails = false;
+    for (const Finding* finding : findings) fails = fails || fails_gate(*finding, strict);
+    failures += fails;
+  }
+  return failures;
+}
+
+}  // namespace
+
+std::string render_junit(const Report& report) {
+  std::set<std::string> families;
+  for (const std::string& code : report.rules_run) families.insert(family_of(code));
+  for (const Finding& finding : report.findings) families.insert(family_of(finding.code));
+
+  // Tree-level findings (no variant) get their own suite, named like the text output does.
+  std::vector<Suite> suites;
+  std::map<std::string, std::size_t> suite_of_variant;
+  bool tree_level = report.variants.empty();
+  for (const Finding& finding : report.findings) tree_level = tree_level || finding.variant.empty();
+  if (tree_level) {
+    suite_of_variant[""] = suites.size();
+    suites.push_back({report.scope == "module" ? "module" : "tree", {}});
+  }
+  for (const VariantSummary& variant : report.variants) {
+    if (suite_of_variant.contains(variant.name)) continue;
+    suite_of_variant[variant.name] = suites.size();
+    suites.push_back({variant.name, {}});
+  }
+  for (Suite& suite : suites)
+    for (const std::string& family : families) suite.by_family[family];
+  for (const Finding& finding : report.findings) {
+    auto found = suite_of_variant.find(finding.variant);
+    if (found == suite_of_variant.end()) {  // a finding naming a variant the report does not list
+      found = suite_of_variant.emplace(finding.variant, suites.size()).first;
+      suites.push_back({finding.variant, {}});
+      for (const std::string& family : families) suites.back().by_family[family];
+    }
+    suites[found->second].by_family[family_of(finding.code)].push_back(&finding);
+  }
+
+  int total_cases = 0;
+  int total_failures = 0;
+  for (const Suite& suite : suites) {
+    total_cases += static_cast<int>(suite.by_family.size());
+    total_failures += failing_cases(suite, report.strict);
+  }
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<testsuites name=\"kcheck\" tests=\"" << total_cases << "\" failures=\"" << total_failures
+      << "\" errors=\"0\">\n";
+  for (const Suite& suite : suites) {
+    out << "  <testsuite name=\"" << xml_escape(suite.name) << "\" tests=\"" << suite.by_family.size()
+        << "\" failures=\"" << failing_cases(suite, report.strict) << "\" errors=\"0\" skipped=\"0\">\n"
+        << "    <properties>\n"
+        << "      <property name=\"policy\" value=\"" << xml_escape(report.policy_name) << "\"/>\n"
+        << "      <property name=\"audited_root\" value=\"" << xml_escape(report.audited_root) << "\"/>\n"
+        << "    </properties>\n";
+    for (const auto& [family, findings] : suite.by_family) write_case(out, suite.name, family, findings, report.strict);
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace kcheck

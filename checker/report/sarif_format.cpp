@@ -1,0 +1,123 @@
+#include "checker/report/sarif_format.h"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+
+namespace kcheck {
+
+namespace {
+
+constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+constexpr const char* kRootBaseId = "AUDITED_ROOT";
+
+std::string sarif_level(Severity severity) { return std::string(to_string(severity)); }
+
+// Percent-encodes everything but unreserved characters and '/', so a file
+// name with spaces or '#' stays one relative URI reference.
+std::string uri_encode(const std::string& path) {
+  std::string uri;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      uri += static_cast<char>(c);
+    } else {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      uri += escaped;
+    }
+  }
+  return uri;
+}
+
+std::string root_uri(const std::string& audited_root) {
+  std::string uri = "file://" + uri_encode(audited_root);
+  if (!uri.ends_with("/")) uri += "/";
+  return uri;
+}
+
+// Every code that ran or produced a finding, ordered; ruleIndex points here.
+std::vector<std::string> reported_codes(const Report& report) {
+  std::set<std::string> codes(report.rules_run.begin(), report.rules_run.end());
+  for (const Finding& finding : report.findings) codes.insert(finding.code);
+  return {codes.begin(), codes.end()};
+}
+
+nlohmann::json rule_descriptor(const std::string& code, const std::map<std::string, const RuleInfo*>& catalogue) {
+  nlohmann::json descriptor = {{"id", code}};
+  auto found = catalogue.find(code);
+  if (found == catalogue.end()) return descriptor;  // a saved report from another kcheck version
+  const RuleInfo& info = *found->second;
+  descriptor["shortDescription"] = {{"text", info.title}};
+  descriptor["fullDescription"] = {{"text", info.title}};
+  descriptor["help"] = {{"text", info.explanation}};
+  descriptor["defaultConfiguration"] = {{"level", sarif_level(info.default_severity)}};
+  return descriptor;
+}
+
+nlohmann::json finding_location(const Finding& finding) {
+  nlohmann::json location = nlohmann::json::object();
+  if (!finding.file.empty()) {
+    nlohmann::json physical = {{"artifactLocation", {{"uri", uri_encode(finding.file)}, {"uriBaseId", kRootBaseId}}}};
+    if (finding.location.line) {
+      physical["region"] = {{"startLine", finding.location.line}};
+      if (finding.location.column) physical["region"]["startColumn"] = finding.location.column;
+    }
+    location["physicalLocation"] = std::move(physical);
+  }
+  nlohmann::json logical = nlohmann::json::array();
+  if (!finding.location.symbol.empty())
+    logical.push_back({{"name", finding.location.symbol}, {"fullyQualifiedName", finding.location.symbol}});
+  if (!finding.location.json_pointer.empty())
+    logical.push_back({{"fullyQualifiedName", finding.location.json_pointer}, {"kind", "property"}});
+  if (!logical.empty()) location["logicalLocations"] = std::move(logical);
+  return location;
+}
+
+nlohmann::json result(const Finding& finding, int rule_index) {
+  nlohmann::json item = {{"ruleId", finding.code},
+                         {"ruleIndex", rule_index},
+                         {"level", sarif_level(finding.severity)},
+                         {"message", {{"text", finding.message}}}};
+  nlohmann::json location = finding_location(finding);
+  if (!location.empty()) item["locations"] = nlohmann::json::array({location});
+  nlohmann::json properties = nlohmann::json::object();
+  if (!finding.variant.empty()) properties["variant"] = finding.variant;
+  if (!finding.location.section.empty()) properties["section"] = finding.location.section;
+  if (!properties.empty()) item["properties"] = std::move(properties);
+  if (finding.suppressed)
+    item["suppressions"] = nlohmann::json::array({{{"kind", "external"}, {"justification", finding.suppression_reason}}});
+  return item;
+}
+
+}  // namespace
+
+nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& rules) {
+  std::map<std::string, const RuleInfo*> catalogue;
+  for (const RuleInfo& info : rules) catalogue[info.code] = &info;
+  std::vector<std::string> codes = reported_codes(report);
+  std::map<std::string, int> rule_index;
+  nlohmann::json descriptors = nlohmann::json::array();
+  for (const std::string& code : codes) {
+    rule_index[code] = static_cast<int>(descriptors.size());
+    descriptors.push_back(rule_descriptor(code, catalogue));
+  }
+  nlohmann::json results = nlohmann::json::array();
+  for (const Finding& finding : report.findings) results.push_back(result(finding, rule_index.at(finding.code)));
+
+  nlohmann::json run = {
+      {"tool",
+       {{"driver",
+         {{"name", "kcheck"}, {"version", report.tool_version}, {"semanticVersion", report.tool_version},
+          {"rules", descriptors}}}}},
+      {"originalUriBaseIds", {{kRootBaseId, {{"uri", root_uri(report.audited_root)}}}}},
+      {"invocations", nlohmann::json::array({{{"executionSuccessful", true}, {"exitCode", report.gate_status()}}})},
+      {"results", results},
+      {"properties",
+       {{"policy", report.policy_name}, {"scope", report.scope}, {"strict", report.strict},
+        {"verdict", report.gate_status() == 0 ? "pass" : "fail"}}}};
+  return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", nlohmann::json::array({run})}};
+}
+
+}  // namespace kcheck

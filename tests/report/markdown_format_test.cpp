@@ -1,0 +1,77 @@
+// Markdown output from reports/templates/report.md.mustache: verdict, counts
+// per severity, a table of variants, the findings grouped by variant.
+#include "checker/report/markdown_format.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "tests/report/report_test_support.h"
+
+namespace kcheck {
+namespace {
+
+using namespace kcheck::testing;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(MarkdownFormat, VerdictCountsVariantTableAndGroupedFindings) {
+  std::string markdown = render_markdown(sample_report());
+  EXPECT_TRUE(markdown.starts_with("## kcheck: FAIL\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "**FAIL** · 2 variants · 3 errors · 1 warning · 0 notes · 1 suppressed")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| 3 | 1 | 0 | 1 |\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| torch212-cxx11-cpu-x86\\_64-linux | cpu | 1 | 0 | 0 | ❌ |\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| torch213-cxx11-cu130-x86\\_64-linux | cuda | 1 | 1 | 0 | ❌ |\n")) << markdown;
+  // Grouped: tree-level first, then the variants in the report's order.
+  std::size_t tree = markdown.find("#### tree\n");
+  std::size_t cpu = markdown.find("#### torch212-cxx11-cpu-x86\\_64-linux\n");
+  std::size_t cuda = markdown.find("#### torch213-cxx11-cu130-x86\\_64-linux\n");
+  ASSERT_NE(tree, std::string::npos) << markdown;
+  ASSERT_NE(cpu, std::string::npos) << markdown;
+  ASSERT_NE(cuda, std::string::npos) << markdown;
+  EXPECT_LT(tree, cpu);
+  EXPECT_LT(cpu, cuda);
+  std::size_t kp003 = markdown.find(
+      "- **error** **KP003** torch212-cxx11-cpu-x86\\_64-linux/relu/helpers.py:7: match statement needs Python 3.10\n");
+  EXPECT_NE(kp003, std::string::npos) << markdown;
+  EXPECT_GT(kp003, cpu);
+  EXPECT_LT(kp003, cuda);
+  EXPECT_TRUE(contains(markdown, "\\[exp@GLIBC\\_2.29\\]: exp@GLIBC\\_2.29 is above GLIBC 2.28\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, " *(suppressed: kept on purpose)*")) << markdown;
+  EXPECT_FALSE(contains(markdown, "No findings.")) << markdown;
+}
+
+TEST(MarkdownFormat, ACleanReportPasses) {
+  Report report = sample_report();
+  report.findings.clear();
+  finalise_report(report);
+  std::string markdown = render_markdown(report);
+  EXPECT_TRUE(markdown.starts_with("## kcheck: PASS\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "✅ **PASS** · 2 variants · 0 errors · 0 warnings · 0 notes\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "No findings.")) << markdown;
+  EXPECT_FALSE(contains(markdown, "####")) << markdown;
+}
+
+TEST(MarkdownFormat, MessagesCannotBreakTheMarkup) {
+  Report report = sample_report();
+  for (Finding& finding : report.findings)
+    if (finding.code == "KP003") finding.message = "a | b *c* <script>\nnext";
+  std::string markdown = render_markdown(report);
+  EXPECT_TRUE(contains(markdown, "a \\| b \\*c\\* \\<script\\> next")) << markdown;
+  EXPECT_EQ(markdown_escape("x_y`z"), "x\\_y\\`z");
+}
+
+TEST(MarkdownFormat, ACallerTemplateAndABrokenOne) {
+  EXPECT_EQ(render_markdown(sample_report(), "{{verdict}} {{#variants}}[{{backend}}]{{/variants}}"), "FAIL [cpu][cuda]");
+  EXPECT_THROW(render_markdown(sample_report(), "{{#groups}}unclosed"), std::runtime_error);
+}
+
+TEST(MarkdownFormat, LiveRunOnAPythonFinding) {
+  RunResult run = kcheck("--format markdown " + fixture("kp003_match_statement"));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_TRUE(run.out.starts_with("## kcheck: FAIL\n")) << run.out;
+  EXPECT_TRUE(contains(run.out, "**KP003** build/torch212-cxx11-cpu-x86\\_64-linux/helpers.py:2: ")) << run.out;
+}
+
+}  // namespace
+}  // namespace kcheck

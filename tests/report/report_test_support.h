@@ -1,0 +1,98 @@
+// Helpers for the report tests: hand-built reports, and running the kcheck
+// executable on tree fixtures as a user would.
+#pragma once
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "checker/core/report.h"
+
+namespace kcheck::testing {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+inline fs::path scratch_dir() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "report-test-scratch" / test->test_suite_name() / test->name();
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline fs::path write_scratch(const std::string& name, const std::string& text) {
+  fs::path path = scratch_dir() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+inline RunResult run_command(const std::string& command) {
+  fs::path dir = scratch_dir();
+  std::string full = command + " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
+  int status = std::system(full.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(dir / "out"), read_text(dir / "err")};
+}
+
+inline RunResult kcheck(const std::string& arguments) {
+  return run_command(std::string("NO_COLOR= '") + KCHECK_EXECUTABLE + "' " + arguments);
+}
+
+inline std::string fixture(const std::string& path) {
+  return std::string("'") + KCHECK_TREE_FIXTURES_DIR + "/" + path + "'";
+}
+
+// Runs a Python test tool from tests/ with the repo venv's python.
+inline RunResult venv_python(const std::string& script, const std::string& arguments) {
+  return run_command(std::string("'") + KCHECK_VENV_PYTHON + "' '" + KCHECK_SOURCE_DIR + "/" + script + "' " +
+                     arguments);
+}
+
+inline std::string shell_quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+// A two-variant report with a Python finding (line), an ELF finding
+// (symbol), a metadata finding (JSON pointer), a tree-level one and a
+// suppressed one.
+inline Report sample_report() {
+  Report report;
+  report.tool_version = "0.1.0";
+  report.policy_name = "hub";
+  report.policy_source = "embedded:rules/hub.toml";
+  report.input = "my kernel";
+  report.audited_root = "/tmp/my kernel/build";
+  report.scope = "tree";
+  report.rules_run = {"KE001", "KL005", "KL006", "KM002", "KP003"};
+  report.variants = {{"torch212-cxx11-cpu-x86_64-linux", "torch212-cxx11-cpu-x86_64-linux", "cpu", {}},
+                     {"torch213-cxx11-cu130-x86_64-linux", "torch213-cxx11-cu130-x86_64-linux", "cuda", {}}};
+  const std::string cpu = "torch212-cxx11-cpu-x86_64-linux";
+  const std::string cuda = "torch213-cxx11-cu130-x86_64-linux";
+  report.findings = {
+      {"KP003", Severity::error, "match statement needs Python 3.10", cpu, cpu + "/relu/helpers.py", {.line = 7, .column = 5}},
+      {"KE001", Severity::error, "exp@GLIBC_2.29 is above GLIBC 2.28", cuda, cuda + "/_relu.abi3.so",
+       {.symbol = "exp@GLIBC_2.29", .section = ".dynsym"}},
+      {"KM002", Severity::warning, "python-depends is missing", cuda, cuda + "/metadata.json",
+       {.json_pointer = "/python-depends"}},
+      {"KL006", Severity::error, "required variant torch213-cxx11-cpu-x86_64-linux is missing", "", "", {}},
+      {"KL005", Severity::warning, "file must not ship: notes #1.txt", cpu, cpu + "/notes #1.txt", {}, true,
+       "kept on purpose"},
+  };
+  finalise_report(report);
+  return report;
+}
+
+}  // namespace kcheck::testing
