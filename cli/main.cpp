@@ -12,6 +12,7 @@
 #include "checker/audit/audit.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
+#include "checker/harness/harness.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/report/render.h"
 #include "checker/report/saved_report.h"
@@ -178,6 +179,20 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   return status;
 }
 
+// `kcheck run`: loads each variant in its own kcheck_worker process (KD, KO006).
+int run_run_command(const std::string& path, double timeout_seconds, const ReportArguments& arguments) {
+  kcheck::RuleRegistry rules = kcheck::make_rule_registry();
+  kcheck::AuditOptions options = audit_options(arguments, rules);
+  output_format(arguments);
+  if (!(timeout_seconds > 0)) throw std::invalid_argument("--timeout must be positive");
+  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::HarnessOptions harness;
+  harness.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+  kcheck::Report report = kcheck::run_dynamic_audit(path, policy, options, rules, harness);
+  emit(report, arguments);
+  return report.gate_status();
+}
+
 // Renders a saved JSON report again; exits as the saved report's gate.
 int run_report_command(const std::string& file, const ReportArguments& arguments) {
   output_format(arguments);  // reject a bad --format before reading
@@ -256,6 +271,14 @@ int main(int argc, char** argv) {
   build_command->add_option("--scratch-dir", build.scratch_dir, "CMake projects (default: KERNEL_DIR/.kcheck-scratch)");
   add_report_options(*build_command, build_report);
 
+  std::string run_path = ".";
+  double run_timeout = 60;
+  ReportArguments run_report;
+  CLI::App* run_command = app.add_subcommand("run", "load each variant in a worker process (KD, KO006 rules)");
+  run_command->add_option("path", run_path, "kernel repository, build directory or one variant")->capture_default_str();
+  run_command->add_option("--timeout", run_timeout, "seconds per variant")->capture_default_str();
+  add_report_options(*run_command, run_report);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -275,6 +298,7 @@ int main(int argc, char** argv) {
     if (report_command->parsed()) return run_report_command(saved_report, render_arguments);
     if (config->parsed()) return run_config_command(config_dir, config_report);
     if (build_command->parsed()) return run_build_command(build, build_report);
+    if (run_command->parsed()) return run_run_command(run_path, run_timeout, run_report);
     return run_audit_command(audit_path, report);
   } catch (const std::exception& error) {
     std::cerr << "kcheck: " << error.what() << "\n";

@@ -7,6 +7,7 @@
 
 #include "checker/config/build_config_facts.h"
 #include "checker/elf/elf_facts.h"
+#include "checker/harness/harness_facts.h"
 #include "checker/layout/variant_name.h"
 #include "checker/macho/macho_facts.h"
 #include "checker/metadata/metadata_facts.h"
@@ -62,6 +63,8 @@ struct VariantFacts {
   std::optional<DigestCheck> digest;
   std::vector<NativeModuleFacts> native_modules;
   std::vector<PythonFileFacts> python_files;
+  // Dynamic facts, filled only by `kcheck run` (checker/harness).
+  std::optional<HarnessFacts> harness;
 
   // Path of a variant-relative file as reported in findings.
   std::string report_path(const std::string& variant_relative) const {

@@ -1,0 +1,103 @@
+#include "checker/harness/bounded_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace kcheck {
+
+std::string describe_signal(int signal) {
+  const char* abbreviation = ::sigabbrev_np(signal);
+  const char* description = ::sigdescr_np(signal);
+  if (!abbreviation) return "signal " + std::to_string(signal);
+  std::string text = std::string("SIG") + abbreviation;
+  if (description) text += std::string(" (") + description + ")";
+  return text;
+}
+
+WorkerEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
+                      const std::filesystem::path& directory) {
+  WorkerEnd end;
+  int pipe_fds[2];
+  if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return end;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int spawn_error = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(pipe_fds[1]);
+  if (spawn_error != 0) {
+    ::close(pipe_fds[0]);
+    end.output = "cannot start " + argv[0] + ": " + std::strerror(spawn_error);
+    return end;
+  }
+  end.started = true;
+
+  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+  std::array<char, 65536> buffer{};
+  bool pipe_open = true;
+  bool reaped = false;
+  int status = 0;
+  while (!reaped) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      end.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    if (!pipe_open) {  // the child closed its output but may still run
+      pid_t done = ::waitpid(pid, &status, WNOHANG);
+      if (done == pid) reaped = true;
+      else ::usleep(10000);
+      continue;
+    }
+    pollfd descriptor{pipe_fds[0], POLLIN, 0};
+    int ready = ::poll(&descriptor, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
+    if (ready <= 0) continue;
+    ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      pipe_open = false;
+      continue;
+    }
+    end.output_bytes += static_cast<std::size_t>(n);
+    end.output.append(buffer.data(), static_cast<std::size_t>(n));
+    if (end.output.size() > limits.max_output) {
+      end.output.erase(0, end.output.size() - limits.max_output);
+      end.output_truncated = true;
+    }
+  }
+  ::close(pipe_fds[0]);
+  // Descendants the child left behind in its group do not outlive the run.
+  ::kill(-pid, SIGKILL);
+  if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
+  if (end.timed_out) end.signal = 0, end.exit_code = -1;
+  return end;
+}
+
+}  // namespace kcheck

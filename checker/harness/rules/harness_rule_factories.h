@@ -1,0 +1,29 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include "checker/core/rule.h"
+#include "checker/core/tree_facts.h"
+
+namespace kcheck {
+
+std::unique_ptr<Rule> make_kd001_load_failure();
+std::unique_ptr<Rule> make_kd003_crash_or_hang();
+std::unique_ptr<Rule> make_kd005_variant_not_runnable();
+std::unique_ptr<Rule> make_ko006_foreign_registration();
+
+// Where a harness finding points: the variant's native module.
+inline Place harness_place(const VariantFacts& variant) {
+  return {.variant = variant.directory_name, .file = variant.report_path(variant.harness->module_relative_path)};
+}
+
+// The variant was run and the worker's end is to be judged.
+inline bool was_run(const VariantFacts& variant) {
+  return variant.harness && variant.harness->skipped_because.empty() && variant.harness->harness_problem.empty() &&
+         variant.harness->worker.started;
+}
+
+// The last lines of what the worker wrote, for a finding's message.
+std::string output_excerpt(const WorkerEnd& end);
+
+}  // namespace kcheck

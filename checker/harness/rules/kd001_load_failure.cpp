@@ -1,0 +1,56 @@
+#include "checker/harness/bounded_process.h"
+#include "checker/harness/rules/harness_rule_factories.h"
+
+namespace kcheck {
+namespace {
+
+class LoadFailure final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for (const VariantFacts& variant : context.tree.variants) {
+      if (!was_run(variant)) continue;
+      const HarnessFacts& facts = *variant.harness;
+      if (facts.loaded || facts.worker.timed_out) continue;  // a hang is KD003
+      const std::string module = facts.module_relative_path;
+      std::string message;
+      if (!facts.load_error.empty())
+        message = "loading " + module + " failed: " + facts.load_error;
+      else if (facts.worker.signal != 0)
+        message = "loading " + module + " killed the process with " + describe_signal(facts.worker.signal) +
+                  " (a static initialiser crashed or aborted)";
+      else if (facts.worker.exit_code == 0)
+        message = "loading " + module + " ended the process with exit status 0 before the load finished "
+                  "(a static initialiser calls exit)";
+      else
+        message = "loading " + module + " ended the process with exit status " +
+                  std::to_string(facts.worker.exit_code) + " before the load finished";
+      sink.report(harness_place(variant), message + output_excerpt(facts.worker));
+    }
+  }
+
+ private:
+  RuleInfo info_{"KD001", "The native module cannot be loaded in a matching Torch", Severity::error,
+                 R"(`kcheck run` loads each variant's native module in its own worker process
+(kcheck_worker, linked with the local libtorch) exactly as Python would:
+`dlopen` with libpython's symbols available, after libtorch. This rule flags
+a module whose load fails: a missing library or undefined symbol (the
+loader's message is quoted), or a static initialiser that crashes, aborts or
+calls `exit`. Users would see the same failure on `import`, or lose their
+whole Python process.
+
+Fix: reproduce with `python -c "import torch; import <package>"`, link the
+missing library or define the symbol, and keep static initialisers to
+operator registration (TORCH_LIBRARY) without side effects.
+
+Example of the violation:
+    static int x = (std::abort(), 0);   // in any translation unit of the module
+)"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kd001_load_failure() { return std::make_unique<LoadFailure>(); }
+
+}  // namespace kcheck

@@ -1,0 +1,41 @@
+#include "checker/harness/rules/harness_rule_factories.h"
+
+namespace kcheck {
+namespace {
+
+class VariantNotRunnable final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for (const VariantFacts& variant : context.tree.variants) {
+      if (!variant.harness) continue;
+      const HarnessFacts& facts = *variant.harness;
+      if (!facts.skipped_because.empty())
+        sink.report(harness_place(variant), "not run here: " + facts.skipped_because);
+      else if (!facts.harness_problem.empty())
+        sink.report(harness_place(variant), "not judged: " + facts.harness_problem);
+    }
+  }
+
+ private:
+  RuleInfo info_{"KD005", "Variant not run: no matching Torch or device here", Severity::note,
+                 R"(`kcheck run` loads a variant only where that is meaningful: the local
+libtorch (the one kcheck_worker was built against) must have the variant's
+Torch major.minor version and C++ ABI, and its backend must be present (CPU
+always). Other variants are skipped with this note, which says what would
+be needed.
+
+Fix: nothing in the kernel; run `kcheck run` on a machine (or with a venv)
+that has the Torch version and device named in the note.
+
+Example:
+    torch212-cxx11-cu130-x86_64-linux on a host with Torch 2.11 and no GPU
+)"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kd005_variant_not_runnable() { return std::make_unique<VariantNotRunnable>(); }
+
+}  // namespace kcheck

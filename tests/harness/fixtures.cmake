@@ -1,0 +1,38 @@
+# Included by tests/CMakeLists.txt with ${target} = kcheck_tests_harness.
+# Deliberately bad variants for `kcheck run`: each fixtures/<case>.cpp is
+# compiled against the venv's libtorch into
+#   ${CMAKE_BINARY_DIR}/harness_fixtures/<case>/build/torch211-cxx11-cpu-x86_64-linux/_<case>_cpu_abc123.abi3.so
+target_link_libraries(${target} PRIVATE kcheck_harness)
+if(NOT TARGET kcheck_worker)
+  message(STATUS "kcheck: no kcheck_worker; harness fixtures not built")
+  target_compile_definitions(${target} PRIVATE KCHECK_HARNESS_FIXTURES_DIR="")
+  return()
+endif()
+set(KCHECK_HARNESS_FIXTURES_DIR ${CMAKE_BINARY_DIR}/harness_fixtures)
+target_compile_definitions(${target} PRIVATE KCHECK_HARNESS_FIXTURES_DIR="${KCHECK_HARNESS_FIXTURES_DIR}")
+file(GLOB harness_fixture_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/fixtures/*.cpp)
+foreach(source IN LISTS harness_fixture_sources)
+  get_filename_component(case ${source} NAME_WE)
+  set(fixture kcheck_harness_fixture_${case})
+  add_library(${fixture} MODULE ${source})
+  target_include_directories(${fixture} SYSTEM PRIVATE ${KCHECK_TORCH_DIR}/include
+                             ${KCHECK_TORCH_DIR}/include/torch/csrc/api/include)
+  target_compile_definitions(${fixture} PRIVATE _GLIBCXX_USE_CXX11_ABI=1)
+  target_link_directories(${fixture} PRIVATE ${KCHECK_TORCH_DIR}/lib)
+  target_link_libraries(${fixture} PRIVATE torch_cpu c10)
+  set_target_properties(${fixture} PROPERTIES
+    PREFIX "" OUTPUT_NAME _${case}_cpu_abc123 SUFFIX ".abi3.so" SKIP_BUILD_RPATH ON
+    LIBRARY_OUTPUT_DIRECTORY ${KCHECK_HARNESS_FIXTURES_DIR}/${case}/build/torch211-cxx11-cpu-x86_64-linux)
+  add_dependencies(${target} ${fixture})
+endforeach()
+
+# The reference kernels' CPU variants (built by reference_build_<kernel>_hub)
+# load in the worker with no KD or KO006 finding (KD005 would mean "not run").
+foreach(kernel relu activation rms_norm)
+  add_test(NAME harness_reference_run_${kernel}
+           COMMAND sh -c "'$<TARGET_FILE:kcheck>' run '${CMAKE_BINARY_DIR}/reference/hub/${kernel}' --format json | \
+                          '${Python3_EXECUTABLE}' -c 'import json,sys; r=json.load(sys.stdin); \
+                          assert r[\"variants\"], r; assert not r[\"findings\"], r[\"findings\"]'")
+  set_tests_properties(harness_reference_run_${kernel} PROPERTIES
+    FIXTURES_REQUIRED reference_${kernel}_hub LABELS "harness;reference")
+endforeach()
