@@ -9,7 +9,7 @@
 
 #include "checker/audit/audit.h"
 #include "checker/builder/generated_sources.h"
-#include "checker/builder/process.h"
+#include "checker/builder/build_tool.h"
 #include "checker/builder/unique_id.h"
 #include "checker/core/tree_facts.h"
 #include "checker/layout/tree_walker.h"
@@ -199,19 +199,19 @@ std::string configure_and_build(const VariantPlan& plan, const Toolchain& toolch
   const fs::path build_dir = plan.project_dir / "cmake-build";
   std::vector<std::string> configure = {"cmake", "-S", plan.project_dir.string(), "-B", build_dir.string(),
                                         "-DCMAKE_BUILD_TYPE=Release"};
-  if (run_process({"ninja", "--version"}).exit_code == 0) configure.insert(configure.end(), {"-G", "Ninja"});
+  if (run_build_tool({"ninja", "--version"}).exit_code == 0) configure.insert(configure.end(), {"-G", "Ninja"});
   if (plan.backend == "cuda") configure.push_back("-DCMAKE_CUDA_COMPILER=" + toolchain.cuda->nvcc().string());
   if (!fs::exists(build_dir / "CMakeCache.txt")) {
-    ProcessResult configured = run_process(configure);
+    ProcessEnd configured = run_build_tool(configure);
     if (configured.exit_code != 0) return "CMake configuration failed:\n" + tail(configured.output);
   }
-  ProcessResult built = run_process({"cmake", "--build", build_dir.string(), "-j", std::to_string(jobs)});
+  ProcessEnd built = run_build_tool({"cmake", "--build", build_dir.string(), "-j", std::to_string(jobs)});
   if (built.exit_code != 0) return "compilation failed:\n" + tail(built.output);
   return {};
 }
 
 fs::path locate_system_library(const std::string& library) {
-  ProcessResult found = run_process({"cc", "-print-file-name=" + library});
+  ProcessEnd found = run_build_tool({"cc", "-print-file-name=" + library});
   std::string path = found.output.substr(0, found.output.find('\n'));
   return path.empty() ? fs::path(library) : fs::path(path);
 }

@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "checker/builder/process.h"
+#include "checker/builder/build_tool.h"
 #include "checker/elf/elf_facts.h"
 
 namespace kcheck {
@@ -53,8 +53,8 @@ std::optional<TorchInstallation> read_torch(const fs::path& package_dir, std::st
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 fs::path python_include_dir(const fs::path& python, std::string& problem) {
-  ProcessResult result =
-      run_process({python.string(), "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"});
+  ProcessEnd result =
+      run_build_tool({python.string(), "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"});
   fs::path include = first_line(result.output);
   if (result.exit_code != 0 || !fs::exists(include / "Python.h")) {
     problem = "cannot find Python.h through " + python.string() + ": " + first_line(result.output);
@@ -70,12 +70,12 @@ std::optional<CudaToolkit> find_cuda(const fs::path& hint, std::string& problem)
   candidates.emplace_back("/usr/local/cuda");
   for (const fs::path& root : candidates) {
     if (!fs::exists(root / "bin/nvcc")) continue;
-    ProcessResult version = run_process({(root / "bin/nvcc").string(), "--version"});
+    ProcessEnd version = run_build_tool({(root / "bin/nvcc").string(), "--version"});
     std::smatch match;
     static const std::regex release(R"(release ([0-9]+\.[0-9]+))");
     if (version.exit_code != 0 || !std::regex_search(version.output, match, release)) continue;
     CudaToolkit cuda{root, *Version::parse(match[1].str()), {}};
-    ProcessResult archs = run_process({cuda.nvcc().string(), "--list-gpu-arch"});
+    ProcessEnd archs = run_build_tool({cuda.nvcc().string(), "--list-gpu-arch"});
     static const std::regex compute(R"(compute_([0-9]+)([0-9]))");
     for (std::sregex_iterator it(archs.output.begin(), archs.output.end(), compute), end; it != end; ++it)
       cuda.supported_capabilities.push_back((*it)[1].str() + "." + (*it)[2].str());

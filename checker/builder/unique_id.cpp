@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "checker/builder/process.h"
+#include "checker/builder/build_tool.h"
 
 namespace kcheck {
 
@@ -30,12 +30,12 @@ std::string random_base32_id() {
 
 UniqueMaterial unique_material_for(const std::filesystem::path& kernel_dir) {
   const std::string dir = kernel_dir.string();
-  ProcessResult prefix = run_process({"git", "-C", dir, "rev-parse", "--show-prefix"});
-  ProcessResult tree = run_process({"git", "-C", dir, "rev-parse", "HEAD:" + trimmed(prefix.output)});
+  ProcessEnd prefix = run_build_tool({"git", "-C", dir, "rev-parse", "--show-prefix"});
+  ProcessEnd tree = run_build_tool({"git", "-C", dir, "rev-parse", "HEAD:" + trimmed(prefix.output)});
   if (prefix.exit_code != 0 || tree.exit_code != 0 || trimmed(tree.output).size() < 7)
     return {random_base32_id(), "random", "", false};
-  ProcessResult status = run_process({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no", "--", "."});
-  ProcessResult head = run_process({"git", "-C", dir, "rev-parse", "HEAD"});
+  ProcessEnd status = run_build_tool({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no", "--", "."});
+  ProcessEnd head = run_build_tool({"git", "-C", dir, "rev-parse", "HEAD"});
   UniqueMaterial material;
   material.dirty = !trimmed(status.output).empty();
   material.unique = trimmed(tree.output).substr(0, 7) + (material.dirty ? "_dirty" : "");

@@ -10,7 +10,7 @@
 
 #include "checker/audit/audit.h"
 #include "checker/core/kernel_identity.h"
-#include "checker/harness/bounded_process.h"
+#include "checker/core/bounded_process.h"
 
 namespace kcheck {
 namespace fs = std::filesystem;

@@ -3,18 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "checker/core/bounded_process.h"
+
 namespace kcheck {
 
-// How one worker process ended (checker/harness/bounded_process.h decodes it).
-struct WorkerEnd {
-  bool started = false;
-  bool timed_out = false;
-  int exit_code = -1;      // when it exited
-  int signal = 0;          // when a signal ended it
-  std::string output;      // stdout + stderr tail (bounded)
-  std::size_t output_bytes = 0;  // everything it wrote, kept or not
-  bool output_truncated = false;
-};
+// How one worker process ended (decoded by run_bounded).
+using WorkerEnd = ProcessEnd;
 
 // An operator the dispatcher holds after the load, with its namespace.
 struct DispatcherOp {

@@ -1,4 +1,4 @@
-#include "checker/harness/bounded_process.h"
+#include "checker/core/bounded_process.h"
 #include "checker/harness/rules/harness_rule_factories.h"
 
 namespace kcheck {

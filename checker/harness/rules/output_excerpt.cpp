@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "checker/harness/bounded_process.h"
+#include "checker/core/bounded_process.h"
 #include "checker/harness/rules/harness_rule_factories.h"
 
 namespace kcheck {

@@ -4,11 +4,23 @@
 #include <string>
 #include <vector>
 
-#include "checker/harness/harness_facts.h"
 
 namespace kcheck {
 
-// Limits for a child kcheck does not trust (a worker loading kernel code).
+// How a child process ended: exit status or signal, timeout, output tail.
+struct ProcessEnd {
+  bool started = false;
+  bool timed_out = false;
+  int exit_code = -1;      // when it exited
+  int signal = 0;          // when a signal ended it
+  std::string output;      // stdout + stderr tail (bounded)
+  std::size_t output_bytes = 0;  // everything it wrote, kept or not
+  bool output_truncated = false;
+};
+
+
+// Limits for a child process: a worker loading untrusted kernel code, or a
+// build tool (with a long timeout).
 struct ProcessLimits {
   std::chrono::milliseconds timeout{60000};
   std::size_t max_output = 64 * 1024;  // the tail is kept; the child is never blocked on its output
@@ -17,7 +29,7 @@ struct ProcessLimits {
 // Runs argv[0] (an absolute path or looked up on PATH) in its own process
 // group with stdin from /dev/null and stdout+stderr captured together. Past
 // the timeout the whole group gets SIGKILL. Decodes the exit status or signal.
-WorkerEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
+ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
                       const std::filesystem::path& directory = {});
 
 // "SIGSEGV (segmentation fault)", "signal 77".

@@ -1,4 +1,4 @@
-#include "checker/harness/bounded_process.h"
+#include "checker/core/bounded_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -25,9 +25,9 @@ std::string describe_signal(int signal) {
   return text;
 }
 
-WorkerEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
+ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
                       const std::filesystem::path& directory) {
-  WorkerEnd end;
+  ProcessEnd end;
   int pipe_fds[2];
   if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return end;
   posix_spawn_file_actions_t actions;
