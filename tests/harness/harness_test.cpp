@@ -6,7 +6,7 @@
 #include <map>
 
 #include "checker/audit/audit.h"
-#include "checker/harness/bounded_process.h"
+#include "checker/core/bounded_process.h"
 #include "checker/harness/harness.h"
 
 namespace kcheck {
