@@ -51,6 +51,75 @@ Location location_from_json(const nlohmann::json& json) {
   return location;
 }
 
+nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const DeviceLimits& device : dynamic.devices)
+    devices.push_back({{"variant", device.variant},
+                       {"name", device.name},
+                       {"backend", device.backend},
+                       {"copy_bandwidth_gbs", device.copy_bandwidth_gbs},
+                       {"matmul_tflops", device.matmul_tflops}});
+  nlohmann::json checks = nlohmann::json::array();
+  for (const OpCheck& check : dynamic.op_checks)
+    checks.push_back({{"variant", check.variant},
+                      {"op", check.op},
+                      {"dtype", check.dtype},
+                      {"shape", check.shape},
+                      {"max_abs_error", check.max_abs_error},
+                      {"relative_error", check.relative_error},
+                      {"passed", check.passed}});
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const BenchmarkResult& result : dynamic.benchmarks)
+    benchmarks.push_back({{"variant", result.variant},
+                          {"op", result.op},
+                          {"dtype", result.dtype},
+                          {"shape", result.shape},
+                          {"repetitions", result.repetitions},
+                          {"median_us", result.median_us},
+                          {"spread_us", result.spread_us},
+                          {"bytes", result.bytes},
+                          {"flops", result.flops},
+                          {"achieved_gbs", result.achieved_gbs},
+                          {"achieved_tflops", result.achieved_tflops},
+                          {"percent_of_peak", result.percent_of_peak},
+                          {"reference_median_us", result.reference_median_us},
+                          {"speedup", result.speedup}});
+  return {{"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
+}
+
+DynamicResults dynamic_from_json(const nlohmann::json& json) {
+  DynamicResults dynamic;
+  dynamic.seed = json.at("seed").get<std::uint64_t>();
+  for (const auto& item : json.at("devices"))
+    dynamic.devices.push_back({item.at("variant").get<std::string>(), item.at("name").get<std::string>(),
+                               item.at("backend").get<std::string>(), item.at("copy_bandwidth_gbs").get<double>(),
+                               item.at("matmul_tflops").get<double>()});
+  for (const auto& item : json.at("op_checks"))
+    dynamic.op_checks.push_back({item.at("variant").get<std::string>(), item.at("op").get<std::string>(),
+                                 item.at("dtype").get<std::string>(), item.at("shape").get<std::string>(),
+                                 item.at("max_abs_error").get<double>(), item.at("relative_error").get<double>(),
+                                 item.at("passed").get<bool>()});
+  for (const auto& item : json.at("benchmarks")) {
+    BenchmarkResult result;
+    result.variant = item.at("variant").get<std::string>();
+    result.op = item.at("op").get<std::string>();
+    result.dtype = item.at("dtype").get<std::string>();
+    result.shape = item.at("shape").get<std::string>();
+    result.repetitions = item.at("repetitions").get<int>();
+    result.median_us = item.at("median_us").get<double>();
+    result.spread_us = item.at("spread_us").get<double>();
+    result.bytes = item.at("bytes").get<double>();
+    result.flops = item.at("flops").get<double>();
+    result.achieved_gbs = item.at("achieved_gbs").get<double>();
+    result.achieved_tflops = item.at("achieved_tflops").get<double>();
+    result.percent_of_peak = item.at("percent_of_peak").get<double>();
+    result.reference_median_us = item.at("reference_median_us").get<double>();
+    result.speedup = item.at("speedup").get<double>();
+    dynamic.benchmarks.push_back(std::move(result));
+  }
+  return dynamic;
+}
+
 }  // namespace
 
 int Report::gate_status() const {
@@ -95,7 +164,7 @@ nlohmann::json report_to_json(const Report& report) {
                         {"path", variant.path},
                         {"backend", variant.backend},
                         {"counts", counts_to_json(variant.counts)}});
-  return {{"schema_version", report.schema_version},
+  nlohmann::json json = {{"schema_version", report.schema_version},
           {"tool", {{"name", "kcheck"}, {"version", report.tool_version}}},
           {"policy", {{"name", report.policy_name}, {"source", report.policy_source}}},
           {"input", report.input},
@@ -107,6 +176,8 @@ nlohmann::json report_to_json(const Report& report) {
           {"findings", findings},
           {"summary", counts_to_json(report.summary)},
           {"verdict", report.gate_status() == 0 ? "pass" : "fail"}};
+  if (!report.dynamic.empty()) json["dynamic"] = dynamic_to_json(report.dynamic);
+  return json;
 }
 
 Report report_from_json(const nlohmann::json& json) {
@@ -141,6 +212,7 @@ Report report_from_json(const nlohmann::json& json) {
       report.findings.push_back(std::move(finding));
     }
     report.summary = counts_from_json(json.at("summary"));
+    if (json.contains("dynamic")) report.dynamic = dynamic_from_json(json.at("dynamic"));
     return report;
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(std::string("not a kcheck JSON report: ") + error.what());

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.0";
+inline constexpr const char* kReportSchemaVersion = "1.1";
 
 struct SeverityCounts {
   int errors = 0;
@@ -22,6 +23,54 @@ struct VariantSummary {
   std::string path;     // relative to the audited root
   std::string backend;  // from the name, or "" when it does not parse
   SeverityCounts counts;
+};
+
+// What the dynamic harness measured about a device (`kcheck bench`).
+struct DeviceLimits {
+  std::string variant;             // the variant whose worker measured it
+  std::string name;                // "NVIDIA H100 80GB HBM3", "cpu"
+  std::string backend;             // "cuda", "cpu"
+  double copy_bandwidth_gbs = 0;   // device-to-device copy, read + write bytes / time
+  double matmul_tflops = 0;        // 0 = not measured
+};
+
+// One op checked against its reference implementation on one input.
+struct OpCheck {
+  std::string variant;
+  std::string op;
+  std::string dtype;
+  std::string shape;           // "4096x8192"
+  double max_abs_error = 0;
+  double relative_error = 0;   // ||out - ref|| / ||ref|| in float64
+  bool passed = false;
+};
+
+// One op timed on one input (KB001).
+struct BenchmarkResult {
+  std::string variant;
+  std::string op;
+  std::string dtype;
+  std::string shape;
+  int repetitions = 0;
+  double median_us = 0;
+  double spread_us = 0;             // interquartile range
+  double bytes = 0;                 // moved per call, from the op spec
+  double flops = 0;                 // per call, from the op spec (0 = memory-bound op)
+  double achieved_gbs = 0;
+  double achieved_tflops = 0;
+  double percent_of_peak = 0;       // of the measured copy bandwidth (or matmul rate)
+  double reference_median_us = 0;   // the Torch-native reference on the same input
+  double speedup = 0;               // reference_median_us / median_us
+};
+
+// What `kcheck run` / `kcheck bench` measured; empty for a static audit.
+struct DynamicResults {
+  std::uint64_t seed = 0;
+  std::vector<DeviceLimits> devices;
+  std::vector<OpCheck> op_checks;
+  std::vector<BenchmarkResult> benchmarks;
+
+  bool empty() const { return devices.empty() && op_checks.empty() && benchmarks.empty(); }
 };
 
 // The result of one audit: every output format renders from this value.
@@ -38,6 +87,7 @@ struct Report {
   std::vector<VariantSummary> variants;
   Findings findings;  // sorted: variant, file, code, line
   SeverityCounts summary;
+  DynamicResults dynamic;
 
   // 0 = passes the gate, 1 = fails it.
   int gate_status() const;

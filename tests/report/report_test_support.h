@@ -95,4 +95,56 @@ inline Report sample_report() {
   return report;
 }
 
+// A `kcheck bench` report of one CUDA variant: device limits, op checks
+// (one failing, with its KD002 finding) and benchmark results for two ops in
+// two dtypes. The numbers are of the size an H100 gives.
+inline Report sample_bench_report() {
+  Report report;
+  report.tool_version = "0.1.0";
+  report.policy_name = "hub";
+  report.policy_source = "embedded:rules/hub.toml";
+  report.input = "reference/activation";
+  report.audited_root = "/tmp/activation/build";
+  report.scope = "tree";
+  report.rules_run = {"KB001", "KD002"};
+  const std::string cuda = "torch211-cxx11-cu130-x86_64-linux";
+  report.variants = {{cuda, cuda, "cuda", {}}};
+  report.findings = {
+      {"KD002", Severity::error, "gelu_fast float16 [4096x8192]: max abs error 0.031 > 0.01 (seed 1234)", cuda,
+       cuda + "/_activation_cuda_0a1b2c3.abi3.so", {.symbol = "activation_0a1b2c3::gelu_fast"}},
+      {"KB001", Severity::note, "silu_and_mul bfloat16 [16384x16384]: 155.5 us, 2590 GB/s, 89% of peak, 2.57x",
+       cuda, cuda + "/_activation_cuda_0a1b2c3.abi3.so", {.symbol = "activation_0a1b2c3::silu_and_mul"}},
+  };
+  report.dynamic.seed = 1234;
+  report.dynamic.devices = {{cuda, "NVIDIA H100 80GB HBM3", "cuda", 2905.0, 0.0}};
+  report.dynamic.op_checks = {
+      {cuda, "silu_and_mul", "bfloat16", "16384x16384", 0.0078, 0.0021, true},
+      {cuda, "gelu_fast", "float16", "4096x8192", 0.031, 0.0042, false},
+  };
+  auto result = [&](std::string op, std::string dtype, double us, double reference_us, double bytes) {
+    BenchmarkResult benchmark;
+    benchmark.variant = cuda;
+    benchmark.op = std::move(op);
+    benchmark.dtype = std::move(dtype);
+    benchmark.shape = "16384x16384";
+    benchmark.repetitions = 100;
+    benchmark.median_us = us;
+    benchmark.spread_us = us * 0.01;
+    benchmark.bytes = bytes;
+    benchmark.achieved_gbs = bytes / us / 1e3;
+    benchmark.percent_of_peak = 100.0 * benchmark.achieved_gbs / 2905.0;
+    benchmark.reference_median_us = reference_us;
+    benchmark.speedup = reference_us / us;
+    return benchmark;
+  };
+  report.dynamic.benchmarks = {
+      result("silu_and_mul", "bfloat16", 155.5, 400.4, 402653184.0),
+      result("silu_and_mul", "float32", 290.7, 543.7, 805306368.0),
+      result("gelu_and_mul", "bfloat16", 157.0, 401.0, 402653184.0),
+      result("gelu_and_mul", "float32", 292.0, 545.0, 805306368.0),
+  };
+  finalise_report(report);
+  return report;
+}
+
 }  // namespace kcheck::testing

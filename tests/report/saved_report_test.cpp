@@ -28,6 +28,25 @@ TEST(SavedReport, LoadsWhatJsonOutputWrote) {
   EXPECT_EQ(report.variants.size(), 2u);
 }
 
+TEST(SavedReport, DynamicResultsRoundTripAndMatchTheSchema) {
+  Report report = sample_bench_report();
+  fs::path path = write_scratch("bench.json", report_to_json(report).dump(2));
+  RunResult validation = venv_python("tests/cli/validate_json_schema.py",
+                                     shell_quoted(fs::path(KCHECK_SOURCE_DIR) / "docs/report-schema.json") + " " +
+                                         shell_quoted(path));
+  EXPECT_EQ(validation.exit_code, 0) << validation.err << validation.out;
+  Report loaded = load_saved_report(path);
+  EXPECT_EQ(report_to_json(loaded), report_to_json(report));
+  ASSERT_EQ(loaded.dynamic.benchmarks.size(), 4u);
+  EXPECT_EQ(loaded.dynamic.seed, 1234u);
+  EXPECT_DOUBLE_EQ(loaded.dynamic.devices.at(0).copy_bandwidth_gbs, 2905.0);
+  EXPECT_FALSE(loaded.dynamic.op_checks.at(1).passed);
+}
+
+TEST(SavedReport, AStaticReportHasNoDynamicMember) {
+  EXPECT_FALSE(report_to_json(sample_report()).contains("dynamic"));
+}
+
 TEST(SavedReport, RejectsWhatIsNoKcheckReport) {
   EXPECT_THROW(load_saved_report(scratch_dir() / "missing.json"), std::runtime_error);
   EXPECT_THROW(load_saved_report(write_scratch("text.json", "not json")), std::runtime_error);
