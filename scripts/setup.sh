@@ -14,6 +14,8 @@ debian_packages=(
   binutils
   # fixture toolchains: HIP device code, a foreign machine, Mach-O (clang + lld)
   hipcc gcc-aarch64-linux-gnu clang lld
+  # the HTML report's browser test (headless Chromium) and a font for its screenshot
+  chromium fonts-dejavu-core
 )
 missing=()
 for package in "${debian_packages[@]}"; do
