@@ -1,5 +1,5 @@
 #include <torch/library.h>
-#include <torch/types.h>  // torch::kCPU / torch::kCUDA
+#include <torch/types.h>  // torch::kCPU / torch::kCUDA (ROCm Torch registers HIP kernels as CUDA)
 
 #include "registration.h"
 #include "torch_binding.h"
@@ -29,7 +29,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("gelu_tanh", torch::kCPU, &gelu_tanh);
   ops.impl("silu", torch::kCPU, &silu);
   ops.impl("gelu", torch::kCPU, &gelu);
-#elif defined(CUDA_KERNEL)
+#elif defined(CUDA_KERNEL) || defined(ROCM_KERNEL)
   ops.impl("silu_and_mul", torch::kCUDA, &silu_and_mul);
   ops.impl("mul_and_silu", torch::kCUDA, &mul_and_silu);
   ops.impl("gelu_and_mul", torch::kCUDA, &gelu_and_mul);

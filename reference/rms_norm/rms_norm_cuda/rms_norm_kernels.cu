@@ -1,26 +1,20 @@
-// RMS norm, CUDA backend.
+// RMS norm device code (CUDA and HIP).
 //
 // One block per row (grid-stride over rows): pass 1 sums squares in float32
 // with 16-byte packed loads and a warp-shuffle block reduction, pass 2
 // re-reads the row (now in L1/L2) and writes input * scale * weight. Packed
 // access needs d to be a multiple of the pack size and 16-byte aligned
 // pointers; otherwise the same kernel runs with scalar accesses.
-#include <ATen/DeviceGuard.h>
-#include <ATen/Dispatch.h>
-#include <ATen/OpMathType.h>
-#include <ATen/core/Tensor.h>
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
-#include "../rms_norm_common/rms_norm_checks.h"
-#include "../torch-ext/torch_binding.h"
+#include "gpu_compat.h"
+#include "rms_norm_launch.h"
 
 namespace {
+
+using gpu_compat::opmath_t;
 
 constexpr int kWarpSize = 32;
 constexpr int kMaxThreads = 1024;
@@ -73,8 +67,8 @@ template <typename scalar_t, bool kVectorized>
 __global__ void __launch_bounds__(kMaxThreads)
     rms_norm_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
                     const scalar_t *__restrict__ weight, int64_t rows, int d,
-                    at::opmath_type<scalar_t> eps) {
-  using acc_t = at::opmath_type<scalar_t>;
+                    opmath_t<scalar_t> eps) {
+  using acc_t = opmath_t<scalar_t>;
   using Unit = std::conditional_t<kVectorized, Pack<scalar_t>, scalar_t>;
   constexpr int kPerUnit = kVectorized ? Pack<scalar_t>::kSize : 1;
   const int width = d / kPerUnit;
@@ -122,38 +116,52 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
 }
 
+template <typename scalar_t>
+const char *launch(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d, double epsilon,
+                   cudaStream_t stream) {
+  using acc_t = opmath_t<scalar_t>;
+  const int64_t sms = gpu_compat::multiprocessor_count();
+  constexpr int kSize = Pack<scalar_t>::kSize;
+  const bool vectorized =
+      d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(w) && is_pack_aligned(dst);
+  const int width = vectorized ? d / kSize : d;
+  // One thread per unit of the row, in whole warps, at most 1024.
+  const int threads = std::min(kMaxThreads, std::max(kWarpSize, (width + kWarpSize - 1) / kWarpSize * kWarpSize));
+  const int64_t resident_blocks = sms * std::max(1, kMaxThreadsPerSm / threads);
+  const dim3 grid(static_cast<unsigned>(std::min(rows, resident_blocks)));
+  const acc_t eps = static_cast<acc_t>(epsilon);
+  if (vectorized) {
+    rms_norm_kernel<scalar_t, true><<<grid, threads, 0, stream>>>(dst, in, w, rows, d, eps);
+  } else {
+    rms_norm_kernel<scalar_t, false><<<grid, threads, 0, stream>>>(dst, in, w, rows, d, eps);
+  }
+  return gpu_compat::launch_error();
+}
+
+template <typename scalar_t>
+const char *launch_as(void *out, const void *in, const void *weight, int64_t rows, int d, double epsilon,
+                      void *stream) {
+  return launch(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in),
+                static_cast<const scalar_t *>(weight), rows, d, epsilon, static_cast<cudaStream_t>(stream));
+}
+
 }  // namespace
 
-void rms_norm(at::Tensor &out, const at::Tensor &input, const at::Tensor &weight, double epsilon) {
-  rms_norm_impl::check_args("cuda", c10::DeviceType::CUDA, out, input, weight);
-  if (input.numel() == 0) {
-    return;
-  }
-  const int d = static_cast<int>(input.size(-1));
-  const int64_t rows = input.numel() / d;
-  const at::cuda::OptionalCUDAGuard device_guard(device_of(input));
-  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  const int64_t sms = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+namespace rms_norm_gpu {
 
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "rms_norm_cuda", [&] {
-    using acc_t = at::opmath_type<scalar_t>;
-    const scalar_t *in = input.const_data_ptr<scalar_t>();
-    const scalar_t *w = weight.const_data_ptr<scalar_t>();
-    scalar_t *dst = out.mutable_data_ptr<scalar_t>();
-    constexpr int kSize = Pack<scalar_t>::kSize;
-    const bool vectorized =
-        d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(w) && is_pack_aligned(dst);
-    const int width = vectorized ? d / kSize : d;
-    // One thread per unit of the row, in whole warps, at most 1024.
-    const int threads = std::min(kMaxThreads, std::max(kWarpSize, (width + kWarpSize - 1) / kWarpSize * kWarpSize));
-    const int64_t resident_blocks = sms * std::max(1, kMaxThreadsPerSm / threads);
-    const dim3 grid(static_cast<unsigned>(std::min(rows, resident_blocks)));
-    const acc_t eps = static_cast<acc_t>(epsilon);
-    if (vectorized) {
-      rms_norm_kernel<scalar_t, true><<<grid, threads, 0, stream>>>(dst, in, w, rows, d, eps);
-    } else {
-      rms_norm_kernel<scalar_t, false><<<grid, threads, 0, stream>>>(dst, in, w, rows, d, eps);
-    }
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-  });
+const char *launch_rms_norm(ScalarKind kind, void *out, const void *in, const void *weight, int64_t rows, int d,
+                            double epsilon, void *stream) {
+  switch (kind) {
+    case ScalarKind::kFloat:
+      return launch_as<float>(out, in, weight, rows, d, epsilon, stream);
+    case ScalarKind::kDouble:
+      return launch_as<double>(out, in, weight, rows, d, epsilon, stream);
+    case ScalarKind::kHalf:
+      return launch_as<gpu_compat::Half>(out, in, weight, rows, d, epsilon, stream);
+    case ScalarKind::kBFloat16:
+      return launch_as<gpu_compat::BFloat16>(out, in, weight, rows, d, epsilon, stream);
+  }
+  return "rms_norm: unknown scalar kind";
 }
+
+}  // namespace rms_norm_gpu
