@@ -34,6 +34,10 @@ struct ReportArguments {
   bool security = false;
   std::string repo_id;
   unsigned threads = 0;
+  // Walk bounds; 0 keeps the default (kcheck::WalkLimits; a lower file size under --security).
+  std::uint64_t max_file_size = 0;
+  std::size_t max_files = 0;
+  std::size_t max_depth = 0;
 };
 
 struct BuildArguments {
@@ -61,7 +65,13 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
   app.add_option("--select", arguments.select, "only these codes or prefixes (CODE[,CODE])")->allow_extra_args(false);
   app.add_option("--ignore", arguments.ignore, "skip these codes or prefixes (CODE[,CODE])")->allow_extra_args(false);
   app.add_flag("--strict", arguments.strict, "warnings fail the gate too");
-  app.add_flag("--security", arguments.security, "Hub-side profile: KP006 is an error");
+  app.add_flag("--security", arguments.security,
+               "Hub-side profile: KP006 is an error, structured output only (json, sarif, junit), "
+               "never builds or runs kernel code, 2G file size bound");
+  app.add_option("--max-file-size", arguments.max_file_size, "larger files are reported (KL007), not read (e.g. 512M)")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--max-files", arguments.max_files, "entries walked per variant (default 200000)");
+  app.add_option("--max-depth", arguments.max_depth, "directory levels walked per variant (default 64)");
   app.add_option("--repo-id", arguments.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
   app.add_option("--threads", arguments.threads, "worker threads (0 = one per hardware thread)");
 }
@@ -109,12 +119,27 @@ kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kchec
   options.security = arguments.security;
   options.repo_id = arguments.repo_id;
   options.threads = arguments.threads;
+  if (arguments.security) options.limits.max_file_size = kcheck::WalkLimits::kSecurityMaxFileSize;
+  if (arguments.max_file_size) options.limits.max_file_size = arguments.max_file_size;
+  if (arguments.max_files) options.limits.max_entries = arguments.max_files;
+  if (arguments.max_depth) options.limits.max_depth = arguments.max_depth;
   return options;
+}
+
+// --security (Hub side) never builds or loads the kernel's code.
+void refuse_under_security(const ReportArguments& arguments, const std::string& command) {
+  if (arguments.security)
+    throw std::invalid_argument("`kcheck " + command + "` executes kernel code; --security forbids it");
 }
 
 kcheck::OutputFormat output_format(const ReportArguments& arguments) {
   auto format = kcheck::parse_output_format(arguments.format);
   if (!format) throw std::invalid_argument("unknown --format '" + arguments.format + "'");
+  // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
+  const bool structured = *format == kcheck::OutputFormat::json || *format == kcheck::OutputFormat::sarif ||
+                          *format == kcheck::OutputFormat::junit;
+  if (arguments.security && !structured)
+    throw std::invalid_argument("--security writes structured output only: --format json, sarif or junit");
   return *format;
 }
 
@@ -147,6 +172,7 @@ int run_config_command(const std::string& kernel_dir, const ReportArguments& arg
 }
 
 int run_build_command(const BuildArguments& build, const ReportArguments& arguments) {
+  refuse_under_security(arguments, "build");
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   output_format(arguments);
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
@@ -181,6 +207,7 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
 
 // `kcheck run`: loads each variant in its own kcheck_worker process (KD, KO006).
 int run_run_command(const std::string& path, double timeout_seconds, const ReportArguments& arguments) {
+  refuse_under_security(arguments, "run");
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   kcheck::AuditOptions options = audit_options(arguments, rules);
   output_format(arguments);

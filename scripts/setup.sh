@@ -14,6 +14,8 @@ debian_packages=(
   binutils
   # fixture toolchains: HIP device code, a foreign machine, Mach-O (clang + lld)
   hipcc gcc-aarch64-linux-gnu clang lld
+  # libFuzzer and the sanitizer runtimes for clang (fuzz/, scripts/test-sanitizers.sh)
+  libclang-rt-14-dev
   # the HTML report's browser test (headless Chromium) and a font for its screenshot
   chromium fonts-dejavu-core
 )

@@ -5,6 +5,7 @@
 
 #include "checker/audit/audit.h"
 #include "checker/config/build_config_facts.h"
+#include "checker/core/bounded_read.h"
 #include "checker/core/parallel.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
@@ -35,11 +36,17 @@ bool has_native_module_name(std::string_view path) {
          path.find(".so.") != std::string_view::npos;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// A Python source, read within kMaxParsedFileBytes; one that cannot be read
+// is a file that does not parse (KP007), never an empty module.
+PythonFileFacts analyse_python_file(const FileEntry& file) {
+  std::string error;
+  if (std::optional<std::string> text = read_bounded_file(file.path, kMaxParsedFileBytes, error))
+    return analyse_python_source(*text, file.relative_path);
+  PythonFileFacts facts;
+  facts.relative_path = file.relative_path;
+  facts.parsed = false;
+  facts.parse_error = "not read: " + error;
+  return facts;
 }
 
 // One unit of per-file work and where its result goes.
@@ -75,7 +82,7 @@ void analyse_files(TreeFacts& tree, unsigned threads) {
   parallel_for(tasks.size(), threads, [&](std::size_t i) {
     const FileTask& task = tasks[i];
     if (task.format == BinaryFormat::none) {
-      python[i] = analyse_python_source(read_text(task.file->path), task.file->relative_path);
+      python[i] = analyse_python_file(*task.file);
       return;
     }
     native[i].relative_path = task.file->relative_path;
@@ -100,12 +107,15 @@ void analyse_metadata(TreeFacts& tree, unsigned threads) {
 }  // namespace
 
 TreeFacts collect_facts(const fs::path& input, const AuditOptions& options) {
-  TreeFacts tree = discover_tree(input);
+  TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
   analyse_files(tree, options.threads);
   analyse_metadata(tree, options.threads);
-  if (tree.scope == AuditScope::tree && fs::exists(tree.audited_root / "build.toml"))
-    tree.build_config = read_build_config(tree.audited_root);
+  if (tree.scope == AuditScope::tree) {
+    // read_build_config says whether there is one (a link loop is one, unreadable).
+    BuildConfigFacts config = read_build_config(tree.audited_root);
+    if (config.present) tree.build_config = std::move(config);
+  }
   return tree;
 }
 

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "checker/config/build_config_facts.h"
 #include "checker/config/build_config_schema.h"
 #include "checker/config/config_values.h"
+#include "checker/core/bounded_read.h"
 
 namespace kcheck {
 namespace {
@@ -282,19 +284,44 @@ bool BuildConfigFacts::usable() const {
                       [](const ConfigProblem& problem) { return problem.severity == Severity::error; });
 }
 
+namespace {
+
+// build.toml may be a link, but never to a file outside the kernel directory.
+bool link_stays_inside(const fs::path& file, const fs::path& kernel_dir, std::string& why) {
+  std::error_code error;
+  if (!fs::is_symlink(file, error)) return true;
+  const fs::path target = fs::canonical(file, error);
+  if (error) {
+    why = "a symbolic link that does not resolve (" + error.message() + ")";
+    return false;
+  }
+  const fs::path root = fs::canonical(kernel_dir, error);
+  const auto [root_end, _] = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
+  if (!error && root_end == root.end()) return true;
+  why = "a symbolic link to " + target.string() + ", outside the kernel directory";
+  return false;
+}
+
+}  // namespace
+
 BuildConfigFacts read_build_config(const fs::path& kernel_dir) {
   BuildConfigFacts facts;
   facts.kernel_dir = kernel_dir;
   const fs::path file = kernel_dir / "build.toml";
   std::error_code error;
-  if (!fs::exists(file, error)) return facts;
+  if (!fs::exists(fs::symlink_status(file, error))) return facts;
   facts.present = true;
-  std::ifstream stream(file, std::ios::binary);
-  std::string text(std::istreambuf_iterator<char>(stream), {});
-  if (!stream && !stream.eof()) {
-    facts.read_error = "cannot read " + file.string();
+  if (std::string why; !link_stays_inside(file, kernel_dir, why)) {
+    facts.read_error = "cannot read " + file.string() + ": " + why;
     return facts;
   }
+  std::string why;
+  const std::optional<std::string> read = read_bounded_file(file, kMaxParsedFileBytes, why);
+  if (!read) {
+    facts.read_error = "cannot read " + file.string() + ": " + why;
+    return facts;
+  }
+  const std::string& text = *read;
   toml::table root;
   try {
     root = toml::parse(text, file.string());

@@ -176,7 +176,8 @@ class SchemaChecker {
   void check_table(const toml::table& table, std::string_view path, std::span<const KeySpec> keys, Special special) {
     for (const auto& [key, value] : table) {
       if (special(key.str(), value)) continue;
-      auto spec = std::find_if(keys.begin(), keys.end(), [&](const KeySpec& s) { return s.name == key.str(); });
+      // (a copy: clang 14 cannot capture a structured binding)
+      auto spec = std::find_if(keys.begin(), keys.end(), [name = key.str()](const KeySpec& s) { return s.name == name; });
       const KeySpec* found = spec == keys.end() ? nullptr : &*spec;
       if (!found || !(found->allowed & edition_)) {
         unknown_key(path, key, keys, found);
@@ -378,7 +379,7 @@ class SchemaChecker {
     std::string backend = check_component_backend(component, path);
     for (const auto& [key, value] : component) {
       auto spec = std::find_if(kComponentKeys.begin(), kComponentKeys.end(),
-                               [&](const KeySpec& s) { return s.name == key.str(); });
+                               [name = key.str()](const KeySpec& s) { return s.name == name; });
       if (spec == kComponentKeys.end()) {
         unknown_key(path, key, kComponentKeys, nullptr, backend);
         continue;

@@ -148,7 +148,9 @@ bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilitie
   for (const std::string& capability : capabilities) {
     if (!is_valid_cuda_capability(capability)) continue;
     std::string base_text = capability_base(capability);
-    Version base = *Version::parse(base_text);
+    const std::optional<Version> parsed = Version::parse(base_text);
+    if (!parsed) continue;  // digits past 2^32: not a capability any toolkit builds
+    const Version& base = *parsed;
     bool ptx = capability.ends_with("+PTX");
     bool arch_specific = capability.size() > base_text.size() + (ptx ? 4 : 0);
     for (const Version& target : targets) {

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "checker/core/rule_registry.h"
+#include "checker/core/tree_facts.h"
 
 namespace kcheck {
 
@@ -12,6 +13,7 @@ struct AuditOptions {
   bool security = false;    // Hub-side profile: no code execution, KP006 as error
   std::string repo_id;      // --repo-id owner/name, for KM005
   unsigned threads = 0;     // 0 = one per hardware thread
+  WalkLimits limits;        // --max-depth, --max-files, --max-file-size
 };
 
 }  // namespace kcheck

@@ -5,7 +5,8 @@
 namespace kcheck {
 
 bool FileEntry::readable_file() const {
-  if (kind == FileKind::regular) return read_error.empty();
+  if (!read_error.empty()) return false;
+  if (kind == FileKind::regular) return true;
   if (kind != FileKind::symlink || link_escapes_variant || link_loops || link_target_is_directory) return false;
   std::error_code error;
   return std::filesystem::is_regular_file(path, error);

@@ -31,12 +31,23 @@ std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image
   const ElfSection& strings = image.section_at(section->link, ".gnu.version_r");
   const auto data = image.contents(*section);
   const std::uint64_t file_count = section->info != 0 ? section->info : kMaxVersionNeeds;
+  // Entries are 16 bytes; chains that visit more than fit in the section share
+  // entries (several files pointing at one long aux chain): refuse them, or
+  // a few KB could cost billions of steps.
+  std::uint64_t entries_left = data.size() / 16;
+  const auto visit = [&] {
+    if (entries_left-- == 0)
+      throw ElfFormatError(".gnu.version_r: the version-need chains visit more entries than the section holds (" +
+                           std::to_string(data.size() / 16) + ")");
+  };
   std::uint64_t offset = 0;
   for (std::uint64_t file = 0; file < file_count; ++file) {
+    visit();
     const std::uint16_t version_count = image.u16(data, offset + 2);
     const std::string library(image.string_at(strings, image.u32(data, offset + 4)));
     std::uint64_t aux = offset + image.u32(data, offset + 8);
     for (std::uint16_t index = 0; index < version_count; ++index) {
+      visit();
       const std::uint16_t version_index = image.u16(data, aux + 6) & 0x7fff;
       if (needs.size() <= version_index) needs.resize(version_index + 1);
       needs[version_index] = VersionNeed{std::string(image.string_at(strings, image.u32(data, aux + 8))), library};

@@ -17,7 +17,7 @@ std::string system_error(const char* what) { return std::string(what) + ": " + s
 }  // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& file) {
-  const int descriptor = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const int descriptor = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block
   if (descriptor < 0) {
     error_ = system_error("cannot open");
     return;

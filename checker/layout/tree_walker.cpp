@@ -1,8 +1,12 @@
 #include "checker/layout/tree_walker.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -30,7 +34,22 @@ bool is_inside(const fs::path& path, const fs::path& root) {
   return root_end == root.end();
 }
 
-void describe_symlink(FileEntry& entry, const fs::path& canonical_root) {
+std::string size_bound_problem(std::uint64_t size, const WalkLimits& limits) {
+  if (size <= limits.max_file_size) return "";
+  return std::to_string(size) + " bytes, above the size bound of " + std::to_string(limits.max_file_size) +
+         " bytes (--max-file-size); not read";
+}
+
+// Opens a regular file without reading it: an unreadable file is reported
+// here, once, rather than by each analyser that would fail on it.
+std::string open_problem(const fs::path& path) {
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (descriptor < 0) return std::string("cannot read: ") + std::strerror(errno);
+  ::close(descriptor);
+  return "";
+}
+
+void describe_symlink(FileEntry& entry, const fs::path& canonical_root, const WalkLimits& limits) {
   std::error_code error;
   entry.link_target = fs::read_symlink(entry.path, error).string();
   fs::path resolved = fs::canonical(entry.path, error);
@@ -45,9 +64,14 @@ void describe_symlink(FileEntry& entry, const fs::path& canonical_root) {
   }
   entry.link_escapes_variant = !is_inside(resolved, canonical_root);
   entry.link_target_is_directory = fs::is_directory(resolved, error);
+  // A link inside the variant is read through: the bound holds for its target too.
+  struct stat target {};
+  if (!entry.link_escapes_variant && ::stat(resolved.c_str(), &target) == 0 && S_ISREG(target.st_mode))
+    entry.read_error = size_bound_problem(static_cast<std::uint64_t>(target.st_size), limits);
 }
 
-FileEntry inspect(const fs::path& path, const fs::path& variant_root, const fs::path& canonical_root) {
+FileEntry inspect(const fs::path& path, const fs::path& variant_root, const fs::path& canonical_root,
+                  const WalkLimits& limits) {
   FileEntry entry;
   entry.path = path;
   std::string relative = path.lexically_relative(variant_root).generic_string();
@@ -65,7 +89,11 @@ FileEntry inspect(const fs::path& path, const fs::path& variant_root, const fs::
   else if (S_ISDIR(info.st_mode)) entry.kind = FileKind::directory;
   else if (S_ISLNK(info.st_mode)) entry.kind = FileKind::symlink;
   else entry.kind = FileKind::other;
-  if (entry.kind == FileKind::symlink) describe_symlink(entry, canonical_root);
+  if (entry.kind == FileKind::symlink) describe_symlink(entry, canonical_root, limits);
+  if (entry.kind == FileKind::regular) {
+    entry.read_error = size_bound_problem(entry.size, limits);
+    if (entry.read_error.empty()) entry.read_error = open_problem(path);
+  }
   return entry;
 }
 
@@ -127,25 +155,35 @@ std::vector<FileEntry> walk_variant(const fs::path& variant_root, const WalkLimi
   fs::path canonical_root = fs::canonical(variant_root, error);
   if (error) canonical_root = variant_root;
   std::vector<std::pair<fs::path, std::size_t>> pending{{variant_root, 0}};
+  bool truncated = false;
   while (!pending.empty() && files.size() < limits.max_entries) {
     auto [directory, depth] = pending.back();
     pending.pop_back();
     fs::directory_iterator it(directory, error);
     if (error) {
-      FileEntry unreadable = inspect(directory, variant_root, canonical_root);
+      FileEntry unreadable = inspect(directory, variant_root, canonical_root, limits);
       unreadable.read_error = "cannot list directory: " + error.message();
       if (directory != variant_root) files.push_back(std::move(unreadable));
       continue;
     }
     for (fs::directory_iterator end; it != end && files.size() < limits.max_entries; it.increment(error)) {
       if (error) break;
-      FileEntry entry = inspect(it->path(), variant_root, canonical_root);
+      FileEntry entry = inspect(it->path(), variant_root, canonical_root, limits);
       if (entry.kind == FileKind::directory) {
         if (depth + 1 < limits.max_depth) pending.emplace_back(it->path(), depth + 1);
         else entry.read_error = "nested deeper than " + std::to_string(limits.max_depth) + " levels; not walked";
       }
       files.push_back(std::move(entry));
     }
+    truncated = truncated || (!error && it != fs::directory_iterator());
+  }
+  if (truncated || !pending.empty()) {
+    // The count bound stopped the walk: say so once, on the variant itself.
+    FileEntry stopped = inspect(variant_root, variant_root, canonical_root, limits);
+    stopped.relative_path = ".";
+    stopped.read_error = "more than " + std::to_string(limits.max_entries) +
+                         " entries in the variant (--max-files); the rest is not walked";
+    files.push_back(std::move(stopped));
   }
   std::sort(files.begin(), files.end(),
             [](const FileEntry& a, const FileEntry& b) { return a.relative_path < b.relative_path; });
@@ -166,7 +204,7 @@ TreeFacts discover_tree(const fs::path& input, const WalkLimits& limits) {
     tree.audited_root = path.parent_path();
     VariantFacts module_only;
     module_only.path = path.parent_path();
-    FileEntry entry = inspect(path, path.parent_path(), path.parent_path());
+    FileEntry entry = inspect(path, path.parent_path(), path.parent_path(), limits);
     module_only.files.push_back(std::move(entry));
     tree.variants.push_back(std::move(module_only));
     return tree;

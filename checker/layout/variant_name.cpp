@@ -19,7 +19,7 @@ const char* const kVariantPattern =
 
 struct ComputeToken {
   std::string backend;
-  Version version;
+  std::optional<Version> version;  // nullopt: the digits do not fit a version component
 };
 
 // "cu130" -> cuda 13.0: the last digit is the minor, the rest the major.
@@ -31,14 +31,15 @@ ComputeToken decode_compute(const std::string& compute) {
       std::string digits = compute.substr(p.size());
       std::string major = digits.substr(0, digits.size() - 1);
       std::string minor = digits.substr(digits.size() - 1);
-      return {backend, *Version::parse(major + "." + minor)};
+      return {backend, Version::parse(major + "." + minor)};
     }
   }
-  return {compute, Version()};
+  return {compute, Version()};  // cpu, metal, ...: no version
 }
 
-Version version_of(const std::ssub_match& major, const std::ssub_match& minor) {
-  return *Version::parse(major.str() + "." + minor.str());
+// nullopt when a component overflows (torch99999999999999999999-...).
+std::optional<Version> version_of(const std::ssub_match& major, const std::ssub_match& minor) {
+  return Version::parse(major.str() + "." + minor.str());
 }
 
 }  // namespace
@@ -63,21 +64,25 @@ std::optional<VariantName> parse_variant_name(std::string_view name, std::string
     variant.backend = backend == "npu" ? "cann" : backend;
     return variant;
   }
+  std::optional<Version> framework_version;
   if (match[1].matched) {
     variant.kind = VariantKind::torch;
-    variant.framework_version = version_of(match[1], match[2]);
+    framework_version = version_of(match[1], match[2]);
     variant.cxx_tag = match[3].str();
   } else if (match[4].matched) {
     variant.kind = VariantKind::torch_stable_abi;
-    variant.framework_version = version_of(match[4], match[5]);
+    framework_version = version_of(match[4], match[5]);
   } else {
     variant.kind = VariantKind::tvm_ffi;
-    variant.framework_version = version_of(match[6], match[7]);
+    framework_version = version_of(match[6], match[7]);
   }
   variant.compute = match[8].str();
   ComputeToken compute = decode_compute(variant.compute);
+  if (!framework_version || !compute.version)
+    return reject("'" + text + "' has a version number too large to be one");
+  variant.framework_version = *framework_version;
   variant.backend = compute.backend;
-  variant.backend_version = compute.version;
+  variant.backend_version = *compute.version;
   variant.cpu = match[9].str();
   variant.os = match[10].str();
   if (!variant.cxx_tag.empty() && variant.os != "linux")

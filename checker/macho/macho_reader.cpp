@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "checker/core/bounded_read.h"
 #include "checker/macho/macho_facts.h"
 #include "checker/macho/macho_load_commands.h"
 
@@ -16,11 +17,13 @@ constexpr std::uint8_t kUndefined = 0x0, kDefinedInSection = 0xe;
 std::string without_underscore(const std::string& name) { return name.starts_with("_") ? name.substr(1) : name; }
 
 // LIEF parses from memory, so the file is read whole once (darwin kernel
-// modules are a few MB; LIEF would copy it into memory anyway).
-std::optional<std::vector<std::uint8_t>> read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// modules are a few MB; LIEF would copy it into memory anyway), within a bound.
+constexpr std::uint64_t kMaxMachOBytes = std::uint64_t{1} << 30;
+
+std::optional<std::vector<std::uint8_t>> read_file(const std::filesystem::path& file, std::string& error) {
+  std::optional<std::string> text = read_bounded_file(file, kMaxMachOBytes, error);
+  if (!text) return std::nullopt;
+  return std::vector<std::uint8_t>(text->begin(), text->end());
 }
 
 // Libraries and symbols through LIEF, on the slice read_macho_header chose.
@@ -50,9 +53,10 @@ void read_symbols(const std::vector<std::uint8_t>& bytes, const std::filesystem:
 
 MachOFacts read_macho_facts(const std::filesystem::path& file) {
   MachOFacts facts;
-  const auto bytes = read_file(file);
+  std::string error;
+  const auto bytes = read_file(file, error);
   if (!bytes) {
-    facts.error = "cannot read the file";
+    facts.error = "cannot read the file: " + error;
     return facts;
   }
   const MachOHeaderFacts header = read_macho_header(std::as_bytes(std::span(*bytes)));

@@ -1,5 +1,7 @@
 #include "checker/metadata/metadata_reader.h"
 
+#include "checker/core/bounded_read.h"
+
 #include "checker/metadata/ascii_text.h"
 
 #include <algorithm>
@@ -339,13 +341,16 @@ bool requires_archs(const VariantFacts& variant) {
   return variant.name && variant.name->compiled() && (variant.name->backend == "cuda" || variant.name->backend == "rocm");
 }
 
-std::optional<std::string> read_whole_file(const std::filesystem::path& path, std::string& error) {
-  std::ifstream stream(path, std::ios::binary);
-  std::string text(std::istreambuf_iterator<char>(stream), {});
-  if (!stream.is_open() || stream.bad()) {
-    error = "not readable";
+// Only what the walk vetted (a regular file, or a link to one inside the
+// variant) is opened: a FIFO would block, a link out of the variant would read
+// what kcheck was not given.
+std::optional<std::string> read_whole_file(const FileEntry& entry, std::string& error) {
+  if (!entry.readable_file()) {
+    error = entry.read_error.empty() ? "not a regular file inside the variant" : "not readable: " + entry.read_error;
     return std::nullopt;
   }
+  auto text = read_bounded_file(entry.path, kMaxParsedFileBytes, error);
+  if (!text) error = "not readable: " + error;
   return text;
 }
 
@@ -394,7 +399,7 @@ MetadataFacts read_metadata_facts(const VariantFacts& variant) {
     if (entry->kind == FileKind::directory) {
       facts.present = true;
       facts.parse_error = "a directory, not a file";
-    } else if (auto text = read_whole_file(entry->path, error)) {
+    } else if (auto text = read_whole_file(*entry, error)) {
       facts = parse_metadata_text(*text, requires_archs(variant));
     } else {
       facts.present = true;

@@ -42,8 +42,12 @@ std::vector<RuleInfo> rule_catalogue(const RuleRegistry& registry) {
 std::string render_report(const Report& report, OutputFormat format, const RenderOptions& options) {
   switch (format) {
     case OutputFormat::text: return render_text(report, options.text);
-    case OutputFormat::json: return report_to_json(report).dump(2) + "\n";
-    case OutputFormat::sarif: return render_sarif(report, options.rules).dump(2) + "\n";
+    // Paths and symbol names come from the upload and need not be UTF-8: the
+    // bad bytes become U+FFFD rather than an exception (exit 2).
+    case OutputFormat::json:
+      return report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    case OutputFormat::sarif:
+      return render_sarif(report, options.rules).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::junit: return render_junit(report);
     case OutputFormat::markdown: return render_markdown(report);
   }

@@ -58,3 +58,20 @@ TEST(VariantName, UntaggedLinuxNamesAreValid) {
 
 }  // namespace
 }  // namespace kcheck
+
+namespace kcheck {
+namespace {
+
+// Found by fuzz_variant_name: a version component past 2^32 made the parser
+// dereference an empty optional (memory corruption); now a reason.
+TEST(VariantName, VersionNumbersTooLargeAreRejectedWithAReason) {
+  for (const char* bad : {"torch999999999999999211-cu130-x86_64-linux", "torch213-cu99999999999999999990-x86_64-linux",
+                          "tvm-ffi099999999999999999999-cpu-x86_64-linux"}) {
+    std::string why;
+    EXPECT_FALSE(parse_variant_name(bad, &why)) << bad;
+    EXPECT_NE(why.find("too large"), std::string::npos) << bad << ": " << why;
+  }
+}
+
+}  // namespace
+}  // namespace kcheck

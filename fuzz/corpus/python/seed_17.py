@@ -1,0 +1,4 @@
+import typing
+import os.path
+import torch.nn.functional as F
+import einops

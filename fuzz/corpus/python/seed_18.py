@@ -1,0 +1,5 @@
+from .. import relu
+
+relu_inplace = relu
+
+__all__ = ["relu", "relu_inplace"]

@@ -1,0 +1,5 @@
+from relu._ops import ops
+
+
+def double(x):
+    return ops.relu(x)

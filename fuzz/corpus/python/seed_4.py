@@ -1,0 +1,6 @@
+from ._ops import ops
+from . import _ops
+
+
+def double(x):
+    return ops.relu(x)

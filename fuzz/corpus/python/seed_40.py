@@ -1,0 +1,1 @@
+"""wrong directory: the module is fused_rope"""

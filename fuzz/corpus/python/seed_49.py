@@ -1,0 +1,3 @@
+from .. import relu
+
+__all__ = ["relu"]

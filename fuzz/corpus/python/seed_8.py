@@ -1,0 +1,3 @@
+from .. import relu, gelu
+
+__all__ = ["relu", "gelu"]

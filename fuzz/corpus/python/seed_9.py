@@ -1,0 +1,3 @@
+import subprocess
+
+DRIVER = subprocess.run(["nvidia-smi"], capture_output=True).stdout

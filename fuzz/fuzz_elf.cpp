@@ -1,0 +1,31 @@
+// The ELF reader and every fact it derives (identity, segments, dynamic
+// section, symbols and versions, Torch registrations, build leaks, device
+// code), then the KE rules on those facts; and the version-definition reader
+// the builder uses on system libraries.
+#include "checker/elf/elf_facts.h"
+#include "checker/elf/elf_rules.h"
+#include "checker/elf/elf_version_definitions.h"
+#include "fuzz/fuzz_support.h"
+
+using namespace kcheck;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const Policy policy = load_policy("hub");
+  static const RuleRegistry rules = [] {
+    RuleRegistry registry;
+    add_elf_rules(registry);
+    return registry;
+  }();
+  const fuzz::MemoryFile file(data, size);
+  TreeFacts tree;
+  tree.scope = AuditScope::variant;
+  VariantFacts& variant = tree.variants.emplace_back();
+  variant.directory_name = "torch211-cxx11-cpu-x86_64-linux";
+  variant.name = parse_variant_name(variant.directory_name);
+  NativeModuleFacts& module = variant.native_modules.emplace_back();
+  module.relative_path = "_fuzz_cpu_0123456.abi3.so";
+  module.elf = read_elf_facts(file.path());
+  fuzz::run_rules(rules, tree, policy, false);
+  read_version_definitions(file.path());
+  return 0;
+}

@@ -1,0 +1,26 @@
+// metadata.json: the JSON parse and typed view, then the KM rules on a CUDA
+// variant holding it (no files: the digest is not recomputed here).
+#include "checker/metadata/metadata_reader.h"
+#include "checker/metadata/metadata_rules.h"
+#include "fuzz/fuzz_support.h"
+
+using namespace kcheck;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const Policy policy = load_policy("hub");
+  static const RuleRegistry rules = [] {
+    RuleRegistry registry;
+    add_metadata_rules(registry);
+    return registry;
+  }();
+  TreeFacts tree;
+  tree.scope = AuditScope::variant;
+  tree.repo_id = "kernels-community/relu";
+  VariantFacts& variant = tree.variants.emplace_back();
+  variant.directory_name = "torch211-cxx11-cu130-x86_64-linux";
+  variant.name = parse_variant_name(variant.directory_name);
+  variant.metadata = parse_metadata_text(fuzz::as_text(data, size), true);
+  variant.metadata.relative_path = "metadata.json";
+  fuzz::run_rules(rules, tree, policy, false);
+  return 0;
+}

@@ -1,0 +1,59 @@
+#pragma once
+// Shared by the libFuzzer targets: hand the input to a reader that takes a
+// path (as kcheck reads untrusted uploads), and run a family of rules over
+// the facts with an embedded policy, as an audit would.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "checker/core/audit_options.h"
+#include "checker/core/policy.h"
+#include "checker/core/rule_registry.h"
+#include "checker/core/tree_facts.h"
+
+namespace kcheck::fuzz {
+
+// The input as an anonymous in-memory file reachable by path (no disk I/O).
+class MemoryFile {
+ public:
+  MemoryFile(const std::uint8_t* data, std::size_t size) : descriptor_(::memfd_create("kcheck-fuzz", MFD_CLOEXEC)) {
+    if (descriptor_ < 0) __builtin_trap();
+    for (std::size_t written = 0; written < size;) {
+      const ssize_t n = ::write(descriptor_, data + written, size - written);
+      if (n <= 0) __builtin_trap();
+      written += static_cast<std::size_t>(n);
+    }
+  }
+  ~MemoryFile() { ::close(descriptor_); }
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  std::filesystem::path path() const { return "/proc/self/fd/" + std::to_string(descriptor_); }
+
+ private:
+  int descriptor_;
+};
+
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// Runs every rule of `rules` over `tree` under `policy`; the findings are
+// dropped: the target looks for crashes, leaks and undefined behaviour.
+inline std::size_t run_rules(const RuleRegistry& rules, const TreeFacts& tree, const Policy& policy, bool security) {
+  AuditOptions options;
+  options.security = security;
+  const RuleContext context{tree, policy, options};
+  Findings findings;
+  for (const Rule* rule : rules.rules()) {
+    FindingSink sink(rule->info(), findings);
+    rule->check(context, sink);
+  }
+  return findings.size();
+}
+
+}  // namespace kcheck::fuzz
