@@ -16,6 +16,7 @@
 #include "checker/layout/tree_walker.h"
 #include "checker/report/render.h"
 #include "checker/report/saved_report.h"
+#include "checker/scan/scan.h"
 
 namespace {
 
@@ -49,6 +50,16 @@ struct BuildArguments {
   std::string unique_id;
   std::string output_dir;
   std::string scratch_dir;
+};
+
+// `kcheck scan` and `kcheck merge`.
+struct ScanArguments {
+  std::vector<std::string> roots;
+  std::string cache_dir;
+  bool no_cache = false;
+  std::string shard;
+  std::string report_dir;
+  bool stats = false;
 };
 
 std::string format_list() {
@@ -220,6 +231,89 @@ int run_run_command(const std::string& path, double timeout_seconds, const Repor
   return report.gate_status();
 }
 
+// $XDG_CACHE_HOME/kcheck, else ~/.cache/kcheck; "" (no cache) when neither is set.
+std::string default_cache_directory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "kcheck").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "kcheck").string();
+  return "";
+}
+
+std::string file_extension(const std::string& format) {
+  if (format == "json" || format == "sarif" || format == "html") return format;
+  if (format == "junit") return "xml";
+  if (format == "markdown") return "md";
+  return "txt";
+}
+
+// The scan document (json) or the summary table on standard output or -o;
+// with --report-dir, one report per repository in --format, and scan.json.
+void emit_scan(const kcheck::ScanReport& scan, const ReportArguments& arguments, const std::string& report_dir) {
+  const kcheck::OutputFormat format = output_format(arguments);
+  if (!report_dir.empty()) {
+    fs::create_directories(report_dir);
+    kcheck::RenderOptions options{{false}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
+    for (const kcheck::RepositoryReport& repository : scan.repositories) {
+      if (!repository.error.empty()) continue;
+      write_output(kcheck::render_report(repository.report, format, options),
+                   (fs::path(report_dir) / (kcheck::repository_file_stem(repository) + "." +
+                                            file_extension(arguments.format)))
+                       .string());
+    }
+    write_output(kcheck::scan_report_to_json(scan).dump(2) + "\n", (fs::path(report_dir) / "scan.json").string());
+  }
+  if (format == kcheck::OutputFormat::json) {
+    write_output(kcheck::scan_report_to_json(scan).dump(2) + "\n", arguments.output);
+    return;
+  }
+  if (format != kcheck::OutputFormat::text && format != kcheck::OutputFormat::markdown && report_dir.empty())
+    throw std::invalid_argument("--format " + arguments.format + " makes one file per repository: add --report-dir DIR");
+  write_output(kcheck::render_scan_summary(scan, format == kcheck::OutputFormat::markdown), arguments.output);
+}
+
+// `kcheck scan ROOT...`: audits every repository under the roots.
+int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments& arguments) {
+  kcheck::RuleRegistry rules = kcheck::make_rule_registry();
+  kcheck::ScanOptions options;
+  options.audit = audit_options(arguments, rules);
+  output_format(arguments);
+  if (!scan_arguments.shard.empty()) options.shard = kcheck::parse_shard(scan_arguments.shard);
+  if (!scan_arguments.no_cache)
+    options.cache_directory = scan_arguments.cache_dir.empty() ? default_cache_directory() : scan_arguments.cache_dir;
+  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  std::vector<fs::path> roots(scan_arguments.roots.begin(), scan_arguments.roots.end());
+  kcheck::ScanStats stats;
+  kcheck::ScanReport scan = kcheck::run_scan(kcheck::discover_repositories(roots), policy, options, rules, &stats);
+  emit_scan(scan, arguments, scan_arguments.report_dir);
+  if (scan_arguments.stats) {
+    std::cerr << "kcheck scan: " << stats.repositories << " repositories; facts: " << stats.cache.facts_analysed
+              << " files analysed, " << stats.cache.facts_reused << " from the cache; " << stats.cache.files_hashed
+              << " files hashed, " << stats.cache.hashes_reused << " hashes from the path index";
+    if (stats.cache.write_failures) std::cerr << "; " << stats.cache.write_failures << " cache writes failed";
+    std::cerr << "\n";
+  }
+  return scan.gate_status();
+}
+
+// `kcheck merge SHARD.json...`: one scan document from the shards' documents.
+int run_merge_command(const std::vector<std::string>& files, const ReportArguments& arguments) {
+  output_format(arguments);
+  std::vector<kcheck::ScanReport> parts;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + file);
+    nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+    if (json.is_discarded()) throw std::runtime_error(file + ": not JSON");
+    try {
+      parts.push_back(kcheck::scan_report_from_json(json));
+    } catch (const std::exception& error) {
+      throw std::runtime_error(file + ": " + error.what());
+    }
+  }
+  kcheck::ScanReport merged = kcheck::merge_scan_reports(parts);
+  emit_scan(merged, arguments, "");
+  return merged.gate_status();
+}
+
 // Renders a saved JSON report again; exits as the saved report's gate.
 int run_report_command(const std::string& file, const ReportArguments& arguments) {
   output_format(arguments);  // reject a bad --format before reading
@@ -306,6 +400,28 @@ int main(int argc, char** argv) {
   run_command->add_option("--timeout", run_timeout, "seconds per variant")->capture_default_str();
   add_report_options(*run_command, run_report);
 
+  ScanArguments scan_arguments;
+  ReportArguments scan_report;
+  CLI::App* scan_command =
+      app.add_subcommand("scan", "audit every kernel repository under the roots, with a facts cache (docs/scan.md)");
+  scan_command->add_option("roots", scan_arguments.roots, "repositories, or directories holding them (NAME@REVISION)")
+      ->required();
+  scan_command->add_option("--cache", scan_arguments.cache_dir, "facts cache directory (default: ~/.cache/kcheck)");
+  scan_command->add_flag("--no-cache", scan_arguments.no_cache, "keep no facts on disk");
+  scan_command->add_option("--shard", scan_arguments.shard, "audit only part INDEX of COUNT (0-based), e.g. 2/8");
+  scan_command->add_option("--report-dir", scan_arguments.report_dir,
+                           "write one report per repository in --format, and scan.json, to DIR");
+  scan_command->add_flag("--stats", scan_arguments.stats, "print what the cache did on standard error");
+  add_report_options(*scan_command, scan_report);
+
+  std::vector<std::string> merge_files;
+  ReportArguments merge_report;
+  CLI::App* merge_command = app.add_subcommand("merge", "combine the JSON documents of `kcheck scan --shard` runs");
+  merge_command->add_option("files", merge_files, "scan documents (kcheck scan --format json)")->required();
+  merge_command->add_option("--format", merge_report.format, "json (the merged document), text or markdown (summary)")
+      ->capture_default_str();
+  merge_command->add_option("-o,--output", merge_report.output, "write to FILE instead of standard output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -326,6 +442,8 @@ int main(int argc, char** argv) {
     if (config->parsed()) return run_config_command(config_dir, config_report);
     if (build_command->parsed()) return run_build_command(build, build_report);
     if (run_command->parsed()) return run_run_command(run_path, run_timeout, run_report);
+    if (scan_command->parsed()) return run_scan_command(scan_arguments, scan_report);
+    if (merge_command->parsed()) return run_merge_command(merge_files, merge_report);
     return run_audit_command(audit_path, report);
   } catch (const std::exception& error) {
     std::cerr << "kcheck: " << error.what() << "\n";

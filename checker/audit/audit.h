@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "checker/core/audit_options.h"
+#include "checker/core/file_facts_cache.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"
@@ -14,7 +15,10 @@ RuleRegistry make_rule_registry();
 
 // Finds the tree behind `input` and computes every analyser's facts once,
 // in parallel across files. Throws InputError when the input cannot be read.
-TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options);
+// With a `cache`, each file's facts and SHA-256 are taken from it when known
+// and offered to it when computed (`kcheck scan`).
+TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options,
+                        FileFactsCache* cache = nullptr);
 
 // The facts of a kernel source tree: its build.toml only (`kcheck config`).
 TreeFacts collect_source_facts(const std::filesystem::path& kernel_dir);

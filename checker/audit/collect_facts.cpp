@@ -75,19 +75,40 @@ std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
 
 // Runs the per-file analysers; results are stored per task, then moved into
 // the variants in file order so the facts do not depend on thread timing.
-void analyse_files(TreeFacts& tree, unsigned threads) {
+NativeModuleFacts analyse_native_module(const FileTask& task) {
+  NativeModuleFacts facts;
+  facts.relative_path = task.file->relative_path;
+  if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path);
+  else facts.macho = read_macho_facts(task.file->path);
+  return facts;
+}
+
+// The facts of one file: from the cache when it knows them, else analysed
+// (and offered to the cache).
+template <typename Facts, typename Load, typename Store, typename Analyse>
+Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load, Store store, Analyse analyse) {
+  if (!cache) return analyse();
+  if (std::optional<Facts> cached = (cache->*load)(file)) return std::move(*cached);
+  Facts facts = analyse();
+  (cache->*store)(file, facts);
+  return facts;
+}
+
+void analyse_files(TreeFacts& tree, unsigned threads, FileFactsCache* cache) {
   std::vector<FileTask> tasks = plan_file_tasks(tree);
   std::vector<PythonFileFacts> python(tasks.size());
   std::vector<NativeModuleFacts> native(tasks.size());
   parallel_for(tasks.size(), threads, [&](std::size_t i) {
     const FileTask& task = tasks[i];
     if (task.format == BinaryFormat::none) {
-      python[i] = analyse_python_file(*task.file);
+      python[i] = cached_or_analysed<PythonFileFacts>(
+          cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
+          [&] { return analyse_python_file(*task.file); });
       return;
     }
-    native[i].relative_path = task.file->relative_path;
-    if (task.format == BinaryFormat::elf) native[i].elf = read_elf_facts(task.file->path);
-    else native[i].macho = read_macho_facts(task.file->path);
+    native[i] = cached_or_analysed<NativeModuleFacts>(cache, *task.file, &FileFactsCache::load_native,
+                                                      &FileFactsCache::store_native,
+                                                      [&] { return analyse_native_module(task); });
   });
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].format == BinaryFormat::none) tasks[i].variant->python_files.push_back(std::move(python[i]));
@@ -95,22 +116,25 @@ void analyse_files(TreeFacts& tree, unsigned threads) {
   }
 }
 
-void analyse_metadata(TreeFacts& tree, unsigned threads) {
+// The digest is verified only when KM007, its one reader, runs: hashing
+// every byte of a variant is most of an audit's reading.
+void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, bool digest_judged) {
   if (tree.scope == AuditScope::module) return;
   for (VariantFacts& variant : tree.variants) {
     variant.metadata = read_metadata_facts(variant);
     variant.metadata.relative_path = variant.report_path("metadata.json");
-    if (variant.metadata.present) variant.digest = verify_digest(variant, variant.metadata, threads);
+    if (variant.metadata.present && digest_judged)
+      variant.digest = verify_digest(variant, variant.metadata, threads, cache);
   }
 }
 
 }  // namespace
 
-TreeFacts collect_facts(const fs::path& input, const AuditOptions& options) {
+TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, FileFactsCache* cache) {
   TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
-  analyse_files(tree, options.threads);
-  analyse_metadata(tree, options.threads);
+  analyse_files(tree, options.threads, cache);
+  analyse_metadata(tree, options.threads, cache, options.selection.selects("KM007"));
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).
     BuildConfigFacts config = read_build_config(tree.audited_root);

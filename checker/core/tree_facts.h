@@ -86,6 +86,15 @@ enum class AuditScope {
   source,   // a kernel source tree: build.toml only (`kcheck config`)
 };
 
+// One build (variant) of one revision of a repository, as `kcheck scan`
+// sees it when given several revisions of that repository (KO005).
+struct RevisionBuild {
+  std::string revision;
+  std::string variant;                  // directory name
+  std::string content_digest;           // SHA-256 over its digest-covered files' paths and hashes
+  std::vector<std::string> namespaces;  // op namespaces it registers (native modules, `_ops.py`)
+};
+
 struct TreeFacts {
   std::filesystem::path audited_root;  // what report paths are relative to
   std::filesystem::path build_dir;     // the build/ directory (tree scope)
@@ -95,6 +104,10 @@ struct TreeFacts {
   std::vector<VariantFacts> variants;
   // build.toml at the audited root, when there is one (KC rules).
   std::optional<BuildConfigFacts> build_config;
+  // Set by `kcheck scan` for a repository given in several revisions: this
+  // tree's revision and the builds of every revision, this one included.
+  std::string revision;
+  std::vector<RevisionBuild> revision_builds;
 };
 
 }  // namespace kcheck

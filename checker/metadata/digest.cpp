@@ -117,14 +117,16 @@ std::string hash_bytes(std::string_view bytes, DigestAlgorithm algorithm) {
   return digest_base64(bytes.data(), bytes.size(), algorithm).value_or("");
 }
 
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads) {
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads,
+                      FileFactsCache* known) {
   struct Outcome {
     std::optional<std::string> hash;
     std::string error;
   };
   std::vector<Outcome> outcomes(files.size());
   parallel_for(files.size(), threads, [&](std::size_t index) {
-    outcomes[index].hash = hash_file(files[index]->path, algorithm, outcomes[index].error);
+    if (known && algorithm == DigestAlgorithm::sha256) outcomes[index].hash = known->content_sha256(*files[index]);
+    if (!outcomes[index].hash) outcomes[index].hash = hash_file(files[index]->path, algorithm, outcomes[index].error);
   });
   FileHashes result;
   for (std::size_t index = 0; index < files.size(); ++index) {
@@ -143,7 +145,8 @@ ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorit
   return computed;
 }
 
-DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads) {
+DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads,
+                          FileFactsCache* known) {
   DigestCheck check;
   check.has_digest = metadata.digest_declared;
   if (!metadata.digest) return check;  // absent, or malformed (a schema problem, KM002)
@@ -164,7 +167,7 @@ DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& meta
     if (found == on_disk.end()) check.missing.push_back(path);
     else to_hash.push_back(found->second);
   }
-  const FileHashes hashes = hash_files(to_hash, *algorithm, threads);
+  const FileHashes hashes = hash_files(to_hash, *algorithm, threads, known);
   for (const auto& [path, hash] : declared.files) {
     if (const auto error = hashes.errors.find(path); error != hashes.errors.end()) {
       check.unreadable.push_back(path + ": " + error->second);

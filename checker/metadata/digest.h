@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/core/file_facts_cache.h"
 #include "checker/core/tree_facts.h"
 
 namespace kcheck {
@@ -29,7 +30,9 @@ struct FileHashes {
   std::map<std::string, std::string> hashes;  // relative path -> standard base64
   std::map<std::string, std::string> errors;  // relative path -> why it could not be read
 };
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads);
+// With `known` (a facts cache), SHA-256 hashes come from it when it has them.
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads,
+                      FileFactsCache* known = nullptr);
 
 // Standard base64 of the digest of `bytes` (for tests and small inputs).
 std::string hash_bytes(std::string_view bytes, DigestAlgorithm algorithm);
@@ -46,6 +49,7 @@ ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorit
 // Verifies `metadata.digest` against the variant's files in upstream order:
 // the algorithm, then each recorded path missing or mismatched, then each
 // covered file not recorded. Only recorded files present on disk are hashed.
-DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads);
+DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads,
+                          FileFactsCache* known = nullptr);
 
 }  // namespace kcheck

@@ -1,0 +1,83 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/core/audit_options.h"
+#include "checker/core/policy.h"
+#include "checker/core/report.h"
+#include "checker/core/rule_registry.h"
+#include "checker/scan/facts_cache.h"
+#include "checker/scan/repositories.h"
+
+namespace kcheck {
+
+inline constexpr const char* kScanSchemaVersion = "1.0";
+
+struct ScanOptions {
+  AuditOptions audit;                  // selection, strict, security; threads bounds the whole scan
+  std::filesystem::path cache_directory;  // empty: no cache on disk
+  std::optional<Shard> shard;
+};
+
+// One repository's (or one revision's) audit.
+struct RepositoryReport {
+  std::string id;
+  std::string revision;
+  std::string path;
+  std::string error;  // why it could not be audited (then `report` is empty and it fails)
+  Report report;
+
+  bool failed() const { return !error.empty() || report.gate_status() != 0; }
+};
+
+// What `kcheck scan` produced: one report per repository, and the totals.
+// `kcheck merge` combines the documents of the shards of one scan.
+struct ScanReport {
+  std::string schema_version = kScanSchemaVersion;
+  std::string tool_version;
+  std::string policy_name;
+  std::optional<Shard> shard;               // set on a shard's document only
+  std::vector<RepositoryReport> repositories;  // sorted by id, then revision
+
+  int failed_repositories() const;
+  SeverityCounts totals() const;
+  int gate_status() const { return failed_repositories() ? 1 : 0; }  // 1 when any repository fails
+};
+
+struct ScanStats {
+  std::size_t repositories = 0;
+  FactsCacheStats cache;
+};
+
+// What the cached facts depend on besides a file's bytes: the kcheck version
+// and the policy (its source, and its text when it is a file of the user's).
+std::string cache_context(const Policy& policy);
+
+// Audits every repository (in `options.shard`, when set) in parallel: the
+// repositories of distinct ids concurrently, each one's files in parallel,
+// with at most options.audit.threads threads in all. The revisions of one id
+// are collected together so KO005 can compare them.
+ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Policy& policy, const ScanOptions& options,
+                    const RuleRegistry& rules, ScanStats* stats = nullptr);
+
+nlohmann::json scan_report_to_json(const ScanReport& scan);
+ScanReport scan_report_from_json(const nlohmann::json& json);  // throws std::runtime_error
+
+// Combines shard documents of one scan: the same tool version and policy,
+// each repository once; when the inputs are shards, every shard 0..n-1 of
+// one count exactly once. Throws std::invalid_argument saying what is wrong.
+ScanReport merge_scan_reports(const std::vector<ScanReport>& parts);
+
+// The aggregate as a table: one row per repository with its counts and
+// verdict, then the totals ("text" or "markdown").
+std::string render_scan_summary(const ScanReport& scan, bool markdown);
+
+// A file name for one repository's report in a report directory:
+// "owner--name@revision" ('/' becomes "--").
+std::string repository_file_stem(const RepositoryReport& repository);
+
+}  // namespace kcheck
