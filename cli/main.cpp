@@ -14,8 +14,10 @@
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/harness/harness.h"
 #include "checker/layout/tree_walker.h"
+#include "checker/report/explain_format.h"
 #include "checker/report/render.h"
 #include "checker/report/saved_report.h"
+#include "checker/report/terminal_progress.h"
 #include "checker/scan/scan.h"
 
 namespace {
@@ -159,12 +161,23 @@ void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   write_output(kcheck::render_report(report, output_format(arguments), options), arguments.output);
 }
 
+// A progress line on stderr while the work runs, only when stderr is a
+// terminal (not a dumb one); nothing otherwise.
+std::unique_ptr<kcheck::TerminalProgress> terminal_progress() {
+  const char* term = std::getenv("TERM");
+  if (::isatty(STDERR_FILENO) != 1 || (term && std::string_view(term) == "dumb")) return nullptr;
+  return std::make_unique<kcheck::TerminalProgress>(std::cerr, [] { return std::chrono::steady_clock::now(); });
+}
+
 int run_audit_command(const std::string& path, const ReportArguments& arguments) {
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   kcheck::AuditOptions options = audit_options(arguments, rules);
   output_format(arguments);  // reject a bad --format before the work
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  auto progress = terminal_progress();
+  options.progress = progress.get();
   kcheck::Report report = kcheck::run_audit(path, policy, options, rules);
+  if (progress) progress->finish();
   emit(report, arguments);
   return report.gate_status();
 }
@@ -226,7 +239,11 @@ int run_run_command(const std::string& path, double timeout_seconds, const Repor
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
   kcheck::HarnessOptions harness;
   harness.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+  auto progress = terminal_progress();
+  options.progress = progress.get();
+  harness.progress = progress.get();
   kcheck::Report report = kcheck::run_dynamic_audit(path, policy, options, rules, harness);
+  if (progress) progress->finish();
   emit(report, arguments);
   return report.gate_status();
 }
@@ -326,10 +343,7 @@ int run_explain_command(const std::string& code) {
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   const kcheck::Rule* rule = rules.find(code);
   if (!rule) throw std::invalid_argument("unknown rule code '" + code + "' (see `kcheck rules`)");
-  const kcheck::RuleInfo& info = rule->info();
-  std::cout << info.code << " (" << kcheck::to_string(info.default_severity) << "): " << info.title << "\n\n"
-            << info.explanation;
-  if (!info.explanation.ends_with("\n")) std::cout << "\n";
+  std::cout << kcheck::render_explanation(rule->info());
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "checker/audit/audit.h"
+#include "checker/audit/suppression_facts.h"
 #include "checker/config/build_config_facts.h"
 #include "checker/core/bounded_read.h"
 #include "checker/core/parallel.h"
@@ -94,12 +95,13 @@ Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load
   return facts;
 }
 
-void analyse_files(TreeFacts& tree, unsigned threads, FileFactsCache* cache) {
+void analyse_files(TreeFacts& tree, unsigned threads, FileFactsCache* cache, ProgressSink* progress) {
   std::vector<FileTask> tasks = plan_file_tasks(tree);
   std::vector<PythonFileFacts> python(tasks.size());
   std::vector<NativeModuleFacts> native(tasks.size());
   parallel_for(tasks.size(), threads, [&](std::size_t i) {
     const FileTask& task = tasks[i];
+    report_progress(progress, ProgressCounter::files_scanned);
     if (task.format == BinaryFormat::none) {
       python[i] = cached_or_analysed<PythonFileFacts>(
           cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
@@ -116,15 +118,24 @@ void analyse_files(TreeFacts& tree, unsigned threads, FileFactsCache* cache) {
   }
 }
 
+// What verifying a variant's digest reads: the files the digest covers.
+std::uint64_t covered_bytes(const VariantFacts& variant) {
+  std::uint64_t bytes = 0;
+  for (const FileEntry* file : digest_covered_files(variant)) bytes += file->size;
+  return bytes;
+}
+
 // The digest is verified only when KM007, its one reader, runs: hashing
 // every byte of a variant is most of an audit's reading.
-void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, bool digest_judged) {
+void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, ProgressSink* progress,
+                      bool digest_judged) {
   if (tree.scope == AuditScope::module) return;
   for (VariantFacts& variant : tree.variants) {
     variant.metadata = read_metadata_facts(variant);
     variant.metadata.relative_path = variant.report_path("metadata.json");
-    if (variant.metadata.present && digest_judged)
-      variant.digest = verify_digest(variant, variant.metadata, threads, cache);
+    if (!variant.metadata.present || !digest_judged) continue;
+    variant.digest = verify_digest(variant, variant.metadata, threads, cache);
+    report_progress(progress, ProgressCounter::bytes_hashed, covered_bytes(variant));
   }
 }
 
@@ -133,13 +144,14 @@ void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, 
 TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, FileFactsCache* cache) {
   TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
-  analyse_files(tree, options.threads, cache);
-  analyse_metadata(tree, options.threads, cache, options.selection.selects("KM007"));
+  analyse_files(tree, options.threads, cache, options.progress);
+  analyse_metadata(tree, options.threads, cache, options.progress, options.selection.selects("KM007"));
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).
     BuildConfigFacts config = read_build_config(tree.audited_root);
     if (config.present) tree.build_config = std::move(config);
   }
+  read_suppression_facts(tree);
   return tree;
 }
 
@@ -150,6 +162,7 @@ TreeFacts collect_source_facts(const fs::path& kernel_dir) {
   tree.scope = AuditScope::source;
   tree.audited_root = fs::absolute(kernel_dir).lexically_normal();
   tree.build_config = read_build_config(tree.audited_root);
+  read_suppression_facts(tree);
   return tree;
 }
 

@@ -1,4 +1,5 @@
 #include "checker/audit/audit.h"
+#include "checker/audit/suppression_facts.h"
 #include "checker/core/kernel_identity.h"
 
 namespace kcheck {
@@ -41,6 +42,7 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
     FindingSink sink(rule->info(), report.findings);
     rule->check(context, sink);
   }
+  apply_tree_suppressions(tree, report.findings);
   finalise_report(report);
   return report;
 }

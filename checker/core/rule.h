@@ -17,7 +17,9 @@ struct RuleInfo {
   std::string code;        // stable, e.g. "KE001"
   std::string title;       // one line
   Severity default_severity = Severity::error;
-  std::string explanation; // what it flags, why, and how to fix it (with an example)
+  std::string explanation; // what it flags, why, and how to fix it
+  std::string example_violation;  // a short concrete case the rule flags (`kcheck explain`, HTML, SARIF)
+  std::string example_fix;        // the same case, fixed
 };
 
 // The inputs every rule judges: facts computed once, the policy, options.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "checker/config/build_config_facts.h"
+#include "checker/core/suppressions.h"
 #include "checker/elf/elf_facts.h"
 #include "checker/harness/harness_facts.h"
 #include "checker/layout/variant_name.h"
@@ -104,6 +105,10 @@ struct TreeFacts {
   std::vector<VariantFacts> variants;
   // build.toml at the audited root, when there is one (KC rules).
   std::optional<BuildConfigFacts> build_config;
+  // kcheck.toml / pyproject.toml [tool.kcheck] of the kernel repository, and
+  // what turns a finding's path into one relative to that repository's root.
+  std::optional<SuppressionConfig> suppressions;
+  std::string suppression_path_prefix;
   // Set by `kcheck scan` for a repository given in several revisions: this
   // tree's revision and the builds of every revision, this one included.
   std::string revision;

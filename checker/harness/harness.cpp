@@ -156,6 +156,7 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
       fs::remove(result, ignored);
     }
     variant.harness = std::move(facts);
+    report_progress(options.progress, ProgressCounter::variants_run);
   }
   if (options.scratch_dir.empty()) {
     std::error_code ignored;

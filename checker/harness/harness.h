@@ -6,6 +6,7 @@
 
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
+#include "checker/core/progress.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"
 #include "checker/core/tree_facts.h"
@@ -19,6 +20,7 @@ struct HarnessOptions {
   std::chrono::milliseconds timeout{60000};              // per variant
   std::size_t max_output = 64 * 1024;                    // per worker, tail kept
   std::filesystem::path scratch_dir;                     // result files; default: a temporary directory
+  ProgressSink* progress = nullptr;                      // counts variants run
 
   static std::filesystem::path default_worker_path();
 };

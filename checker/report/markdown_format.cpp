@@ -1,13 +1,12 @@
 #include "checker/report/markdown_format.h"
 
-#include <algorithm>
-#include <map>
 #include <stdexcept>
 #include <vector>
 
 #include <kainjow/mustache.hpp>
 
 #include "checker/core/embedded_files.h"
+#include "checker/report/report_view.h"
 
 namespace kcheck {
 
@@ -18,23 +17,11 @@ using kainjow::mustache::mustache;
 
 constexpr std::string_view kTemplatePath = "reports/templates/report.md.mustache";
 
-std::string plural(int count, const std::string& word) {
-  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
-}
-
-std::string place_of(const Finding& finding) {
-  std::string place = finding.file.empty() ? "." : finding.file;
-  if (finding.location.line) place += ":" + std::to_string(finding.location.line);
-  if (!finding.location.json_pointer.empty()) place += " " + finding.location.json_pointer;
-  if (!finding.location.symbol.empty()) place += " [" + finding.location.symbol + "]";
-  return place;
-}
-
 data finding_data(const Finding& finding) {
   data item;
   item.set("severity", std::string(to_string(finding.severity)));
   item.set("code", finding.code);
-  item.set("place", place_of(finding));
+  item.set("place", finding_place(finding));
   item.set("message", finding.message);
   item.set("suppressed", finding.suppressed);
   item.set("reason", finding.suppression_reason);
@@ -62,26 +49,71 @@ data variant_data(const VariantSummary& variant, bool strict) {
 
 // Findings grouped as the text output groups them: tree-level first, then
 // each variant in the report's order.
-data groups_data(const Report& report) {
-  std::map<std::string, data> findings_by_variant;
-  for (const Finding& finding : report.findings) {
-    auto [entry, added] = findings_by_variant.try_emplace(finding.variant, data::type::list);
-    entry->second.push_back(finding_data(finding));
-  }
-  std::vector<std::string> order;
-  if (findings_by_variant.contains("")) order.push_back("");
-  for (const VariantSummary& variant : report.variants)
-    if (!variant.name.empty() && findings_by_variant.contains(variant.name)) order.push_back(variant.name);
-  for (const auto& [variant, findings] : findings_by_variant)  // variants the report does not list
-    if (std::find(order.begin(), order.end(), variant) == order.end()) order.push_back(variant);
+data groups_data(const std::vector<VariantSection>& sections) {
   data groups{data::type::list};
-  for (const std::string& variant : order) {
+  for (const VariantSection& section : sections) {
+    if (section.findings.empty()) continue;
+    data findings{data::type::list};
+    for (const Finding* finding : section.findings) findings.push_back(finding_data(*finding));
     data group;
-    group.set("title", variant.empty() ? (report.scope == "module" ? "module" : "tree") : variant);
-    group.set("findings", findings_by_variant.at(variant));
+    group.set("title", section.title);
+    group.set("findings", findings);
     groups.push_back(group);
   }
   return groups;
+}
+
+data device_data(const DeviceLimits& device) {
+  data item;
+  item.set("variant", device.variant);
+  item.set("name", device.name);
+  item.set("backend", device.backend);
+  item.set("copy_bandwidth", format_number(device.copy_bandwidth_gbs, 0));
+  return item;
+}
+
+data op_check_data(const OpCheck& check) {
+  data item;
+  item.set("variant", check.variant);
+  item.set("op", check.op);
+  item.set("dtype", check.dtype);
+  item.set("shape", check.shape);
+  item.set("max_abs_error", format_number(check.max_abs_error, 4));
+  item.set("relative_error", format_number(check.relative_error, 4));
+  item.set("passed", check.passed);
+  return item;
+}
+
+data benchmark_data(const BenchmarkResult& result) {
+  data item;
+  item.set("variant", result.variant);
+  item.set("op", result.op);
+  item.set("dtype", result.dtype);
+  item.set("shape", result.shape);
+  item.set("median_us", format_number(result.median_us, 1));
+  item.set("achieved_gbs", format_number(result.achieved_gbs, 0));
+  item.set("percent_of_peak", format_number(result.percent_of_peak, 0));
+  item.set("reference_us", result.reference_median_us > 0 ? format_number(result.reference_median_us, 1) : "–");
+  item.set("speedup", result.speedup > 0 ? format_number(result.speedup, 2) + "×" : "–");
+  return item;
+}
+
+// Devices, op checks and benchmark results (`kcheck bench`), when present.
+void set_dynamic_data(data& root, const DynamicResults& dynamic) {
+  if (dynamic.empty()) return;
+  data devices{data::type::list};
+  for (const DeviceLimits& device : dynamic.devices) devices.push_back(device_data(device));
+  data checks{data::type::list};
+  for (const OpCheck& check : dynamic.op_checks) checks.push_back(op_check_data(check));
+  data benchmarks{data::type::list};
+  for (const BenchmarkResult& result : dynamic.benchmarks) benchmarks.push_back(benchmark_data(result));
+  root.set("has_dynamic", true);
+  root.set("seed", std::to_string(dynamic.seed));
+  root.set("devices", devices);
+  root.set("has_op_checks", !checks.is_empty_list());
+  root.set("op_checks", checks);
+  root.set("has_benchmarks", !benchmarks.is_empty_list());
+  root.set("benchmarks", benchmarks);
 }
 
 data report_data(const Report& report) {
@@ -105,8 +137,9 @@ data report_data(const Report& report) {
   for (const VariantSummary& variant : report.variants) variants.push_back(variant_data(variant, report.strict));
   root.set("has_variants", !report.variants.empty());
   root.set("variants", variants);
-  data groups = groups_data(report);
+  data groups = groups_data(variant_sections(report));
   if (!groups.is_empty_list()) root.set("groups", groups);
+  set_dynamic_data(root, report.dynamic);
   return root;
 }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "checker/report/html_format.h"
 #include "checker/report/junit_format.h"
 #include "checker/report/markdown_format.h"
 #include "checker/report/sarif_format.h"
@@ -11,12 +12,13 @@ namespace kcheck {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OutputFormat>, 5> kFormats{{
+constexpr std::array<std::pair<std::string_view, OutputFormat>, 6> kFormats{{
     {"text", OutputFormat::text},
     {"json", OutputFormat::json},
     {"sarif", OutputFormat::sarif},
     {"junit", OutputFormat::junit},
     {"markdown", OutputFormat::markdown},
+    {"html", OutputFormat::html},
 }};
 
 }  // namespace
@@ -50,6 +52,7 @@ std::string render_report(const Report& report, OutputFormat format, const Rende
       return render_sarif(report, options.rules).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::junit: return render_junit(report);
     case OutputFormat::markdown: return render_markdown(report);
+    case OutputFormat::html: return render_html(report, options.rules);
   }
   return {};
 }

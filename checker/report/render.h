@@ -11,7 +11,7 @@
 
 namespace kcheck {
 
-enum class OutputFormat { text, json, sarif, junit, markdown };
+enum class OutputFormat { text, json, sarif, junit, markdown, html };
 
 std::optional<OutputFormat> parse_output_format(std::string_view name);
 std::vector<std::string> output_format_names();

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "checker/report/explain_format.h"
+
 namespace kcheck {
 
 namespace {
@@ -51,7 +53,7 @@ nlohmann::json rule_descriptor(const std::string& code, const std::map<std::stri
   const RuleInfo& info = *found->second;
   descriptor["shortDescription"] = {{"text", info.title}};
   descriptor["fullDescription"] = {{"text", info.title}};
-  descriptor["help"] = {{"text", info.explanation}};
+  descriptor["help"] = {{"text", explanation_with_examples(info)}, {"markdown", explanation_markdown(info)}};
   descriptor["defaultConfiguration"] = {{"level", sarif_level(info.default_severity)}};
   return descriptor;
 }

@@ -145,10 +145,11 @@ TEST(ConfigRules, EveryRuleExplainsItself) {
   std::vector<std::string> codes;
   for (const Rule* rule : registry.rules()) {
     codes.push_back(rule->info().code);
-    EXPECT_NE(rule->info().explanation.find("Example"), std::string::npos) << rule->info().code;
+    EXPECT_FALSE(rule->info().example_violation.empty()) << rule->info().code;
+    EXPECT_FALSE(rule->info().example_fix.empty()) << rule->info().code;
     EXPECT_NE(rule->info().explanation.find("Fix"), std::string::npos) << rule->info().code;
   }
-  EXPECT_EQ(codes, (std::vector<std::string>{"KC001", "KC002", "KC003", "KC004", "KC005"}));
+  EXPECT_EQ(codes, (std::vector<std::string>{"KC001", "KC002", "KC003", "KC004", "KC005", "KC006"}));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(MetadataRules, RegistryHoldsKm001ToKm010WithExplanations) {
   for (const Rule* rule : registry.rules()) {
     codes.push_back(rule->info().code);
     EXPECT_FALSE(rule->info().title.empty());
-    EXPECT_NE(rule->info().explanation.find("Example of the violation"), std::string::npos) << rule->info().code;
+    EXPECT_FALSE(rule->info().example_violation.empty()) << rule->info().code;
+    EXPECT_FALSE(rule->info().example_fix.empty()) << rule->info().code;
   }
   EXPECT_EQ(codes, (std::vector<std::string>{"KM001", "KM002", "KM003", "KM004", "KM005", "KM006", "KM007", "KM008",
                                               "KM009", "KM010"}));

@@ -61,6 +61,26 @@ TEST(MarkdownFormat, MessagesCannotBreakTheMarkup) {
   EXPECT_EQ(markdown_escape("x_y`z"), "x\\_y\\`z");
 }
 
+TEST(MarkdownFormat, BenchmarkTableWhenTheReportHasResults) {
+  std::string markdown = render_markdown(sample_bench_report());
+  EXPECT_TRUE(contains(markdown, "### Benchmarks\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "Device of torch211-cxx11-cu130-x86\\_64-linux: NVIDIA H100 80GB HBM3 (cuda), "
+                                 "measured copy bandwidth 2905 GB/s.\n"))
+      << markdown;
+  EXPECT_TRUE(contains(markdown, "Inputs from seed 1234.\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| variant | op | dtype | shape | median µs | GB/s | % of peak | reference µs | speed-up |\n"))
+      << markdown;
+  // 402653184 bytes in 155.5 us: 2589 GB/s, 89% of 2905, 400.4 / 155.5 = 2.57x.
+  EXPECT_TRUE(contains(markdown, "| torch211-cxx11-cu130-x86\\_64-linux | silu\\_and\\_mul | bfloat16 | 16384x16384 | "
+                                 "155.5 | 2589 | 89 | 400.4 | 2.57× |\n"))
+      << markdown;
+  EXPECT_TRUE(contains(markdown, "| torch211-cxx11-cu130-x86\\_64-linux | gelu\\_fast | float16 | 4096x8192 | 0.0310 | "
+                                 "0.0042 | ❌ |\n"))
+      << markdown;
+  EXPECT_LT(markdown.find("### Findings"), markdown.find("### Benchmarks")) << markdown;
+  EXPECT_FALSE(contains(render_markdown(sample_report()), "Benchmarks")) << "a static audit has none";
+}
+
 TEST(MarkdownFormat, ACallerTemplateAndABrokenOne) {
   EXPECT_EQ(render_markdown(sample_report(), "{{verdict}} {{#variants}}[{{backend}}]{{/variants}}"), "FAIL [cpu][cuda]");
   EXPECT_THROW(render_markdown(sample_report(), "{{#groups}}unclosed"), std::runtime_error);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "checker/audit/audit.h"
+#include "checker/report/explain_format.h"
 #include "checker/report/render.h"
 #include "tests/report/report_test_support.h"
 
@@ -46,7 +47,9 @@ TEST(SarifFormat, OneDescriptorPerCodeWithTitleHelpAndDefaultLevel) {
     if (info.code == "KE001") ke001 = &info;
   ASSERT_NE(ke001, nullptr);
   EXPECT_EQ(descriptors[0]["shortDescription"]["text"], ke001->title);
-  EXPECT_EQ(descriptors[0]["help"]["text"], ke001->explanation);
+  EXPECT_EQ(descriptors[0]["help"]["text"], explanation_with_examples(*ke001));
+  EXPECT_NE(descriptors[0]["help"]["text"].get<std::string>().find(ke001->example_fix.substr(0, 20)), std::string::npos);
+  EXPECT_NE(descriptors[0]["help"]["markdown"].get<std::string>().find("**The fix:**\n\n```\n"), std::string::npos);
   EXPECT_EQ(descriptors[0]["defaultConfiguration"]["level"], "error");
   EXPECT_EQ(descriptors[1]["defaultConfiguration"]["level"], "warning");  // KL005
 }

@@ -28,11 +28,11 @@ be read), and checks nothing else in the file.
 Fix: correct the syntax at the reported position. Common causes: an
 unquoted string, a missing closing bracket or quote, a key defined twice,
 a table header written twice.
-
-Example of the violation:
-    [general]
-    name = relu          # strings need quotes: name = "relu"
-)"};
+)",
+      R"ex([general]
+name = relu          # strings need quotes)ex",
+      R"ex([general]
+name = "relu")ex"};
 };
 
 }  // namespace

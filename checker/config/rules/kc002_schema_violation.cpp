@@ -143,18 +143,18 @@ KC002 reports, with the key and its line:
 
 Fix: change the key as the message says; `kernel-builder update-build`
 migrates v3/v4 files.
+)",
+      R"ex([general]
+backends = ["CUDA"]          # backends are lowercase
 
-Example of the violation:
-    [general]
-    name = "relu"
-    version = 1
-    edition = 5
-    license = "apache-2.0"
-    backends = ["CUDA"]          # backends are lowercase: "cuda"
+[torch-noarch]
+cuda-capabilities = ["8.0"]  # this table has no such key)ex",
+      R"ex([general]
+backends = ["cuda"]
 
-    [torch-noarch]
-    cuda-capabilities = ["8.0"]  # this table takes cuda_capabilities
-)"};
+[kernel.relu]
+backend = "cuda"
+cuda-capabilities = ["8.0"])ex"};
 };
 
 }  // namespace

@@ -40,13 +40,16 @@ the build depend on the machine it runs on. `src` entries must be files,
 
 Fix: add the file, correct the path, or move what it names into the kernel
 directory and list it relative to the root.
-
-Example of the violation:
-    [kernel.relu]
-    backend = "cuda"
-    depends = ["torch"]
-    src = ["relu_kernel/relu.cu", "../common/util.h"]   # leaves the kernel
-)"};
+)",
+      R"ex([kernel.relu]
+backend = "cuda"
+depends = ["torch"]
+src = ["relu_kernel/relu.cu", "../common/util.h"]   # leaves the kernel)ex",
+      R"ex(# copy util.h into the kernel directory
+[kernel.relu]
+backend = "cuda"
+depends = ["torch"]
+src = ["relu_kernel/relu.cu", "relu_kernel/util.h"])ex"};
 };
 
 }  // namespace

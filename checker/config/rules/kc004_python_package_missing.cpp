@@ -32,12 +32,12 @@ left over from an old layout).
 
 Fix: put the package at torch-ext/<module>/__init__.py, or change
 general.name to match the package; remove the nested directory.
-
-Example of the violation:
-    [general]
-    name = "fused-rope"        # expects torch-ext/fused_rope/__init__.py
-    # but the tree has torch-ext/fused-rope/__init__.py
-)"};
+)",
+      R"ex([general]
+name = "fused-rope"        # expects torch-ext/fused_rope/__init__.py
+# the tree has torch-ext/fused-rope/__init__.py)ex",
+      R"ex(git mv torch-ext/fused-rope torch-ext/fused_rope
+# torch-ext/fused_rope/__init__.py now matches name = "fused-rope")ex"};
 };
 
 }  // namespace

@@ -116,11 +116,12 @@ fail. The resulting build tree cannot be complete (see KL006).
 Fix: remove the bound (the docs say these keys should normally not be set)
 or widen it to include the required versions; add a capability the older
 toolkits compile (e.g. "8.0" or "9.0").
-
-Example of the violation (policy hub):
-    [general.cuda]
-    minver = "12.8"      # excludes the required CUDA 12.6 variants
-)"};
+)",
+      R"ex(# policy hub
+[general.cuda]
+minver = "12.8"      # excludes the required CUDA 12.6 variants)ex",
+      R"ex([general.cuda]
+# no minver: the builder covers CUDA 12.6, 13.0 and 13.2)ex"};
 };
 
 }  // namespace

@@ -24,10 +24,12 @@ GLIBC_PRIVATE are never allowed.
 Fix: build in the policy's manylinux container (or against an old enough
 sysroot), so the linker binds the old symbol versions; or avoid the function
 that only newer glibc provides.
-
-Example of the violation (built on glibc 2.36):
-    double f(double x) { return exp(x); }   // exp@GLIBC_2.29
-)"};
+)",
+      R"ex(// built on glibc 2.36
+double f(double x) { return exp(x); }   // imports exp@GLIBC_2.29)ex",
+      R"ex(# build in the policy's manylinux_2_28 container (or `kcheck build`,
+# which pins exp to exp@GLIBC_2.2.5)
+double f(double x) { return exp(x); }   // imports exp@GLIBC_2.2.5)ex"};
 };
 
 }  // namespace

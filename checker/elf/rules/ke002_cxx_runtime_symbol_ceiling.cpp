@@ -25,10 +25,11 @@ each import above its ceiling is reported with its version.
 Fix: build with the policy's toolchain (the manylinux_2_28 devtoolset links
 newer C++ features statically and keeps the dynamic references old), or link
 libstdc++ statically (-static-libstdc++) with hidden visibility.
-
-Example of the violation (g++ 12):
-    std::string s = std::to_string(1.5);   // std::__cxx11::basic_string... @GLIBCXX_3.4.29
-)"};
+)",
+      R"ex(// g++ 12, libstdc++ linked dynamically
+std::string s = std::to_string(1.5);   // needs GLIBCXX_3.4.29)ex",
+      R"ex(g++ -shared -fPIC -static-libstdc++ -Wl,--exclude-libs,ALL k.cpp -o _k.abi3.so
+# no GLIBCXX/CXXABI import left)ex"};
 };
 
 }  // namespace

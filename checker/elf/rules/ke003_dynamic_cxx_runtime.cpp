@@ -44,10 +44,10 @@ libstdc++ is allowed and KE002 caps its symbol versions instead.
 Fix: link with -static-libstdc++ -static-libgcc and hide the runtime's
 symbols (-Wl,--exclude-libs,ALL), then check that readelf -d shows no
 libstdc++ and readelf -V no GLIBCXX_ node.
-
-Example of the violation:
-    g++ -shared -fPIC kernel.cpp -o _k.abi3.so   # NEEDED libstdc++.so.6
-)"};
+)",
+      R"ex(# policy hub-legacy
+g++ -shared -fPIC kernel.cpp -o _k.abi3.so   # NEEDED libstdc++.so.6)ex",
+      R"ex(g++ -shared -fPIC -static-libstdc++ -Wl,--exclude-libs,ALL kernel.cpp -o _k.abi3.so)ex"};
 };
 
 }  // namespace

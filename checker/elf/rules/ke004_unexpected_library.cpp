@@ -50,10 +50,10 @@ library (zlib internals) are reported too.
 
 Fix: link the dependency statically, or drop it; never bundle and RPATH a
 private copy.
-
-Example of the violation:
-    readelf -d _k.abi3.so   ->  NEEDED libopenblas.so.0
-)"};
+)",
+      R"ex(readelf -d _k.abi3.so  ->  NEEDED libopenblas.so.0)ex",
+      R"ex(# link the library statically, or use Torch's BLAS through ATen
+readelf -d _k.abi3.so  ->  NEEDED libc10.so, libtorch.so, libc.so.6)ex"};
 };
 
 }  // namespace

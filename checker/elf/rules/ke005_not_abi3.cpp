@@ -48,11 +48,12 @@ version that added it.
 
 Fix: compile with -DPy_LIMITED_API=0x03090000 (the builder does this) and
 replace the calls the compiler then rejects; name the file `<id>.abi3.so`.
-
-Example of the violation:
-    PyObject* s = PyUnicode_FromString("x");
-    const char* c = PyUnicode_AsUTF8(s);     // not in the Limited API before 3.10
-)"};
+)",
+      R"ex(PyObject* s = PyUnicode_FromString("x");
+const char* c = PyUnicode_AsUTF8(s);     // not in the Limited API before 3.10)ex",
+      R"ex(#define Py_LIMITED_API 0x03090000
+PyObject* b = PyUnicode_AsUTF8String(s);  // in the Limited API since 3.2
+const char* c = PyBytes_AsString(b);)ex"};
 };
 
 }  // namespace

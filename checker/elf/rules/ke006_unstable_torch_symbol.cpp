@@ -77,10 +77,11 @@ version that introduced it.
 Fix: use torch/csrc/stable/ (torch::stable::Tensor, STABLE_TORCH_LIBRARY)
 instead of ATen/torch headers, and raise the variant's Torch version when a
 newer shim is really needed.
-
-Example of the violation:
-    at::Tensor out = at::empty_like(x);   // imports at::empty_like(...)
-)"};
+)",
+      R"ex(// variant torch-stable-abi211-...
+at::Tensor out = at::empty_like(x);   // imports at::empty_like(...))ex",
+      R"ex(// only the stable C shim (torch/csrc/stable), up to the policy's shim version
+torch::stable::Tensor out = torch::stable::empty_like(x);)ex"};
 };
 
 }  // namespace

@@ -65,10 +65,10 @@ of the file) fails to import on every user's machine.
 
 Fix: rebuild the variant on (or for) the system its name states; re-upload
 files that were truncated in transfer.
-
-Example of the violation:
-    build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine aarch64
-)"};
+)",
+      R"ex(build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine aarch64)ex",
+      R"ex(# build x86_64 code for an x86_64 variant (or name the variant ...-aarch64-linux)
+build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine x86_64)ex"};
 };
 
 }  // namespace

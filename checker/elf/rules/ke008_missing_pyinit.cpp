@@ -43,10 +43,10 @@ symbol and its import fails.
 Fix: keep the file name and TORCH_EXTENSION_NAME equal to metadata.json `id`
 (rebuild instead of renaming), and keep PyInit_<id> visible (PyMODINIT_FUNC
 does that even under -fvisibility=hidden).
-
-Example of the violation:
-    _relu_cuda_1a2b3c4.abi3.so exports PyInit__relu_cuda_0000000
-)"};
+)",
+      R"ex(_relu_cuda_1a2b3c4.abi3.so exports PyInit__relu_cuda_0000000)ex",
+      R"ex(# rebuild so that the module name and the file name share the id
+_relu_cuda_1a2b3c4.abi3.so exports PyInit__relu_cuda_1a2b3c4)ex"};
 };
 
 }  // namespace

@@ -62,10 +62,10 @@ export only PyInit_<id>. The finding gives the count and the first names.
 Fix: compile with -fvisibility=hidden -fvisibility-inlines-hidden (the
 builder's CMake does), link static dependencies with
 -Wl,--exclude-libs,ALL, or use a version script exporting only PyInit_*.
-
-Example of the violation:
-    void scale(float* x, int n) { ... }   // exported as scale(float*, int)
-)"};
+)",
+      R"ex(void scale(float* x, int n) { ... }   // exported as scale(float*, int))ex",
+      R"ex(// -fvisibility=hidden, plus a version script exporting PyInit_* only
+static void scale(float* x, int n) { ... })ex"};
 };
 
 }  // namespace

@@ -66,10 +66,10 @@ directory. Only $ORIGIN-relative paths inside the variant are allowed.
 
 Fix: drop the RPATH (Torch's libraries are already loaded when the kernel
 is imported): CMake's CMAKE_SKIP_RPATH or `patchelf --remove-rpath`.
-
-Example of the violation:
-    readelf -d _k.abi3.so  ->  RUNPATH [/usr/local/cuda/lib64]
-)"};
+)",
+      R"ex(readelf -d _k.abi3.so  ->  RUNPATH [/usr/local/cuda/lib64])ex",
+      R"ex(# drop -Wl,-rpath; Torch has loaded the CUDA libraries before the module
+readelf -d _k.abi3.so  ->  (no RPATH or RUNPATH))ex"};
 };
 
 }  // namespace

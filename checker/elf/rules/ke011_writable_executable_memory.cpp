@@ -34,10 +34,9 @@ Fix: find the object that needs an executable stack (usually an assembly
 file without `.section .note.GNU-stack,"",@progbits`) and link with
 -Wl,-z,noexecstack; compile every object with -fPIC so no text relocations
 remain; do not use -z execstack or -N.
-
-Example of the violation:
-    gcc -shared -fPIC -Wl,-z,execstack k.c -o _k.abi3.so
-)"};
+)",
+      R"ex(gcc -shared -fPIC -Wl,-z,execstack k.c -o _k.abi3.so)ex",
+      R"ex(gcc -shared -fPIC -Wl,-z,noexecstack k.c -o _k.abi3.so)ex"};
 };
 
 }  // namespace

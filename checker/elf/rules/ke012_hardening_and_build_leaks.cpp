@@ -42,10 +42,10 @@ builder's file system: a warning.
 Fix: link with -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
 or CMake's RelWithDebInfo with a separate debug file) and build with
 -ffile-prefix-map=$PWD=. so no absolute path remains.
-
-Example of the violation:
-    gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k
-)"};
+)",
+      R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
+      R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so
+strip --strip-debug _k.abi3.so)ex"};
 };
 
 }  // namespace

@@ -38,10 +38,9 @@ module was not linked by a normal Apple toolchain.
 
 Fix: build with -mmacosx-version-min=<policy version> (CMake:
 CMAKE_OSX_DEPLOYMENT_TARGET), as the builder does.
-
-Example of the violation:
-    clang -target arm64-apple-macos26.2 ... (cpu variant, policy allows 15.0)
-)"};
+)",
+      R"ex(clang -target arm64-apple-macos26.2 ...   # cpu variant, policy allows 15.0)ex",
+      R"ex(clang -target arm64-apple-macos15.0 ...   # or MACOSX_DEPLOYMENT_TARGET=15.0)ex"};
 };
 
 }  // namespace

@@ -35,10 +35,12 @@ built for it (or a family/PTX fallback it can JIT from); KM010 compares this
 list with metadata.json backend.archs. This is information, not a fault.
 
 To change it: set cuda-capabilities / rocm-archs in build.toml.
-
-Example:
-    embedded device code: CUDA SASS sm_80, sm_90a; PTX compute_90
-)"};
+)",
+      R"ex(# a note, not a fault: the module's device code
+embedded device code: CUDA SASS sm_80, sm_90a; PTX compute_90)ex",
+      R"ex(# build.toml, to embed other archs
+[kernel.relu]
+cuda-capabilities = ["8.0", "9.0a", "10.0"])ex"};
 };
 
 }  // namespace

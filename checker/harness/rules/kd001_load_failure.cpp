@@ -43,10 +43,10 @@ whole Python process.
 Fix: reproduce with `python -c "import torch; import <package>"`, link the
 missing library or define the symbol, and keep static initialisers to
 operator registration (TORCH_LIBRARY) without side effects.
-
-Example of the violation:
-    static int x = (std::abort(), 0);   // in any translation unit of the module
-)"};
+)",
+      R"ex(static int x = (std::abort(), 0);   // in any translation unit of the module)ex",
+      R"ex(// no work in static initialisers; do it on the first call instead
+static int& x() { static int value = compute(); return value; })ex"};
 };
 
 }  // namespace

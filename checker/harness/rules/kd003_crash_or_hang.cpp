@@ -36,10 +36,10 @@ Python process.
 
 Fix: run the op under a debugger or sanitizer; do not block or loop in
 static initialisers.
-
-Example of the violation:
-    static int x = [] { for (;;) {} return 0; }();
-)"};
+)",
+      R"ex(static int x = [] { for (;;) {} return 0; }();)ex",
+      R"ex(// nothing that can block or spin at load time or in an op
+static int x = 0;)ex"};
 };
 
 }  // namespace

@@ -28,10 +28,11 @@ be needed.
 
 Fix: nothing in the kernel; run `kcheck run` on a machine (or with a venv)
 that has the Torch version and device named in the note.
-
-Example:
-    torch212-cxx11-cu130-x86_64-linux on a host with Torch 2.11 and no GPU
-)"};
+)",
+      R"ex(# a note: torch212-cxx11-cu130-x86_64-linux on a host with Torch 2.11 and no GPU
+kcheck run reference/relu)ex",
+      R"ex(# on a host (or venv) with Torch 2.12 and a CUDA GPU
+kcheck run reference/relu)ex"};
 };
 
 }  // namespace

@@ -29,12 +29,14 @@ or with nothing in it, no system can load the kernel.
 
 Fix: build the kernel (`kcheck build` or kernel-builder) and upload the whole
 build/ directory.
-
-Example of the violation:
-    my-kernel/
-      build.toml
-      torch-ext/...          # sources only, no build/
-)"};
+)",
+      R"ex(my-kernel/
+  build.toml
+  torch-ext/...          # sources only, no build/)ex",
+      R"ex(my-kernel/
+  build.toml
+  torch-ext/...
+  build/torch213-cxx11-cpu-x86_64-linux/...   # from `kcheck build` or kernel-builder)ex"};
 };
 
 }  // namespace

@@ -30,7 +30,9 @@ Accepted forms (build-variants.md §1):
 A cxx tag on a darwin or windows name is invalid too.
 
 Fix: rename the directory to the name the builder would give it, e.g.
-`torch2.13-cuda13.0-linux` -> `torch213-cxx11-cu130-x86_64-linux`.)"};
+`torch2.13-cuda13.0-linux` -> `torch213-cxx11-cu130-x86_64-linux`.)",
+      R"ex(build/torch2.13-cuda13.0-linux/)ex",
+      R"ex(build/torch213-cxx11-cu130-x86_64-linux/)ex"};
 };
 
 }  // namespace

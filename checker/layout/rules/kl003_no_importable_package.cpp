@@ -41,12 +41,15 @@ variant: build/<variant>/<module>/__init__.py.
 
 Fix: ship the package's __init__.py where the policy expects it; kernel-builder
 and `kcheck build` copy torch-ext/<module>/ there.
-
-Example of the violation (hub):
-    build/torch213-cxx11-cpu-x86_64-linux/
-      _ops.py
-      _relu_cpu_0a1b2c3.abi3.so         # no __init__.py
-)"};
+)",
+      R"ex(# policy hub
+build/torch213-cxx11-cpu-x86_64-linux/
+  _ops.py
+  _relu_cpu_0a1b2c3.abi3.so         # no __init__.py)ex",
+      R"ex(build/torch213-cxx11-cpu-x86_64-linux/
+  __init__.py                       # from torch-ext/relu/__init__.py
+  _ops.py
+  _relu_cpu_0a1b2c3.abi3.so)ex"};
 };
 
 }  // namespace

@@ -78,7 +78,12 @@ Fix: let the builder generate it, or re-export exactly the top-level names:
     # build/<variant>/relu/__init__.py
     from .. import *            # or the builder's importlib shim
     __all__ = ["relu", "layers"]  # same as build/<variant>/__init__.py
-)"};
+)",
+      R"ex(# build/<variant>/__init__.py:       __all__ = ["relu", "layers"]
+# build/<variant>/relu/__init__.py:  __all__ = ["relu"])ex",
+      R"ex(# build/<variant>/relu/__init__.py
+from .. import *
+__all__ = ["relu", "layers"]  # same as build/<variant>/__init__.py)ex"};
 };
 
 }  // namespace

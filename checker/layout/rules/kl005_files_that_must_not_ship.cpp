@@ -60,10 +60,11 @@ dumps only make the upload larger and can leak the builder's environment.
 
 Fix: delete them before uploading (kernel-builder and `kcheck build` never
 write them), e.g. `find build -name __pycache__ -prune -exec rm -rf {} +`.
-
-Example of the violation:
-    build/torch213-cxx11-cpu-x86_64-linux/__pycache__/_ops.cpython-311.pyc
-)"};
+)",
+      R"ex(build/torch213-cxx11-cpu-x86_64-linux/__pycache__/_ops.cpython-311.pyc)ex",
+      R"ex(rm -r build/*/__pycache__      # and upload without it
+# or, when a file is meant to ship, kcheck.toml:
+# ignore = [{code = "KL005", path = "build/*/notes.txt", reason = "..."}])ex"};
 };
 
 }  // namespace

@@ -58,10 +58,11 @@ A variant that no required list names (an older Torch) is reported as a note.
 
 Fix: build the missing variants (kernel-builder builds the whole bundle;
 `kcheck build` builds for the local Torch) and upload them together.
-
-Example of the violation (x86_64-linux, cpu, policy hub):
-    build/torch213-cxx11-cpu-x86_64-linux/     # torch212-cxx11-cpu-x86_64-linux missing
-)"};
+)",
+      R"ex(# x86_64-linux, cpu, policy hub
+build/torch213-cxx11-cpu-x86_64-linux/     # torch212-cxx11-cpu-x86_64-linux missing)ex",
+      R"ex(build/torch212-cxx11-cpu-x86_64-linux/
+build/torch213-cxx11-cpu-x86_64-linux/)ex"};
 };
 
 }  // namespace

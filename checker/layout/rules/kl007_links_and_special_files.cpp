@@ -49,10 +49,10 @@ follows links out of the audited root.
 
 Fix: replace links by copies of the files they point to, remove special
 files, rename paths to UTF-8.
-
-Example of the violation:
-    build/torch213-cxx11-cpu-x86_64-linux/libfoo.so -> /usr/lib/libfoo.so
-)"};
+)",
+      R"ex(build/torch213-cxx11-cpu-x86_64-linux/libfoo.so -> /usr/lib/libfoo.so)ex",
+      R"ex(# ship a regular file (or drop the dependency)
+cp -L /usr/lib/libfoo.so build/torch213-cxx11-cpu-x86_64-linux/libfoo.so)ex"};
 };
 
 }  // namespace

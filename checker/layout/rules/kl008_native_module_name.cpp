@@ -63,10 +63,9 @@ Python-only variants (torch-<backend>) ship no native module at all.
 
 Fix: build with kernel-builder or `kcheck build`, which name the module from
 the id; link everything into that one module.
-
-Example of the violation:
-    build/torch213-cxx11-cu130-x86_64-linux/relu_kernels.so   # expected _relu_cuda_1a2b3c4.abi3.so
-)"};
+)",
+      R"ex(build/torch213-cxx11-cu130-x86_64-linux/relu_kernels.so)ex",
+      R"ex(build/torch213-cxx11-cu130-x86_64-linux/_relu_cuda_1a2b3c4.abi3.so   # <id>.abi3.so, one per variant)ex"};
 };
 
 }  // namespace

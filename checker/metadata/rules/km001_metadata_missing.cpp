@@ -28,13 +28,16 @@ A variant without it cannot be loaded by the current loader.
 
 Fix: build the variant with kernel-builder (`kcheck build`), which writes
 metadata.json, and upload it together with the rest of the variant.
-
-Example of the violation:
-    build/torch213-cxx11-cpu-x86_64-linux/
-      __init__.py
-      _ops.py
-      _relu_cpu_0a1b2c3.abi3.so       # no metadata.json
-)"};
+)",
+      R"ex(build/torch213-cxx11-cpu-x86_64-linux/
+  __init__.py
+  _ops.py
+  _relu_cpu_0a1b2c3.abi3.so       # no metadata.json)ex",
+      R"ex(build/torch213-cxx11-cpu-x86_64-linux/
+  __init__.py
+  _ops.py
+  _relu_cpu_0a1b2c3.abi3.so
+  metadata.json                   # written by the builder)ex"};
 };
 
 }  // namespace

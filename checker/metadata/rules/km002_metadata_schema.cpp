@@ -52,12 +52,12 @@ usually a typo of a key that was meant to be read.
 
 Fix: regenerate metadata.json with kernel-builder, or correct the key named
 in the finding.
-
-Example of the violation:
-    {"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": "1",
-     "license": "apache-2.0", "backend": {"type": "cpu"}}
-    # version is a string and python-depends is missing
-)"};
+)",
+      R"ex({"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": "1",
+ "license": "apache-2.0", "backend": {"type": "cpu"}}
+# version is a string and python-depends is missing)ex",
+      R"ex({"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": 1,
+ "license": "apache-2.0", "python-depends": [], "backend": {"type": "cpu"}})ex"};
 };
 
 }  // namespace

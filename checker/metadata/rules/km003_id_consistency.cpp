@@ -77,11 +77,11 @@ export does not match its file name (together: `PyInit_<id>`).
 
 Fix: rebuild with kernel-builder so that one TORCH_EXTENSION_NAME drives all
 four, and do not rename the native module or edit `_ops.py` by hand.
-
-Example of the violation:
-    metadata.json:  "id": "_relu_cpu_0a1b2c3"
-    _ops.py:        ops = torch.ops._relu_cpu_ffffff0
-)"};
+)",
+      R"ex(metadata.json:  "id": "_relu_cpu_0a1b2c3"
+_ops.py:        ops = torch.ops._relu_cpu_ffffff0)ex",
+      R"ex(metadata.json:  "id": "_relu_cpu_0a1b2c3"
+_ops.py:        ops = torch.ops._relu_cpu_0a1b2c3)ex"};
 };
 
 }  // namespace

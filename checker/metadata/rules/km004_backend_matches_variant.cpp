@@ -41,11 +41,11 @@ constrained.
 
 Fix: rebuild the variant, or correct `backend.type` to the backend in the
 variant name (if the directory was renamed, rename it back).
-
-Example of the violation:
-    build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
-      "backend": {"type": "rocm", "archs": ["gfx942"]}
-)"};
+)",
+      R"ex(build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
+  "backend": {"type": "rocm", "archs": ["gfx942"]})ex",
+      R"ex(build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
+  "backend": {"type": "cuda", "archs": ["8.0", "9.0a"]})ex"};
 };
 
 }  // namespace

@@ -65,11 +65,12 @@ users find the kernel by the repository name.
 
 Fix: rebuild every variant from the same source revision, or delete stale
 variants before uploading.
-
-Example of the violation:
-    build/torch212-cxx11-cpu-x86_64-linux/metadata.json:  "version": 1
-    build/torch213-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2
-)"};
+)",
+      R"ex(build/torch212-cxx11-cpu-x86_64-linux/metadata.json:  "version": 1
+build/torch213-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2)ex",
+      R"ex(# rebuild every variant from one revision
+build/torch212-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2
+build/torch213-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2)ex"};
 };
 
 }  // namespace

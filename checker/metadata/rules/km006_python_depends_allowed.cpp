@@ -67,10 +67,9 @@ backend's list only.
 Fix: remove the dependency (vendor the code you need, or use Torch), or move
 a backend-specific package to that backend's list in build.toml
 (`[general.cuda] python-depends`).
-
-Example of the violation:
-    "backend": {"type": "cpu"}, "python-depends": ["numpy"]
-)"};
+)",
+      R"ex("backend": {"type": "cpu"}, "python-depends": ["numpy"])ex",
+      R"ex("backend": {"type": "cpu"}, "python-depends": []      # and no numpy import)ex"};
 };
 
 }  // namespace

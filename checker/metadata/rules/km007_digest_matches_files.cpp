@@ -55,11 +55,12 @@ variant without a digest loads but cannot be verified (warning).
 
 Fix: do not edit, add or delete files in a variant after building it;
 rebuild with kernel-builder (`kcheck build`) to write a fresh digest.
-
-Example of the violation:
-    "digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>"}}
-    # while the variant also holds _ops.py and _relu_cpu_0a1b2c3.abi3.so
-)"};
+)",
+      R"ex("digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>"}}
+# while the variant also holds _ops.py and _relu_cpu_0a1b2c3.abi3.so)ex",
+      R"ex(# let the builder recompute the digest after the last change
+"digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>",
+  "_ops.py": "<hash>", "_relu_cpu_0a1b2c3.abi3.so": "<hash>"}})ex"};
 };
 
 }  // namespace

@@ -34,11 +34,11 @@ the loader warns about it when loading.
 
 Fix: commit your changes (Nix builds also count untracked files) and rebuild
 from the clean checkout.
-
-Example of the violation:
-    "provenance": {"kernel-builder": {"version": "0.18.1"},
-                   "kernel": {"commit": "<40 hex digits>", "dirty": true}}
-)"};
+)",
+      R"ex("provenance": {"kernel-builder": {"version": "0.18.1"},
+               "kernel": {"commit": "<40 hex digits>", "dirty": true}})ex",
+      R"ex(git commit -am "..." && kcheck build .     # rebuild from a clean checkout
+"kernel": {"commit": "<40 hex digits>", "dirty": false})ex"};
 };
 
 }  // namespace

@@ -34,10 +34,9 @@ use the kernel.
 
 Fix: set `general.license` in build.toml to the Hub id of your license (or
 `other` and add a LICENSE file) and rebuild.
-
-Example of the violation:
-    "license": "Apache License 2.0"
-)"};
+)",
+      R"ex("license": "Apache License 2.0")ex",
+      R"ex("license": "apache-2.0")ex"};
 };
 
 }  // namespace

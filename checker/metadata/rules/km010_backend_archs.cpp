@@ -118,10 +118,9 @@ sm_X and PTX compute_X).
 Fix: let kernel-builder write `archs` (it records what it compiled); set the
 capabilities in build.toml (`cuda-capabilities`, `rocm-archs`), not in
 metadata.json.
-
-Example of the violation:
-    "backend": {"type": "cuda", "archs": ["8.0", "sm_90"]}
-)"};
+)",
+      R"ex("backend": {"type": "cuda", "archs": ["8.0", "sm_90"]})ex",
+      R"ex("backend": {"type": "cuda", "archs": ["8.0", "9.0"]}     # the archs the module embeds)ex"};
 };
 
 }  // namespace

@@ -66,11 +66,11 @@ that uses it (the second registration aborts the import).
 
 Fix: register with the builder's macro, which derives the namespace from
 `TORCH_EXTENSION_NAME` (the id): `TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops)`.
-
-Example of the violation:
-    TORCH_LIBRARY(relu_ops, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
-    // metadata id and _ops.py say _relu_cpu_0a1b2c3
-)doc"};
+)doc",
+      R"ex(TORCH_LIBRARY(relu_ops, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
+// metadata id and _ops.py say _relu_cpu_0a1b2c3)ex",
+      R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
+// TORCH_EXTENSION_NAME is the id: _relu_cpu_0a1b2c3)ex"};
 };
 
 }  // namespace

@@ -82,10 +82,9 @@ is shared by every build made from it.
 
 Fix: let the builder pick the id (Nix builds use the commit hash), or pass a
 commit-derived `--unique-id`.
-
-Example of the violation:
-    "id": "_relu_cuda_v1"
-)doc"};
+)doc",
+      R"ex("id": "_relu_cuda_v1")ex",
+      R"ex("id": "_relu_cuda_0a1b2c3"      # unique part from the git tree or random)ex"};
 };
 
 }  // namespace

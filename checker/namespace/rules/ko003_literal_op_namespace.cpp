@@ -64,10 +64,10 @@ rejects the same pattern in the source tree.
 Fix:
     from ._ops import add_op_namespace_prefix
     @torch.library.register_fake(add_op_namespace_prefix("relu"))
-
-Example of the violation:
-    @torch.library.register_fake("_relu_cuda_0a1b2c3::relu")
-)doc"};
+)doc",
+      R"ex(@torch.library.register_fake("_relu_cuda_0a1b2c3::relu"))ex",
+      R"ex(from ._ops import add_op_namespace_prefix
+@torch.library.register_fake(add_op_namespace_prefix("relu")))ex"};
 };
 
 }  // namespace

@@ -51,10 +51,10 @@ another revision's ops. `_ops.py` is generated with the right id.
 Fix:
     from ._ops import ops
     ops.relu(out, x)
-
-Example of the violation:
-    torch.ops._relu_cpu_0a1b2c3.relu(out, x)
-)doc"};
+)doc",
+      R"ex(torch.ops._relu_cpu_0a1b2c3.relu(out, x))ex",
+      R"ex(from ._ops import ops
+ops.relu(out, x))ex"};
 };
 
 }  // namespace

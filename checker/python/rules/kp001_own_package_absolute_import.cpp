@@ -44,10 +44,11 @@ silently loads a different copy of the kernel (an installed one, another
 revision).
 
 Fix: import the kernel's own modules relatively.
-
-Example of the violation (build/<variant>/layers.py):
-    from relu.ops import fused_relu     # write: from .ops import fused_relu
-)doc"};
+)doc",
+      R"ex(# build/<variant>/layers.py
+from relu.ops import fused_relu)ex",
+      R"ex(# build/<variant>/layers.py
+from .ops import fused_relu)ex"};
 };
 
 }  // namespace

@@ -98,10 +98,9 @@ and are also a note, so that the optional use stays visible.
 
 Fix: use the standard library or torch, or declare an allowed dependency in
 build.toml (it lands in metadata.json python-depends).
-
-Example of the violation:
-    import numpy as np          # numpy is not an allowed python-depends
-)doc"};
+)doc",
+      R"ex(import numpy as np          # numpy is not an allowed python-depends)ex",
+      R"ex(import torch                # use torch instead, or declare an allowed dependency)ex"};
 };
 
 }  // namespace

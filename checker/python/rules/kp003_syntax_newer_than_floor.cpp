@@ -39,10 +39,10 @@ error fails the whole import on the oldest one.
 
 Fix: rewrite with older syntax (if/elif instead of match, `Optional[X]` or
 `from __future__ import annotations`, separate f-string parts).
-
-Example of the violation:
-    def scale(x: torch.Tensor | None) -> None: ...   # evaluated at def time: TypeError on 3.9
-)doc"};
+)doc",
+      R"ex(def scale(x: torch.Tensor | None) -> None: ...   # TypeError on Python 3.9)ex",
+      R"ex(from typing import Optional
+def scale(x: Optional[torch.Tensor]) -> None: ...)ex"};
 };
 
 }  // namespace

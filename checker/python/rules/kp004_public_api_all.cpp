@@ -61,12 +61,13 @@ AttributeError on a name that does not exist.
 
 Fix: define `__all__` as a literal list of the exported names, and keep it in
 sync with the definitions.
-
-Example of the violation:
-    from ._ops import ops
-    def relu(x): ...
-    __all__ = ["relu", "gelu"]     # gelu is not defined
-)doc"};
+)doc",
+      R"ex(from ._ops import ops
+def relu(x): ...
+__all__ = ["relu", "gelu"]     # gelu is not defined)ex",
+      R"ex(from ._ops import ops
+def relu(x): ...
+__all__ = ["relu"])ex"};
 };
 
 }  // namespace

@@ -62,13 +62,14 @@ Why: the kernels library swaps a model's module class for the layer class
 
 Fix: move helpers to module-level functions, derive everything inside
 `forward`, and keep only `has_backward` / `can_torch_compile`.
-
-Example of the violation:
-    class SiluAndMul(nn.Module):
-        def __init__(self):          # not allowed
-            super().__init__()
-        def forward(self, x): ...
-)doc"};
+)doc",
+      R"ex(class SiluAndMul(nn.Module):
+    def __init__(self):          # not allowed
+        super().__init__()
+    def forward(self, x): ...)ex",
+      R"ex(class SiluAndMul(nn.Module):
+    can_torch_compile: bool = True
+    def forward(self, x: torch.Tensor) -> torch.Tensor: ...)ex"};
 };
 
 }  // namespace

@@ -147,11 +147,12 @@ supply-chain risk and breaks offline and sandboxed use.
 
 Fix: ship what is needed inside the variant and load it relative to
 `__file__`; compute with torch.
-
-Example of the violation:
-    import subprocess
-    subprocess.run(["nvidia-smi"])      # at import time
-)doc"};
+)doc",
+      R"ex(import subprocess
+subprocess.run(["nvidia-smi"])      # at import time)ex",
+      R"ex(# query the device through Torch, when needed, inside a function
+def device_name() -> str:
+    return torch.cuda.get_device_name())ex"};
 };
 
 }  // namespace

@@ -30,11 +30,11 @@ lazily, at the first call.
 
 Fix: correct the syntax; `python -m py_compile FILE` with the policy's oldest
 Python shows the same error.
-
-Example of the violation:
-    def relu(x)          # missing ':'
-        return x
-)doc"};
+)doc",
+      R"ex(def relu(x)          # missing ':'
+    return x)ex",
+      R"ex(def relu(x):
+    return x)ex"};
 };
 
 }  // namespace

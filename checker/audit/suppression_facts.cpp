@@ -1,0 +1,16 @@
+#include "checker/audit/suppression_facts.h"
+
+namespace kcheck {
+
+void read_suppression_facts(TreeFacts& tree) {
+  SuppressionScope scope{tree.audited_root, ""};
+  if (tree.scope == AuditScope::variant || tree.scope == AuditScope::module) scope = suppression_scope(tree.audited_root);
+  tree.suppressions = load_suppressions(scope.repository_root);
+  tree.suppression_path_prefix = scope.prefix;
+}
+
+void apply_tree_suppressions(const TreeFacts& tree, Findings& findings) {
+  if (tree.suppressions) apply_suppressions(*tree.suppressions, tree.suppression_path_prefix, findings);
+}
+
+}  // namespace kcheck

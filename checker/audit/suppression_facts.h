@@ -1,0 +1,15 @@
+#pragma once
+#include "checker/core/tree_facts.h"
+
+namespace kcheck {
+
+// Reads the kernel repository's suppressions (kcheck.toml, or pyproject.toml's
+// [tool.kcheck]) into the tree's facts: at the audited root of a tree or source
+// audit, above build/ for a variant or module inside one. Throws
+// SuppressionConfigError for a config file that cannot be used.
+void read_suppression_facts(TreeFacts& tree);
+
+// Marks the findings the tree's suppressions match; judge() calls it after the rules ran.
+void apply_tree_suppressions(const TreeFacts& tree, Findings& findings);
+
+}  // namespace kcheck

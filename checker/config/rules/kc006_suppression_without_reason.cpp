@@ -1,0 +1,54 @@
+#include "checker/config/rules/config_rule_factories.h"
+#include "checker/core/tree_facts.h"
+
+namespace kcheck {
+namespace {
+
+class SuppressionWithoutReason final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    const TreeFacts& tree = context.tree;
+    if (!tree.suppressions) return;
+    // Findings' paths are relative to the audited root; the config file sits
+    // at the repository root, which is above it when a variant is audited.
+    std::string file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "";
+    for (const Suppression& suppression : tree.suppressions->entries) {
+      if (!suppression.reason.empty()) continue;
+      std::string what = suppression.code + (suppression.path.empty() ? "" : " on " + suppression.path);
+      sink.report({.file = file, .location = {.line = suppression.line}},
+                  tree.suppressions->file + ":" + std::to_string(suppression.line) + ": the suppression of " + what +
+                      " gives no reason; add reason = \"why this finding is acceptable here\"");
+    }
+  }
+
+ private:
+  RuleInfo info_{"KC006", "A suppression in kcheck.toml gives no reason", Severity::warning,
+                 R"(A kernel repository may silence findings it has judged acceptable with
+`ignore = [{code, path, reason}]` in kcheck.toml (or the [tool.kcheck] table
+of pyproject.toml). Every suppression must say why: a reviewer of the kernel,
+or of the report, reads the reason next to the suppressed finding, and a
+suppression nobody can justify later should go. A suppression without a
+reason still applies; this warning (which fails the gate under --strict)
+names it.
+
+Fix: add a `reason` to the entry, or delete the entry.
+)",
+                 R"(# kcheck.toml
+ignore = [
+  {code = "KL005", path = "build/*/notes.txt"},
+]
+)",
+                 R"(# kcheck.toml
+ignore = [
+  {code = "KL005", path = "build/*/notes.txt", reason = "release notes the Hub card links to"},
+]
+)"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kc006_suppression_without_reason() { return std::make_unique<SuppressionWithoutReason>(); }
+
+}  // namespace kcheck

@@ -1,0 +1,61 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checker/core/finding.h"
+
+namespace kcheck {
+
+// One entry of `ignore = [{code, path, reason}]` in a kernel repository's
+// kcheck.toml (or pyproject.toml's [tool.kcheck]).
+struct Suppression {
+  std::string code;    // a rule code or a code prefix ("KL005", "KP")
+  std::string path;    // glob relative to the repository root; "" = every file
+  std::string reason;  // "" = none given (KC006 warns)
+  int line = 0;        // of the entry in the config file
+};
+
+// The suppressions of a kernel repository and where they were read.
+struct SuppressionConfig {
+  std::string file;  // relative to the repository root: "kcheck.toml" or "pyproject.toml"
+  std::vector<Suppression> entries;
+};
+
+// A config file that exists but cannot be used (not TOML, wrong shapes, unknown
+// keys); the message names the file and the line.
+class SuppressionConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads kcheck.toml in `repository_root`, else pyproject.toml's [tool.kcheck]
+// table. nullopt when there is neither. Throws SuppressionConfigError.
+std::optional<SuppressionConfig> load_suppressions(const std::filesystem::path& repository_root);
+
+// The same from text already read; `file_name` says which of the two it is.
+SuppressionConfig parse_suppressions(std::string_view toml_text, const std::string& file_name);
+
+// Where the suppressions of a variant or module audit are looked for: for one
+// inside `<repo>/build/`, <repo>; otherwise the audited root itself (a tree
+// audit's audited root is the repository root: use it directly).
+// `prefix` is what turns a finding's path (relative to the audited root) into
+// one relative to the repository root ("" or "build/<variant>/").
+struct SuppressionScope {
+  std::filesystem::path repository_root;
+  std::string prefix;
+};
+SuppressionScope suppression_scope(const std::filesystem::path& audited_root);
+
+// `*` matches within one path segment, `**` any number of segments, `?` one
+// character (not '/').
+bool glob_matches(std::string_view pattern, std::string_view path);
+
+// Marks every finding a suppression matches (code prefix and path glob) as
+// suppressed, with the entry's reason.
+void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, Findings& findings);
+
+}  // namespace kcheck

@@ -1,0 +1,217 @@
+#include "checker/report/html_format.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include <kainjow/mustache.hpp>
+
+#include "checker/core/embedded_files.h"
+#include "checker/report/report_view.h"
+#include "checker/report/svg_chart.h"
+
+namespace kcheck {
+
+namespace {
+
+using kainjow::mustache::data;
+using kainjow::mustache::mustache;
+
+constexpr std::string_view kTemplatePath = "reports/templates/report.html.mustache";
+
+// An id attribute value: letters, digits, '-' and '_' only.
+std::string anchor(std::string_view prefix, std::string_view name) {
+  std::string id(prefix);
+  for (char c : name) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    id += safe ? c : '-';
+  }
+  return id;
+}
+
+const RuleInfo* find_rule(const std::vector<RuleInfo>& rules, const std::string& code) {
+  auto found = std::find_if(rules.begin(), rules.end(), [&](const RuleInfo& rule) { return rule.code == code; });
+  return found == rules.end() ? nullptr : &*found;
+}
+
+data finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
+  data item;
+  item.set("severity", std::string(to_string(finding.severity)));
+  item.set("code", finding.code);
+  item.set("rule_anchor", anchor("rule-", finding.code));
+  const RuleInfo* rule = find_rule(rules, finding.code);
+  item.set("rule_title", rule ? rule->title : std::string());
+  item.set("place", finding_place(finding));
+  item.set("message", finding.message);
+  item.set("suppressed", finding.suppressed);
+  item.set("reason", finding.suppression_reason);
+  return item;
+}
+
+data counts_data(const SeverityCounts& counts) {
+  data item;
+  item.set("errors", std::to_string(counts.errors));
+  item.set("warnings", std::to_string(counts.warnings));
+  item.set("notes", std::to_string(counts.notes));
+  item.set("suppressed", std::to_string(counts.suppressed));
+  return item;
+}
+
+SeverityCounts section_counts(const VariantSection& section) {
+  if (section.summary) return section.summary->counts;
+  SeverityCounts counts;
+  for (const Finding* finding : section.findings) {
+    if (finding->suppressed) ++counts.suppressed;
+    else if (finding->severity == Severity::error) ++counts.errors;
+    else if (finding->severity == Severity::warning) ++counts.warnings;
+    else ++counts.notes;
+  }
+  return counts;
+}
+
+// "fail", "warn" or "pass", as the gate judges the section.
+std::string section_status(const SeverityCounts& counts, bool strict) {
+  if (counts.errors > 0 || (strict && counts.warnings > 0)) return "fail";
+  if (counts.warnings > 0) return "warn";
+  return "pass";
+}
+
+data dynamic_data(const VariantSection& section) {
+  data item;
+  if (section.device) {
+    item.set("device_name", section.device->name);
+    item.set("device_backend", section.device->backend);
+    item.set("device_peak", format_number(section.device->copy_bandwidth_gbs, 0));
+  }
+  item.set("has_device", section.device != nullptr);
+  data checks{data::type::list};
+  for (const OpCheck* check : section.op_checks) {
+    data row;
+    row.set("op", check->op);
+    row.set("dtype", check->dtype);
+    row.set("shape", check->shape);
+    row.set("max_abs_error", format_number(check->max_abs_error, 4));
+    row.set("relative_error", format_number(check->relative_error, 4));
+    row.set("passed", check->passed);
+    checks.push_back(row);
+  }
+  item.set("has_op_checks", !section.op_checks.empty());
+  item.set("op_checks", checks);
+  data benchmarks{data::type::list};
+  for (const BenchmarkResult* result : section.benchmarks) {
+    data row;
+    row.set("op", result->op);
+    row.set("dtype", result->dtype);
+    row.set("shape", result->shape);
+    row.set("repetitions", std::to_string(result->repetitions));
+    row.set("median_us", format_number(result->median_us, 1));
+    row.set("spread_us", format_number(result->spread_us, 1));
+    row.set("achieved_gbs", format_number(result->achieved_gbs, 0));
+    row.set("percent_of_peak", format_number(result->percent_of_peak, 0));
+    row.set("reference_us", result->reference_median_us > 0 ? format_number(result->reference_median_us, 1) : "–");
+    row.set("speedup", result->speedup > 0 ? format_number(result->speedup, 2) + "×" : "–");
+    benchmarks.push_back(row);
+  }
+  item.set("has_benchmarks", !section.benchmarks.empty());
+  item.set("benchmarks", benchmarks);
+  if (!section.benchmarks.empty()) {
+    item.set("bandwidth_chart", render_bar_chart_svg(bandwidth_chart(section)));
+    BarChart speedups = speedup_chart(section);
+    if (!speedups.bars.empty()) item.set("speedup_chart", render_bar_chart_svg(speedups));
+  }
+  return item;
+}
+
+data section_data(const VariantSection& section, const Report& report, const std::vector<RuleInfo>& rules) {
+  SeverityCounts counts = section_counts(section);
+  data item = counts_data(counts);
+  item.set("title", section.title);
+  item.set("anchor", anchor("variant-", section.title));
+  item.set("backend", section.summary && !section.summary->backend.empty() ? section.summary->backend : "");
+  std::string status = section_status(counts, report.strict);
+  item.set("status", status);
+  item.set("open", status != "pass");  // a section with something to read starts unfolded
+  data findings{data::type::list};
+  for (const Finding* finding : section.findings) findings.push_back(finding_data(*finding, rules));
+  item.set("has_findings", !section.findings.empty());
+  item.set("findings", findings);
+  bool dynamic = !section.op_checks.empty() || !section.benchmarks.empty() || section.device;
+  item.set("has_dynamic", dynamic);
+  if (dynamic) item.set("dynamic", dynamic_data(section));
+  return item;
+}
+
+// The explanation, with examples, of each rule that has a finding.
+data rule_explanations(const Report& report, const std::vector<RuleInfo>& rules) {
+  std::set<std::string> codes;
+  for (const Finding& finding : report.findings) codes.insert(finding.code);
+  data list{data::type::list};
+  for (const std::string& code : codes) {
+    data item;
+    item.set("code", code);
+    item.set("anchor", anchor("rule-", code));
+    const RuleInfo* rule = find_rule(rules, code);
+    item.set("known", rule != nullptr);
+    if (rule) {
+      item.set("title", rule->title);
+      item.set("severity", std::string(to_string(rule->default_severity)));
+      item.set("explanation", rule->explanation);
+      item.set("example_violation", rule->example_violation);
+      item.set("example_fix", rule->example_fix);
+      item.set("has_examples", !rule->example_violation.empty() || !rule->example_fix.empty());
+    }
+    list.push_back(item);
+  }
+  return list;
+}
+
+data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
+  bool passes = report.gate_status() == 0;
+  data root = counts_data(report.summary);
+  root.set("verdict", passes ? "PASS" : "FAIL");
+  root.set("verdict_class", passes ? (report.summary.warnings ? "warn" : "pass") : "fail");
+  root.set("summary_line", plural(static_cast<int>(report.variants.size()), "variant") + " · " +
+                               plural(report.summary.errors, "error") + " · " +
+                               plural(report.summary.warnings, "warning") + " · " +
+                               plural(report.summary.notes, "note") +
+                               (report.summary.suppressed ? " · " + std::to_string(report.summary.suppressed) +
+                                                                " suppressed"
+                                                          : ""));
+  root.set("tool_version", report.tool_version);
+  root.set("policy", report.policy_name);
+  root.set("strict", report.strict);
+  root.set("scope", report.scope);
+  root.set("input", report.input);
+  root.set("audited_root", report.audited_root);
+  if (!report.dynamic.empty()) root.set("seed", std::to_string(report.dynamic.seed));
+  data variants{data::type::list};
+  data sections{data::type::list};
+  for (const VariantSection& section : variant_sections(report)) {
+    data item = section_data(section, report, rules);
+    if (section.summary) variants.push_back(item);
+    sections.push_back(item);
+  }
+  root.set("has_variants", !report.variants.empty());
+  root.set("variants", variants);
+  root.set("sections", sections);
+  root.set("has_findings", !report.findings.empty());
+  root.set("rules", rule_explanations(report, rules));
+  return root;
+}
+
+}  // namespace
+
+std::string render_html(const Report& report, const std::vector<RuleInfo>& rules, std::string_view mustache_template) {
+  mustache renderer{std::string(mustache_template)};
+  if (!renderer.is_valid()) throw std::runtime_error("html template: " + renderer.error_message());
+  renderer.set_custom_escape([](const std::string& text) { return xml_escape(text); });
+  return renderer.render(report_data(report, rules));
+}
+
+std::string render_html(const Report& report, const std::vector<RuleInfo>& rules) {
+  auto embedded = find_embedded_file(kTemplatePath);
+  if (!embedded) throw std::runtime_error("no embedded " + std::string(kTemplatePath));
+  return render_html(report, rules, *embedded);
+}
+
+}  // namespace kcheck

@@ -1,0 +1,150 @@
+#include "checker/report/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kcheck {
+
+namespace {
+
+// Geometry in SVG user units (pixels at 100% zoom).
+constexpr double kWidth = 760;
+constexpr double kLabelRight = 222;  // labels end here, right-aligned
+constexpr double kBarLeft = 230;
+constexpr double kBarSpan = 420;
+constexpr double kTop = 44;          // below the title and the reference label
+constexpr double kRowHeight = 26;
+constexpr double kBarHeight = 16;
+constexpr double kAxisHeight = 28;
+constexpr int kTicks = 4;
+
+std::string number(double value) { return format_number(value, 1); }
+
+// A round upper bound for the axis (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times
+// a power of ten) at least 5% above the largest value.
+double axis_maximum(double largest) {
+  if (!(largest > 0)) return 1;
+  double target = largest * 1.05;
+  double power = std::pow(10.0, std::floor(std::log10(target)));
+  for (double step : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+    if (step * power >= target) return step * power;
+  return 10 * power;
+}
+
+// Up to three decimals, without trailing zeros: "0.375", "0.5", "1000".
+std::string tick_text(double value, const std::string& unit) {
+  std::string text = format_number(value, 3);
+  while (text.ends_with('0')) text.pop_back();
+  if (text.ends_with('.')) text.pop_back();
+  return text + unit;
+}
+
+// op and dtype, with the shape only when another result has the same op and dtype.
+std::string bar_label(const BenchmarkResult& result, const std::vector<const BenchmarkResult*>& all) {
+  std::string label = result.op + " · " + result.dtype;
+  int same = 0;
+  for (const BenchmarkResult* other : all) same += other->op == result.op && other->dtype == result.dtype;
+  if (same > 1) label += " · " + result.shape;
+  return label;
+}
+
+std::string result_tooltip(const BenchmarkResult& result) {
+  return result.op + " " + result.dtype + " [" + result.shape + "]: median " + format_number(result.median_us, 1) +
+         " µs over " + std::to_string(result.repetitions) + " runs, " + format_number(result.achieved_gbs, 0) +
+         " GB/s (" + format_number(result.percent_of_peak, 0) + "% of peak), reference " +
+         format_number(result.reference_median_us, 1) + " µs, " + format_number(result.speedup, 2) + "x";
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_bar_chart_svg(const BarChart& chart) {
+  double largest = chart.reference ? chart.reference->value : 0;
+  for (const ChartBar& bar : chart.bars) largest = std::max(largest, bar.value);
+  const double scale = axis_maximum(largest);
+  const double rows_bottom = kTop + kRowHeight * static_cast<double>(chart.bars.size());
+  const double height = rows_bottom + kAxisHeight;
+  auto x_of = [&](double value) { return kBarLeft + kBarSpan * std::clamp(value / scale, 0.0, 1.0); };
+
+  std::string svg = "<svg class=\"" + xml_escape(chart.css_class) + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    number(kWidth) + "\" height=\"" + number(height) + "\" viewBox=\"0 0 " + number(kWidth) + " " +
+                    number(height) + "\" role=\"img\" aria-label=\"" + xml_escape(chart.title) + "\">\n";
+  svg += "<title>" + xml_escape(chart.title) + "</title>\n";
+  svg += "<text class=\"chart-title\" x=\"0\" y=\"16\">" + xml_escape(chart.title) + "</text>\n";
+  for (int tick = 0; tick <= kTicks; ++tick) {
+    double value = scale * tick / kTicks;
+    std::string x = number(x_of(value));
+    svg += "<line class=\"grid\" x1=\"" + x + "\" y1=\"" + number(kTop - 4) + "\" x2=\"" + x + "\" y2=\"" +
+           number(rows_bottom) + "\"/>\n";
+    svg += "<text class=\"tick\" x=\"" + x + "\" y=\"" + number(rows_bottom + 16) + "\" text-anchor=\"middle\">" +
+           xml_escape(tick_text(value, chart.axis_unit)) + "</text>\n";
+  }
+  for (std::size_t row = 0; row < chart.bars.size(); ++row) {
+    const ChartBar& bar = chart.bars[row];
+    double y = kTop + kRowHeight * static_cast<double>(row) + (kRowHeight - kBarHeight) / 2;
+    double right = x_of(bar.value);
+    svg += "<text class=\"label\" x=\"" + number(kLabelRight) + "\" y=\"" + number(y + kBarHeight - 4) +
+           "\" text-anchor=\"end\">" + xml_escape(bar.label) + "</text>\n";
+    svg += "<rect class=\"bar" + std::string(bar.short_of_reference ? " short" : "") + "\" x=\"" + number(kBarLeft) +
+           "\" y=\"" + number(y) + "\" width=\"" + number(right - kBarLeft) + "\" height=\"" + number(kBarHeight) +
+           "\"><title>" + xml_escape(bar.tooltip) + "</title></rect>\n";
+    svg += "<text class=\"value\" x=\"" + number(std::min(right + 6, kWidth - 60)) + "\" y=\"" +
+           number(y + kBarHeight - 4) + "\">" + xml_escape(bar.value_text) + "</text>\n";
+  }
+  if (chart.reference) {
+    std::string x = number(x_of(chart.reference->value));
+    svg += "<line class=\"reference\" x1=\"" + x + "\" y1=\"" + number(kTop - 8) + "\" x2=\"" + x + "\" y2=\"" +
+           number(rows_bottom) + "\"/>\n";
+    svg += "<text class=\"reference-label\" x=\"" + x + "\" y=\"" + number(kTop - 12) + "\" text-anchor=\"middle\">" +
+           xml_escape(chart.reference->label) + "</text>\n";
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+BarChart bandwidth_chart(const VariantSection& section) {
+  BarChart chart;
+  chart.css_class = "chart-bandwidth";
+  chart.title = "Achieved bandwidth per op and dtype (GB/s)";
+  chart.axis_unit = "";
+  double peak = section.device ? section.device->copy_bandwidth_gbs : 0;
+  if (peak > 0)
+    chart.reference = ChartReference{peak, "device peak " + format_number(peak, 0) + " GB/s (measured copy)"};
+  for (const BenchmarkResult* result : section.benchmarks) {
+    std::string value_text = format_number(result->achieved_gbs, 0) + " GB/s";
+    if (result->percent_of_peak > 0) value_text += " (" + format_number(result->percent_of_peak, 0) + "%)";
+    chart.bars.push_back({bar_label(*result, section.benchmarks), result->achieved_gbs, value_text,
+                          result_tooltip(*result), false});
+  }
+  return chart;
+}
+
+BarChart speedup_chart(const VariantSection& section) {
+  BarChart chart;
+  chart.css_class = "chart-speedup";
+  chart.title = "Speed-up over the reference implementation";
+  chart.axis_unit = "×";
+  chart.reference = ChartReference{1.0, "1× (reference)"};
+  for (const BenchmarkResult* result : section.benchmarks) {
+    if (!(result->speedup > 0)) continue;  // no reference timing
+    chart.bars.push_back({bar_label(*result, section.benchmarks), result->speedup,
+                          format_number(result->speedup, 2) + "×", result_tooltip(*result), result->speedup < 1.0});
+  }
+  return chart;
+}
+
+}  // namespace kcheck
