@@ -61,15 +61,12 @@ revision silently runs the other's kernels.
 Fix: give every build its own namespace: derive the id's unique part from
 the kernel source's commit (a rebuild of changed sources gets a new commit)
 or from a random value, never reuse an id across changed builds.
-
-Example of the violation:
-    # revisions v1 and v2, different bytes, the same namespace
-    v1/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3
-    v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3
-Fixed:
-    # v2 rebuilt from its own commit: a new id, a new namespace
-    v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_5d6e7f8.abi3.so   # registers _relu_cpu_5d6e7f8
-)doc"};
+)doc",
+      R"ex(# revisions v1 and v2, different bytes, the same namespace
+v1/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3
+v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3)ex",
+      R"ex(# v2 rebuilt from its own commit: a new id, a new namespace
+v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_5d6e7f8.abi3.so   # registers _relu_cpu_5d6e7f8)ex"};
 };
 
 }  // namespace
