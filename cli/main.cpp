@@ -47,8 +47,10 @@ struct BuildArguments {
   std::string kernel_dir = ".";
   std::vector<std::string> backends;
   std::vector<std::string> cuda_capabilities;
+  std::vector<std::string> rocm_archs;
   std::string torch;
   std::string cuda;
+  std::string rocm;
   std::string unique_id;
   std::string output_dir;
   std::string scratch_dir;
@@ -204,12 +206,13 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   request.kernel = kcheck::kernel_source_from_config(kcheck::read_build_config(build.kernel_dir));
   request.backends = split_list(build.backends);
   request.cuda_capabilities = split_list(build.cuda_capabilities);
+  request.rocm_archs = split_list(build.rocm_archs);
   request.unique_id = build.unique_id;
   request.output_dir = build.output_dir.empty() ? fs::path(build.kernel_dir) / "build" : fs::path(build.output_dir);
   request.scratch_dir =
       build.scratch_dir.empty() ? fs::path(build.kernel_dir) / ".kcheck-scratch" : fs::path(build.scratch_dir);
   request.jobs = arguments.threads;
-  kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda);
+  kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda, build.rocm);
   auto results = kcheck::build_kernel(request, toolchain, policy, rules,
                                       [](const std::string& line) { std::cerr << "kcheck build: " << line << "\n"; });
   int status = 0;
@@ -395,12 +398,15 @@ int main(int argc, char** argv) {
   CLI::App* build_command = app.add_subcommand("build", "build conformant variants from build.toml and audit them");
   build_command->add_option("kernel_dir", build.kernel_dir, "kernel source directory holding build.toml")
       ->capture_default_str();
-  build_command->add_option("--backends", build.backends, "backends to build (cpu,cuda); default: all buildable here")
+  build_command->add_option("--backends", build.backends, "backends to build (cpu,cuda,rocm); default: all buildable here")
       ->allow_extra_args(false);
   build_command->add_option("--cuda-capabilities", build.cuda_capabilities, "override CUDA capabilities (8.0,9.0a,...)")
       ->allow_extra_args(false);
+  build_command->add_option("--rocm-archs", build.rocm_archs, "override ROCm architectures (gfx90a,gfx1030,...)")
+      ->allow_extra_args(false);
   build_command->add_option("--torch", build.torch, "Torch to build against: a venv, site-packages or torch package dir");
   build_command->add_option("--cuda", build.cuda, "CUDA toolkit root (default: $CUDA_HOME, /usr/local/cuda)");
+  build_command->add_option("--rocm", build.rocm, "ROCm root or hipcc (default: $ROCM_PATH, /opt/rocm, PATH)");
   build_command->add_option("--unique-id", build.unique_id, "unique part of the id (default: git tree hash)");
   build_command->add_option("--output-dir", build.output_dir, "where variants go (default: KERNEL_DIR/build)");
   build_command->add_option("--scratch-dir", build.scratch_dir, "CMake projects (default: KERNEL_DIR/.kcheck-scratch)");

@@ -14,7 +14,10 @@ What each value comes from:
   python-stable-abi.toml (functions and data only: what a binary can import);
 - Torch stable-ABI shim versions: torch-stable-abi-shim-versions.txt;
 - allowed python-depends and their import names: python-dependencies.json;
-- CUDA capabilities: cuda-supported-archs.json;
+- CUDA capabilities: cuda-supported-archs.json; the capabilities each CUDA
+  toolkit compiles when a component lists none: build-variants.md §5.1;
+- ROCm architectures the builder supports: build-variants.md §5.2 (the same
+  list as build-toml.md §5.7);
 - required variants: build-variants.md §2.2 (`hub`) and seed 004 (`hub-legacy`);
 - the standard-library module list: sys.stdlib_module_names of the running
   interpreter (3.10+), so run this with the newest Python available.
@@ -47,6 +50,17 @@ TORCH_LIBRARIES = [
 ]
 
 # Hub license identifiers (https://huggingface.co/docs/hub/repositories-licenses).
+# build-variants.md §5.1: per toolkit (newest first), the capabilities compiled
+# when a component lists none; the last entry applies to every older toolkit.
+CUDA_TOOLKIT_DEFAULTS = [
+    ("13.0", ["7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "11.0", "12.0", "12.1+PTX"]),
+    ("12.8", ["7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "12.0+PTX"]),
+    ("0", ["7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0+PTX"]),
+]
+
+# build-variants.md §5.2: the ROCm architectures the builder supports.
+ROCM_ARCHS = ["gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201"]
+
 HUB_LICENSES = """apache-2.0 mit openrail bigscience-openrail-m creativeml-openrail-m
 bigscience-bloom-rail-1.0 bigcode-openrail-m afl-3.0 artistic-2.0 bsl-1.0 bsd bsd-2-clause
 bsd-3-clause bsd-3-clause-clear c-uda cc cc0-1.0 cc-by-2.0 cc-by-2.5 cc-by-3.0 cc-by-4.0
@@ -166,6 +180,10 @@ def write_policy(name, spec, reference, out):
                   for n, d in sorted(table.items())]
     lines += ["", "[layout]", f"package = {toml_string(spec['package'])}"]
     lines += ["", "[cuda]", f"supported-capabilities = {toml_list(reference['cuda_archs'])}"]
+    for min_toolkit, capabilities in CUDA_TOOLKIT_DEFAULTS:
+        lines += ["", "[[cuda.toolkit-defaults]]", f"min-toolkit = {toml_string(min_toolkit)}",
+                  f"capabilities = {toml_list(capabilities)}"]
+    lines += ["", "[rocm]", f"supported-archs = {toml_list(ROCM_ARCHS)}"]
     lines += ["", "[torch]", 'stable-abi-shims = "data/torch-stable-abi-shims.json"']
     lines += ["", "[licenses]", f"accepted = {toml_list(HUB_LICENSES)}"]
     for (system, backend), variants in sorted(spec["required"].items()):

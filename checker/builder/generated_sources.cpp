@@ -57,10 +57,14 @@ def _import_from_path(file_path: Path):
     return module
 
 
-globals().update(vars(_import_from_path(Path(__file__).parent.parent / "__init__.py")))
+_package = _import_from_path(Path(__file__).parent.parent / "__init__.py")
+globals().update(vars(_package))
 )";
   if (!public_names.empty()) {
-    text += "\n__all__ = [";
+    // Bound by name too, so readers of the source (KP004) see what __all__ lists.
+    text += "\n";
+    for (const std::string& name : public_names) text += name + " = _package." + name + "\n";
+    text += "__all__ = [";
     for (std::size_t i = 0; i < public_names.size(); ++i) text += (i ? ", \"" : "\"") + public_names[i] + "\"";
     text += "]\n";
   }

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/audit/audit.h"
+#include "checker/builder/build_prechecks.h"
 #include "checker/builder/generated_sources.h"
+#include "checker/builder/gpu_archs.h"
 #include "checker/builder/build_tool.h"
 #include "checker/builder/unique_id.h"
 #include "checker/core/tree_facts.h"
@@ -94,12 +96,46 @@ struct VariantPlan {
   std::string backend;
   std::string variant;
   std::string id;
-  std::vector<std::string> sources;  // absolute
+  std::vector<std::string> sources;  // absolute; compiled by CMake's compilers (or headers)
   std::vector<std::string> includes; // absolute
   std::vector<std::string> cuda_capabilities;
   std::vector<std::pair<std::string, std::vector<std::string>>> source_options;  // per-source flags
+  // rocm: the device sources (.cu, .hip) hipcc compiles, with their flags, and the archs.
+  std::vector<std::pair<std::string, std::vector<std::string>>> hip_sources;
+  RocmArchSelection rocm_archs;
   fs::path project_dir;
 };
+
+const char* backend_macro(const std::string& backend) {
+  if (backend == "cuda") return "CUDA_KERNEL";
+  if (backend == "rocm") return "ROCM_KERNEL";
+  return "CPU_KERNEL";
+}
+
+// hipcc compiles each device source into an object the module links; CMake
+// 3.25 has no HIP language without ROCm's CMake packages, so custom commands.
+std::string hip_compile_commands(const VariantPlan& plan, const std::vector<std::string>& includes,
+                                 const std::string& definitions, const Toolchain& toolchain,
+                                 std::vector<std::string>& objects) {
+  std::string text;
+  for (std::size_t i = 0; i < plan.hip_sources.size(); ++i) {
+    const auto& [source, options] = plan.hip_sources[i];
+    const std::string object = "${CMAKE_CURRENT_BINARY_DIR}/hip_" + std::to_string(i) + "_" +
+                               fs::path(source).stem().string() + ".o";
+    objects.push_back(object);
+    text += "add_custom_command(OUTPUT " + cmake_quote(object) + "\n  COMMAND " +
+            cmake_quote(toolchain.rocm->hipcc.string()) +
+            " -x hip -std=c++17 -O3 -fPIC -fvisibility=hidden -fvisibility-inlines-hidden";
+    for (const std::string& arch : plan.rocm_archs.archs) text += " --offload-arch=" + arch;
+    text += " " + definitions;
+    for (const std::string& include : includes) text += " " + cmake_quote("-I" + include);
+    for (const std::string& option : options) text += " " + cmake_quote(option);
+    text += " -c " + cmake_quote(source) + " -o " + cmake_quote(object) + "\n  DEPENDS" + cmake_list(plan.sources);
+    for (const auto& hip_source : plan.hip_sources) text += "\n  " + cmake_quote(hip_source.first);
+    text += "\n  COMMENT " + cmake_quote("hipcc " + fs::path(source).filename().string()) + "\n  VERBATIM)\n";
+  }
+  return text;
+}
 
 std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, const Toolchain& toolchain) {
   const bool cuda = plan.backend == "cuda";
@@ -110,12 +146,19 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
                                    toolchain.python_include_dir.string()});
   std::vector<std::string> libraries = {"torch", "torch_cpu", "c10"};
   std::vector<std::string> link_dirs = {torch.lib_dir().string()};
-  std::string backend_macro = plan.backend == "cuda" ? "CUDA_KERNEL" : "CPU_KERNEL";
   if (cuda) {
     includes.push_back((toolchain.cuda->root / "include").string());
     libraries.insert(libraries.end(), {"torch_cuda", "c10_cuda", "cudart"});
     link_dirs.push_back((toolchain.cuda->root / "lib64").string());
   }
+  // rocm: the glue links the Torch found (there is no ROCm Torch here) and the HIP runtime.
+  if (plan.backend == "rocm") libraries.push_back(toolchain.rocm->runtime_library.string());
+  const std::string definitions = "-DTORCH_EXTENSION_NAME=" + plan.id + " -D" + backend_macro(plan.backend) +
+                                  " -DPy_LIMITED_API=0x03090000 -D_GLIBCXX_USE_CXX11_ABI=" +
+                                  (torch.cxx11_abi ? "1" : "0");
+  std::vector<std::string> hip_objects;
+  const std::string hip_commands =
+      plan.backend == "rocm" ? hip_compile_commands(plan, includes, definitions, toolchain, hip_objects) : "";
   std::vector<std::string> architectures;
   for (const std::string& capability : plan.cuda_capabilities) architectures.push_back(cmake_cuda_architecture(capability));
 
@@ -130,7 +173,8 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
     text += "set(CMAKE_CUDA_STANDARD 17)\nset(CMAKE_CUDA_VISIBILITY_PRESET hidden)\n";
     text += "set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)\n";
   }
-  text += "add_library(variant MODULE" + cmake_list(plan.sources) + "\n  " +
+  text += hip_commands;
+  text += "add_library(variant MODULE" + cmake_list(plan.sources) + cmake_list(hip_objects) + "\n  " +
           cmake_quote((plan.project_dir / "kcheck_symbol_pins.c").string()) + ")\n";
   text += "set_target_properties(variant PROPERTIES OUTPUT_NAME " + cmake_quote(plan.id) +
           " PREFIX \"\" SUFFIX \".abi3.so\" LINKER_LANGUAGE CXX";
@@ -141,8 +185,9 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
   }
   text += ")\n";
   text += "target_include_directories(variant PRIVATE" + cmake_list(includes) + ")\n";
-  text += "target_compile_definitions(variant PRIVATE TORCH_EXTENSION_NAME=" + plan.id + " " + backend_macro +
-          " Py_LIMITED_API=0x03090000 _GLIBCXX_USE_CXX11_ABI=" + (torch.cxx11_abi ? "1" : "0") + ")\n";
+  text += "target_compile_definitions(variant PRIVATE TORCH_EXTENSION_NAME=" + plan.id + " " +
+          backend_macro(plan.backend) + " Py_LIMITED_API=0x03090000 _GLIBCXX_USE_CXX11_ABI=" +
+          (torch.cxx11_abi ? "1" : "0") + ")\n";
   text += "target_compile_options(variant PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O3> "
           "$<$<COMPILE_LANGUAGE:CUDA>:-O3 --expt-relaxed-constexpr --expt-extended-lambda -Xcompiler=-fvisibility=hidden>)\n";
   for (const auto& [source, options] : plan.source_options) {
@@ -166,6 +211,9 @@ bool is_compiled_source(const std::string& path) {
   return false;
 }
 
+// Device code: nvcc compiles it for cuda, hipcc for rocm (hipify done in the sources).
+bool is_device_source(const std::string& path) { return path.ends_with(".cu") || path.ends_with(".hip"); }
+
 VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
                          const std::string& backend, const std::string& unique) {
   const KernelSource& kernel = request.kernel;
@@ -174,24 +222,38 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
   plan.variant = variant_name_for(backend, toolchain);
   plan.id = "_" + kernel.module_name() + "_" + backend + "_" + unique;
   plan.project_dir = fs::absolute(request.scratch_dir / plan.variant);
-  auto add_sources = [&](const std::vector<std::string>& sources, const std::vector<std::string>& options) {
+  // cxx-flags apply to C++ sources, cuda-flags / hip-flags to device sources.
+  auto add_sources = [&](const std::vector<std::string>& sources, const std::vector<std::string>& cxx_options,
+                         const std::vector<std::string>& device_options) {
     for (const std::string& source : sources) {
       std::string absolute = (kernel.root / source).lexically_normal().string();
+      if (backend == "rocm" && is_device_source(source)) {
+        plan.hip_sources.emplace_back(absolute, device_options);
+        continue;
+      }
       plan.sources.push_back(absolute);
-      if (is_compiled_source(source)) plan.source_options.emplace_back(absolute, options);
+      if (is_compiled_source(source))
+        plan.source_options.emplace_back(absolute, is_device_source(source) ? device_options : cxx_options);
     }
   };
-  add_sources(kernel.binding_sources, kernel.binding_cxx_flags);
+  add_sources(kernel.binding_sources, kernel.binding_cxx_flags, {});
   for (const std::string& include : kernel.binding_includes) plan.includes.push_back((kernel.root / include).string());
   std::vector<std::string> listed_capabilities;
+  std::vector<std::string> listed_rocm_archs;
   for (const KernelComponentSource& component : kernel.components) {
     if (component.backend != backend) continue;
-    add_sources(component.sources, backend == "cuda" ? component.cuda_flags : component.cxx_flags);
+    add_sources(component.sources, component.cxx_flags, backend == "rocm" ? component.hip_flags : component.cuda_flags);
     for (const std::string& include : component.includes) plan.includes.push_back((kernel.root / include).string());
     listed_capabilities.insert(listed_capabilities.end(), component.cuda_capabilities.begin(),
                                component.cuda_capabilities.end());
+    listed_rocm_archs.insert(listed_rocm_archs.end(), component.rocm_archs.begin(), component.rocm_archs.end());
   }
   if (backend == "cuda") plan.cuda_capabilities = cuda_capabilities_for(request, listed_capabilities, *toolchain.cuda, policy);
+  if (backend == "rocm") {
+    if (plan.hip_sources.empty()) throw BuildError("backend rocm has no device source (.cu, .hip) in build.toml");
+    plan.rocm_archs = select_rocm_archs(request.rocm_archs, listed_rocm_archs, policy.rocm_supported_archs,
+                                        [&](const std::string& arch) { return hipcc_supports_arch(*toolchain.rocm, arch); });
+  }
   return plan;
 }
 
@@ -260,8 +322,8 @@ nlohmann::json metadata_for(const KernelSource& kernel, const VariantBuild& vari
   if (auto backend = kernel.backend_python_depends.find(variant.backend); backend != kernel.backend_python_depends.end())
     depends.insert(depends.end(), backend->second.begin(), backend->second.end());
   nlohmann::json backend = {{"type", variant.backend}};
-  if (!variant.cuda_archs.empty()) {
-    std::vector<std::string> archs = variant.cuda_archs;
+  if (!variant.gpu_archs.empty()) {
+    std::vector<std::string> archs = variant.gpu_archs;
     std::sort(archs.begin(), archs.end());  // as strings, like the upstream writer
     backend["archs"] = archs;
   }
@@ -305,24 +367,44 @@ std::vector<std::string> backends_to_build(const BuildRequest& request, const To
   std::vector<std::string> backends = request.backends;
   if (backends.empty())
     for (const std::string& backend : declared)
-      if (backend == "cpu" || (backend == "cuda" && toolchain.cuda)) backends.push_back(backend);
+      if (backend == "cpu" || (backend == "cuda" && toolchain.cuda) || (backend == "rocm" && toolchain.rocm))
+        backends.push_back(backend);
   for (const std::string& backend : backends) {
     if (std::find(declared.begin(), declared.end(), backend) == declared.end())
       throw BuildError("backend '" + backend + "' is not in build.toml's general.backends");
-    if (backend != "cpu" && backend != "cuda")
-      throw BuildError("kcheck build cannot build backend '" + backend + "' on this host (cpu and cuda only)");
+    if (backend != "cpu" && backend != "cuda" && backend != "rocm")
+      throw BuildError("kcheck build cannot build backend '" + backend + "' (it builds cpu, cuda and rocm)");
     if (backend == "cuda" && !toolchain.cuda) throw BuildError("cannot build cuda: " + toolchain.cuda_problem);
+    if (backend == "rocm" && !toolchain.rocm) throw BuildError("cannot build rocm: " + toolchain.rocm_problem);
   }
   return backends;
+}
+
+// What the upstream builder refuses (build-toml.md B8, B9), refused before compiling anything.
+void check_before_building(const KernelSource& kernel, const std::vector<std::string>& backends,
+                           const TorchInstallation& torch) {
+  for (const std::string& backend : backends)
+    if (std::string problem = stable_abi_problem(kernel, backend, torch); !problem.empty())
+      throw BuildError("cannot build " + backend + ": " + problem);
+  const fs::path package = kernel.root / "torch-ext" / kernel.module_name();
+  std::vector<UnprefixedOpRegistration> unprefixed = unprefixed_op_registrations(package);
+  if (unprefixed.empty()) return;
+  std::string why = "op registrations in " + package.string() +
+                    " must take add_op_namespace_prefix(...) as their first argument (from ._ops):";
+  for (const UnprefixedOpRegistration& registration : unprefixed)
+    why += "\n  " + registration.file + ":" + std::to_string(registration.line) + " " + registration.decorator;
+  throw BuildError(why);
 }
 
 }  // namespace
 
 std::string variant_name_for(const std::string& backend, const Toolchain& toolchain) {
   const TorchInstallation& torch = *toolchain.torch;
-  std::string compute = backend == "cuda" ? "cu" + std::to_string(toolchain.cuda->version.major()) +
-                                                std::to_string(toolchain.cuda->version.minor())
-                                          : backend;
+  std::string compute = backend;
+  if (backend == "cuda")
+    compute = "cu" + std::to_string(toolchain.cuda->version.major()) + std::to_string(toolchain.cuda->version.minor());
+  if (backend == "rocm")
+    compute = "rocm" + std::to_string(toolchain.rocm->version.major()) + std::to_string(toolchain.rocm->version.minor());
   return "torch" + std::to_string(torch.version.major()) + std::to_string(torch.version.minor()) +
          (torch.cxx11_abi ? "-cxx11-" : "-cxx98-") + compute + "-" + toolchain.cpu + "-" + toolchain.os;
 }
@@ -334,16 +416,22 @@ std::vector<VariantBuild> build_kernel(const BuildRequest& request, const Toolch
   const unsigned jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
   const UniqueMaterial unique =
       request.unique_id.empty() ? unique_material_for(request.kernel.root) : UniqueMaterial{request.unique_id, "explicit"};
+  const std::vector<std::string> backends = backends_to_build(request, toolchain);
+  check_before_building(request.kernel, backends, *toolchain.torch);
   std::vector<VariantBuild> results;
-  for (const std::string& backend : backends_to_build(request, toolchain)) {
+  for (const std::string& backend : backends) {
     VariantPlan plan = plan_variant(request, toolchain, policy, backend, unique.unique);
     VariantBuild& result = results.emplace_back();
     result.variant = plan.variant;
     result.id = plan.id;
     result.backend = backend;
     result.directory = fs::absolute(request.output_dir / plan.variant);
-    for (const std::string& capability : plan.cuda_capabilities) result.cuda_archs.push_back(capability);
+    result.gpu_archs = backend == "rocm" ? plan.rocm_archs.archs : plan.cuda_capabilities;
     progress("building " + plan.variant + " (" + plan.id + ") in " + plan.project_dir.string());
+    for (const std::string& arch : plan.rocm_archs.compiler_cannot_build)
+      progress("skipping " + arch + ": hipcc " + toolchain.rocm->version.str() + " cannot compile it");
+    for (const std::string& arch : plan.rocm_archs.outside_policy)
+      progress("skipping " + arch + ": not in policy " + policy.name + "'s supported ROCm architectures");
     write_file(plan.project_dir / "generated/registration.h", registration_header());
     write_file(plan.project_dir / "exports.map", export_map(plan.id));
     write_file(plan.project_dir / "kcheck_symbol_pins.c", "// No pins needed (first link).\n");

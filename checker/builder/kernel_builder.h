@@ -24,6 +24,7 @@ struct BuildRequest {
   KernelSource kernel;
   std::vector<std::string> backends;           // empty: every backend of build.toml this host can build
   std::vector<std::string> cuda_capabilities;  // empty: build.toml's, else the supported default set
+  std::vector<std::string> rocm_archs;         // empty: build.toml's, else the policy's list (∩ hipcc's)
   std::string unique_id;                       // empty: git tree hash or random material
   std::filesystem::path output_dir;            // <kernel>/build
   std::filesystem::path scratch_dir;           // generated CMake projects and objects
@@ -36,7 +37,7 @@ struct VariantBuild {
   std::string id;       // _relu_cpu_3f9a1c2
   std::string backend;
   std::filesystem::path directory;
-  std::vector<std::string> cuda_archs;  // compiled capabilities (metadata backend.archs)
+  std::vector<std::string> gpu_archs;  // compiled CUDA capabilities / ROCm archs (metadata backend.archs)
   SymbolPinningPlan pinning;
   bool built = false;
   std::string failure;  // why it was not built, with the tail of the tool's output
@@ -46,11 +47,14 @@ struct VariantBuild {
 // Progress lines for the user (the CLI prints them; the library never does).
 using BuildProgress = std::function<void(const std::string&)>;
 
-// Builds one variant per backend, each conformant by construction: abi3 for
-// the policy's Python floor, only PyInit_<id> exported, no RPATH, C++ runtime
-// linked statically, imported symbol versions pinned within the policy's
-// ceilings; then writes the variant directory with metadata.json and its
-// digest and audits it (every rule but required-variant completeness).
+// Builds one variant per backend (cpu, cuda, rocm), each conformant by
+// construction: abi3 for the policy's Python floor, only PyInit_<id>
+// exported, no RPATH, C++ runtime linked statically, imported symbol versions
+// pinned within the policy's ceilings; then writes the variant directory with
+// metadata.json and its digest and audits it (every rule but required-variant
+// completeness). A rocm variant's device code is compiled by hipcc; its Torch
+// glue links against the Torch found (a CPU/CUDA Torch when no ROCm Torch is
+// installed: then the variant is an audit fixture, not loadable on ROCm).
 std::vector<VariantBuild> build_kernel(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
                                        const RuleRegistry& rules, const BuildProgress& progress);
 

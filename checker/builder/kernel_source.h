@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "checker/core/version.h"
+
 namespace kcheck {
 
 // One [kernel.<name>] component of build.toml: sources for one backend.
@@ -15,6 +17,8 @@ struct KernelComponentSource {
   std::vector<std::string> cuda_capabilities;  // empty: the toolkit's default set
   std::vector<std::string> cxx_flags;
   std::vector<std::string> cuda_flags;
+  std::vector<std::string> rocm_archs;  // empty: every arch the policy and hipcc support
+  std::vector<std::string> hip_flags;
 };
 
 // What the builder needs from a kernel source tree (taken from build.toml).
@@ -31,6 +35,9 @@ struct KernelSource {
   std::vector<std::string> python_depends;    // general
   std::map<std::string, std::vector<std::string>> backend_python_depends;
   std::vector<KernelComponentSource> components;
+  // [torch] stable-abi: backend -> the Torch version whose stable ABI it
+  // targets (the string form applies to every backend).
+  std::map<std::string, Version> stable_abi;
 
   std::string module_name() const {
     std::string module = name;

@@ -26,11 +26,17 @@ KernelSource kernel_source_from_config(const BuildConfigFacts& config) {
   kernel.python_depends = config.general.python_depends.values();
   for (const auto& [backend, settings] : config.general.backend_settings)
     kernel.backend_python_depends[backend] = settings.python_depends.values();
+  if (config.framework.stable_abi_all_backends && config.framework.stable_abi_all_backends->version)
+    for (const std::string& backend : kernel.backends)
+      kernel.stable_abi[backend] = *config.framework.stable_abi_all_backends->version;
+  for (const auto& [backend, version] : config.framework.stable_abi_per_backend)
+    if (version.version) kernel.stable_abi[backend] = *version.version;
   for (const KernelComponent& component : config.components) {
     if (!component.backend) continue;
     kernel.components.push_back({component.name, component.backend->value, component.src.values(),
                                  component.include.values(), component.cuda_capabilities.values(),
-                                 component.cxx_flags.values(), component.cuda_flags.values()});
+                                 component.cxx_flags.values(), component.cuda_flags.values(),
+                                 component.rocm_archs.values(), component.hip_flags.values()});
   }
   return kernel;
 }

@@ -1,6 +1,7 @@
 #include "checker/builder/toolchain.h"
 
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -85,7 +86,65 @@ std::optional<CudaToolkit> find_cuda(const fs::path& hint, std::string& problem)
   return std::nullopt;
 }
 
+// Where a program of that name is on $PATH.
+std::optional<fs::path> on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream directories(path ? path : "");
+  for (std::string directory; std::getline(directories, directory, ':');)
+    if (!directory.empty() && ::access((fs::path(directory) / program).c_str(), X_OK) == 0)
+      return fs::path(directory) / program;
+  return std::nullopt;
+}
+
+// The HIP runtime next to the ROCm root of hipcc, else where the C compiler finds it.
+std::optional<fs::path> hip_runtime_library(const fs::path& hipcc) {
+  for (const char* lib : {"lib", "lib64"}) {
+    fs::path candidate = hipcc.parent_path().parent_path() / lib / "libamdhip64.so";
+    if (fs::exists(candidate)) return candidate;
+  }
+  ProcessEnd found = run_build_tool({"cc", "-print-file-name=libamdhip64.so"});
+  fs::path path = first_line(found.output);
+  if (found.exit_code == 0 && path.is_absolute() && fs::exists(path)) return path;
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<RocmToolkit> find_rocm(const fs::path& hint, std::string& problem) {
+  std::vector<fs::path> candidates;
+  if (!hint.empty()) candidates.push_back(fs::is_directory(hint) ? hint / "bin/hipcc" : hint);
+  if (hint.empty()) {
+    if (const char* root = std::getenv("ROCM_PATH")) candidates.push_back(fs::path(root) / "bin/hipcc");
+    candidates.emplace_back("/opt/rocm/bin/hipcc");
+    if (auto found = on_path("hipcc")) candidates.push_back(*found);
+  }
+  for (const fs::path& hipcc : candidates) {
+    if (!fs::exists(hipcc)) continue;
+    ProcessEnd version = run_build_tool({hipcc.string(), "--version"});
+    std::smatch match;
+    static const std::regex hip_version(R"(HIP version: ([0-9]+\.[0-9]+))");
+    if (version.exit_code != 0 || !std::regex_search(version.output, match, hip_version)) {
+      problem = hipcc.string() + " --version names no HIP version: " + first_line(version.output);
+      continue;
+    }
+    auto runtime = hip_runtime_library(hipcc);
+    if (!runtime) {
+      problem = "hipcc found (" + hipcc.string() + ") but not the HIP runtime libamdhip64.so it links against";
+      return std::nullopt;
+    }
+    return RocmToolkit{hipcc, *Version::parse(match[1].str()), *runtime};
+  }
+  if (problem.empty())
+    problem = "no HIP compiler (hipcc) " +
+              (hint.empty() ? std::string("under $ROCM_PATH, /opt/rocm or on PATH") : "at " + hint.string());
+  return std::nullopt;
+}
+
+bool hipcc_supports_arch(const RocmToolkit& rocm, const std::string& arch) {
+  ProcessEnd probe =
+      run_build_tool({rocm.hipcc.string(), "-x", "hip", "--offload-arch=" + arch, "-fsyntax-only", "/dev/null"});
+  return probe.exit_code == 0;
+}
 
 std::optional<fs::path> find_torch_package(const fs::path& hint) {
   if (fs::exists(hint / "version.py") && fs::exists(hint / "include")) return hint;
@@ -98,7 +157,8 @@ std::optional<fs::path> find_torch_package(const fs::path& hint) {
   return std::nullopt;
 }
 
-Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_venv, const fs::path& cuda_hint) {
+Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_venv, const fs::path& cuda_hint,
+                           const fs::path& rocm_hint) {
   Toolchain toolchain;
   fs::path where = torch_hint.empty() ? default_venv : torch_hint;
   if (auto package = find_torch_package(where)) toolchain.torch = read_torch(*package, toolchain.torch_problem);
@@ -106,6 +166,7 @@ Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_v
   fs::path python = fs::exists(where / "bin/python") ? where / "bin/python" : fs::path("python3");
   toolchain.python_include_dir = python_include_dir(python, toolchain.python_problem);
   toolchain.cuda = find_cuda(cuda_hint, toolchain.cuda_problem);
+  toolchain.rocm = find_rocm(rocm_hint, toolchain.rocm_problem);
   struct utsname machine {};
   ::uname(&machine);
   toolchain.cpu = machine.machine;

@@ -27,6 +27,14 @@ struct CudaToolkit {
   std::filesystem::path nvcc() const { return root / "bin/nvcc"; }
 };
 
+// The HIP compiler of a ROCm installation (or of Debian's HIP packages) and
+// the HIP runtime it links against.
+struct RocmToolkit {
+  std::filesystem::path hipcc;            // /usr/bin/hipcc
+  Version version;                        // 5.2, from "HIP version: 5.2.21153-0"
+  std::filesystem::path runtime_library;  // .../libamdhip64.so
+};
+
 // Everything found on the build host; each member explains itself when absent.
 struct Toolchain {
   std::optional<TorchInstallation> torch;
@@ -35,6 +43,8 @@ struct Toolchain {
   std::string python_problem;
   std::optional<CudaToolkit> cuda;
   std::string cuda_problem;
+  std::optional<RocmToolkit> rocm;
+  std::string rocm_problem;
   std::string cpu;  // "x86_64", "aarch64"
   std::string os = "linux";
 };
@@ -42,9 +52,19 @@ struct Toolchain {
 // Finds Torch in `torch_hint` (a torch package dir, a venv or a site-packages
 // dir) or, when empty, in the default venv; Python's headers through that
 // venv's interpreter (or python3); the CUDA toolkit under `cuda_hint`,
-// $CUDA_HOME, /usr/local/cuda or nvcc on PATH.
+// $CUDA_HOME, /usr/local/cuda or nvcc on PATH; hipcc under `rocm_hint`,
+// $ROCM_PATH, /opt/rocm or on PATH.
 Toolchain detect_toolchain(const std::filesystem::path& torch_hint, const std::filesystem::path& default_venv,
-                           const std::filesystem::path& cuda_hint = {});
+                           const std::filesystem::path& cuda_hint = {}, const std::filesystem::path& rocm_hint = {});
+
+// hipcc and its version under `hint` (a ROCm root or the hipcc executable),
+// $ROCM_PATH, /opt/rocm or PATH, with the runtime library it links;
+// `problem` says what is missing otherwise.
+std::optional<RocmToolkit> find_rocm(const std::filesystem::path& hint, std::string& problem);
+
+// Whether hipcc compiles device code for `arch` (its clang rejects
+// processors it does not know, e.g. gfx942 in ROCm 5.2).
+bool hipcc_supports_arch(const RocmToolkit& rocm, const std::string& arch);
 
 // Torch's package dir inside a venv, a site-packages dir or itself.
 std::optional<std::filesystem::path> find_torch_package(const std::filesystem::path& hint);

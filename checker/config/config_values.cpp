@@ -13,24 +13,7 @@ constexpr std::array<std::string_view, 5> kComponentBackends = {"cpu", "cuda", "
 constexpr std::array<std::string_view, 11> kCppDependencies = {
     "torch",      "cutlass_2_10", "cutlass_3_5", "cutlass_3_6", "cutlass_3_8", "cutlass_3_9",
     "cutlass_4_0", "cutlass_4_4", "cutlass_4_5", "sycl_tla",    "metal-cpp"};
-constexpr std::array<std::string_view, 10> kBuilderRocmArchs = {"gfx906", "gfx908",  "gfx90a",  "gfx942",  "gfx950",
-                                                                 "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201"};
 constexpr std::array<std::string_view, 7> kGitSchemes = {"https", "http", "git", "ssh", "git+ssh", "git+https", "git+http"};
-
-// The capabilities a CUDA toolkit compiles by default (build-variants.md §5.1,
-// without the "+PTX" marker).
-std::vector<Version> toolkit_targets(const Version& toolkit) {
-  std::vector<std::string_view> names;
-  if (toolkit >= Version({13, 0}))
-    names = {"7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "11.0", "12.0", "12.1"};
-  else if (toolkit >= Version({12, 8}))
-    names = {"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "12.0"};
-  else
-    names = {"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0"};
-  std::vector<Version> targets;
-  for (std::string_view name : names) targets.push_back(*Version::parse(name));
-  return targets;
-}
 
 bool is_scheme(std::string_view text) {
   if (text.empty() || !std::isalpha(static_cast<unsigned char>(text[0]))) return false;
@@ -49,7 +32,6 @@ bool set_reason(std::string* why_not, std::string reason) {
 std::span<const std::string_view> all_backends() { return kAllBackends; }
 std::span<const std::string_view> component_backends() { return kComponentBackends; }
 std::span<const std::string_view> cpp_dependencies() { return kCppDependencies; }
-std::span<const std::string_view> builder_rocm_archs() { return kBuilderRocmArchs; }
 
 std::string_view conventional_backend(std::string_view dependency) {
   if (dependency.starts_with("cutlass_")) return "cuda";
@@ -143,8 +125,20 @@ std::string capability_base(std::string_view capability) {
   return std::string(capability);
 }
 
-bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit) {
-  std::vector<Version> targets = toolkit_targets(toolkit);
+std::vector<Version> toolkit_targets(const Version& toolkit, const std::vector<CudaToolkitDefaults>& defaults) {
+  std::vector<Version> targets;
+  for (const CudaToolkitDefaults& entry : defaults) {
+    if (toolkit < entry.min_toolkit) continue;
+    for (const std::string& capability : entry.capabilities)
+      if (auto target = Version::parse(capability_base(capability))) targets.push_back(*target);
+    break;
+  }
+  return targets;
+}
+
+bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit,
+                                     const std::vector<CudaToolkitDefaults>& defaults) {
+  std::vector<Version> targets = toolkit_targets(toolkit, defaults);
   for (const std::string& capability : capabilities) {
     if (!is_valid_cuda_capability(capability)) continue;
     std::string base_text = capability_base(capability);

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/core/policy.h"
 #include "checker/core/version.h"
 
 // Value grammars and fixed vocabularies of build.toml (build-toml.md §1, §5).
@@ -18,8 +19,6 @@ std::span<const std::string_view> component_backends();
 std::span<const std::string_view> cpp_dependencies();
 // The backend a C++ dependency conventionally pairs with ("" for torch).
 std::string_view conventional_backend(std::string_view dependency);
-// ROCm architectures the builder supports (§5.7; build-variants.md §5.2).
-std::span<const std::string_view> builder_rocm_archs();
 
 bool contains(std::span<const std::string_view> list, std::string_view value);
 std::string join(std::span<const std::string_view> list);  // "a, b, c"
@@ -40,9 +39,15 @@ bool is_valid_rocm_arch(std::string_view arch);
 // "9.0a+PTX" -> "9.0"; the capability without suffix letter and "+PTX".
 std::string capability_base(std::string_view capability);
 
+// The capabilities (without "+PTX" and suffix letters) the CUDA toolkit
+// `toolkit` compiles by default: the first entry of the policy's
+// `defaults` (newest first) whose minimum the toolkit reaches.
+std::vector<Version> toolkit_targets(const Version& toolkit, const std::vector<CudaToolkitDefaults>& defaults);
+
 // Whether a component listing `capabilities` compiles anything with the
-// CUDA toolkit `toolkit` (build-variants.md §5.1: default target sets per
-// toolkit and the highest-listed-≤-target selection).
-bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit);
+// CUDA toolkit `toolkit` (build-variants.md §5.1: the toolkit's default
+// targets and the highest-listed-≤-target selection).
+bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit,
+                                     const std::vector<CudaToolkitDefaults>& defaults);
 
 }  // namespace kcheck::build_config

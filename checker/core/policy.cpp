@@ -32,6 +32,8 @@ class PolicyReader {
     policy.required_variants = required_variant_sets();
     policy.torch_shim_versions = version_map_from_data(required_string("torch.stable-abi-shims"), "shims");
     policy.cuda_supported_capabilities = string_list("cuda.supported-capabilities");
+    policy.cuda_toolkit_defaults = cuda_toolkit_defaults();
+    policy.rocm_supported_archs = string_list("rocm.supported-archs");
     for (const std::string& license : string_list("licenses.accepted")) policy.accepted_licenses.insert(license);
     return policy;
   }
@@ -68,6 +70,23 @@ class PolicyReader {
       values.push_back(*text);
     }
     return values;
+  }
+
+  // [[cuda.toolkit-defaults]]: newest toolkit first, as the list is searched.
+  std::vector<CudaToolkitDefaults> cuda_toolkit_defaults() const {
+    const std::string key = "cuda.toolkit-defaults";
+    const toml::array* tables = at(key).as_array();
+    if (!tables || tables->empty()) fail(key, "must be a non-empty array of tables");
+    std::vector<CudaToolkitDefaults> defaults;
+    for (const toml::node& item : *tables) {
+      const toml::table* table = item.as_table();
+      if (!table) fail(key, "must contain only tables");
+      defaults.push_back({version(key + ".min-toolkit", table->get("min-toolkit")),
+                          string_list(key + ".capabilities", table->get("capabilities"))});
+      if (defaults.size() > 1 && !(defaults.back().min_toolkit < defaults[defaults.size() - 2].min_toolkit))
+        fail(key, "must list toolkits newest first");
+    }
+    return defaults;
   }
 
   Version version(const std::string& key, const toml::node* node = nullptr) const {

@@ -66,6 +66,13 @@ struct PythonPolicy {
   std::map<std::string, std::vector<AllowedPythonDependency>> backend_dependencies;
 };
 
+// The CUDA capabilities a toolkit compiles when a component lists none
+// (build-variants.md §5.1), for toolkits at or above `min_toolkit`.
+struct CudaToolkitDefaults {
+  Version min_toolkit;
+  std::vector<std::string> capabilities;  // "12.1+PTX" marks the PTX one
+};
+
 struct Policy {
   std::string name;
   std::string description;
@@ -77,6 +84,8 @@ struct Policy {
   // Torch stable-ABI shim function -> Torch version that introduced it.
   std::map<std::string, Version, std::less<>> torch_shim_versions;
   std::vector<std::string> cuda_supported_capabilities;
+  std::vector<CudaToolkitDefaults> cuda_toolkit_defaults;  // newest toolkit first
+  std::vector<std::string> rocm_supported_archs;            // "gfx90a", ...
   std::set<std::string> accepted_licenses;  // lowercase Hub license ids
 };
 

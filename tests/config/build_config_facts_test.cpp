@@ -133,14 +133,29 @@ TEST(ConfigValues, CapabilityAndArchGrammars) {
 
 TEST(ConfigValues, CapabilitiesAgainstToolkitTargets) {
   const Version cuda126({12, 6}), cuda128({12, 8}), cuda130({13, 0});
-  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.0", "12.0"}, cuda126));  // targets end at 9.0
-  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"10.0", "12.0"}, cuda128));
-  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"8.0"}, cuda126));            // picked for 8.6, 8.9 too
-  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"9.0+PTX"}, cuda126));
-  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda130));         // 10.1 not a 13.0 target
-  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda128));
-  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"11.8"}, cuda130));          // no 11.x target >= 11.8
-  EXPECT_FALSE(bc::capabilities_build_with_toolkit({}, cuda130));
+  const std::vector<CudaToolkitDefaults> defaults = load_policy("hub").cuda_toolkit_defaults;
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.0", "12.0"}, cuda126, defaults));  // targets end at 9.0
+  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"10.0", "12.0"}, cuda128, defaults));
+  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"8.0"}, cuda126, defaults));            // picked for 8.6, 8.9 too
+  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"9.0+PTX"}, cuda126, defaults));
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda130, defaults));         // 10.1 not a 13.0 target
+  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda128, defaults));
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"11.8"}, cuda130, defaults));          // no 11.x target >= 11.8
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({}, cuda130, defaults));
+}
+
+TEST(ConfigValues, ToolkitTargetsComeFromThePolicy) {
+  const std::vector<CudaToolkitDefaults> defaults = load_policy("hub").cuda_toolkit_defaults;
+  const std::vector<Version> cuda130 = bc::toolkit_targets(Version({13, 0}), defaults);
+  ASSERT_FALSE(cuda130.empty());
+  EXPECT_EQ(cuda130.front(), Version({7, 5}));
+  EXPECT_EQ(cuda130.back(), Version({12, 1}));  // "12.1+PTX" without the marker
+  EXPECT_EQ(bc::toolkit_targets(Version({12, 6}), defaults).back(), Version({9, 0}));
+  EXPECT_EQ(bc::toolkit_targets(Version({12, 9}), defaults).back(), Version({12, 0}));
+  // A policy whose oldest entry starts at 12.0 gives an 11.8 toolkit no targets.
+  const std::vector<CudaToolkitDefaults> newer_only = {{Version({12, 0}), {"9.0+PTX"}}};
+  EXPECT_TRUE(bc::toolkit_targets(Version({11, 8}), newer_only).empty());
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"9.0"}, Version({11, 8}), newer_only));
 }
 
 }  // namespace

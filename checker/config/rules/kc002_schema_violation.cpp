@@ -36,17 +36,13 @@ class SchemaViolation final : public Rule {
     for (const KernelComponent& component : config->components) {
       check_supported(*config, component.cuda_capabilities, context.policy.cuda_supported_capabilities,
                       build_config::is_valid_cuda_capability, build_config::capability_base, sink);
-      check_supported(*config, component.rocm_archs, builder_rocm_archs(), build_config::is_valid_rocm_arch,
+      check_supported(*config, component.rocm_archs, context.policy.rocm_supported_archs,
+                      build_config::is_valid_rocm_arch,
                       [](std::string_view arch) { return std::string(arch); }, sink);
     }
   }
 
  private:
-  static std::vector<std::string> builder_rocm_archs() {
-    auto archs = build_config::builder_rocm_archs();
-    return {archs.begin(), archs.end()};
-  }
-
   // B1–B3: every python-depends entry must be in the list for where it is declared.
   static void check_python_depends(const BuildConfigFacts& config, const PythonPolicy& python, FindingSink& sink) {
     for (const ConfigString& entry : config.general.python_depends.items) {

@@ -50,7 +50,7 @@ class RestrictsRequiredVariants final : public Rule {
     if (!config || config->framework.kind != FrameworkKind::torch) return;  // only [torch] builds per Torch/CUDA
     std::vector<RequiredBuild> builds = required_builds(context.policy, config->general.backends);
     if (builds.empty()) return;
-    Judge judge{*config, builds, sink, context.policy.name};
+    Judge judge{*config, builds, sink, context.policy.name, context.policy.cuda_toolkit_defaults};
     judge.bound(config->framework.minver, "Torch", &RequiredBuild::torch, std::less<>(), "");
     judge.bound(config->framework.maxver, "Torch", &RequiredBuild::torch, std::greater<>(), "");
     if (auto cuda = config->general.backend_settings.find("cuda"); cuda != config->general.backend_settings.end()) {
@@ -71,6 +71,7 @@ class RestrictsRequiredVariants final : public Rule {
     const std::vector<RequiredBuild>& builds;
     FindingSink& sink;
     const std::string& policy;
+    const std::vector<CudaToolkitDefaults>& cuda_toolkit_defaults;
 
     // Reports the required builds that `version` as a bound excludes:
     // those whose version compares `outside` it.
@@ -93,7 +94,8 @@ class RestrictsRequiredVariants final : public Rule {
       std::vector<std::string> listed = list.values();
       std::vector<const RequiredBuild*> excluded;
       for (const RequiredBuild& build : builds)
-        if (build.backend == "cuda" && !build_config::capabilities_build_with_toolkit(listed, build.backend_version))
+        if (build.backend == "cuda" && !build_config::capabilities_build_with_toolkit(listed, build.backend_version,
+                                                                                     cuda_toolkit_defaults))
           excluded.push_back(&build);
       if (excluded.empty()) return;
       sink.report(config_place(config, list.position),
