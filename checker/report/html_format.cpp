@@ -128,6 +128,9 @@ data section_data(const VariantSection& section, const Report& report, const std
   item.set("title", section.title);
   item.set("anchor", anchor("variant-", section.title));
   item.set("backend", section.summary && !section.summary->backend.empty() ? section.summary->backend : "");
+  item.set("has_backend", section.summary && !section.summary->backend.empty());
+  item.set("counts_line", plural(counts.errors, "error") + " · " + plural(counts.warnings, "warning") + " · " +
+                              plural(counts.notes, "note") + " · " + std::to_string(counts.suppressed) + " suppressed");
   std::string status = section_status(counts, report.strict);
   item.set("status", status);
   item.set("open", status != "pass");  // a section with something to read starts unfolded

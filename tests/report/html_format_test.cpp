@@ -132,5 +132,26 @@ TEST(HtmlFormat, SavedBenchReportRendersWithCharts) {
   EXPECT_EQ(run.out, render_html(sample_bench_report(), catalogue()));
 }
 
+TEST(HtmlFormat, SectionSummariesCountInWords) {
+  std::string html = render_html(sample_report(), catalogue());
+  EXPECT_TRUE(contains(html, "<span class=\"muted\">cuda · 1 error · 1 warning · 0 notes · 0 suppressed</span>")) << html;
+  EXPECT_TRUE(contains(html, "<span class=\"mono\">tree</span> <span class=\"muted\">1 error · ")) << html;
+}
+
+// docs/examples/bench-report.json (the README's screenshot) in every format.
+TEST(HtmlFormat, EveryFormatRendersTheCommittedJsonExample) {
+  const std::string example = shell_quoted(fs::path(KCHECK_SOURCE_DIR) / "docs/examples/bench-report.json");
+  for (const std::string& format : output_format_names()) {
+    RunResult run = kcheck("report " + example + " --format " + format);
+    EXPECT_EQ(run.exit_code, 1) << format << ": " << run.err;
+    EXPECT_NE(run.out.find("KD002"), std::string::npos) << format << ":\n" << run.out;
+  }
+  RunResult html = kcheck("report " + example + " --format html");
+  EXPECT_EQ(count(html.out, "<svg class=\"chart-bandwidth\""), 1u);
+  EXPECT_TRUE(contains(html.out, "release notes the kernel card links to")) << "the suppression's reason";
+  RunResult markdown = kcheck("report " + example + " --format markdown");
+  EXPECT_TRUE(contains(markdown.out, "### Benchmarks\n")) << markdown.out;
+}
+
 }  // namespace
 }  // namespace kcheck
