@@ -12,6 +12,7 @@
 #include "checker/audit/audit.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
+#include "checker/audit/dynamic_audit.h"
 #include "checker/harness/harness.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/report/explain_format.h"
@@ -232,20 +233,59 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   return status;
 }
 
-// `kcheck run`: loads each variant in its own kcheck_worker process (KD, KO006).
-int run_run_command(const std::string& path, double timeout_seconds, const ReportArguments& arguments) {
-  refuse_under_security(arguments, "run");
+// The options `kcheck run` and `kcheck bench` share.
+struct DynamicArguments {
+  std::string path = ".";
+  double timeout_seconds = 0;  // 0 = 120 for run, 900 for bench
+  std::uint64_t seed = 0;
+  std::vector<std::string> sizes;
+  std::string python;  // "" = the repository venv's python when present; "none" = skip KD006
+  int samples = 30;
+  std::string baseline;
+  double regression_threshold = 10;  // percent
+};
+
+void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool bench) {
+  command.add_option("path", arguments.path, "kernel repository, build directory or one variant")->capture_default_str();
+  command.add_option("--timeout", arguments.timeout_seconds, "seconds per variant (default: 120, bench 900)");
+  command.add_option("--seed", arguments.seed, "seed of the random inputs (default: fresh, recorded in the report)");
+  command.add_option("--sizes", arguments.sizes, "named sizes of the op specs (default: small,medium on CPU, all on a GPU)")
+      ->delimiter(',');
+  command.add_option("--python", arguments.python, "Python for the import check KD006 (default: the repo venv; none: skip)");
+  if (!bench) return;
+  command.add_option("--samples", arguments.samples, "timed samples per op, size and dtype")->capture_default_str();
+  command.add_option("--baseline", arguments.baseline, "a saved JSON report of an earlier bench (KB002)");
+  command.add_option("--regression-threshold", arguments.regression_threshold, "percent slower than the baseline (KB002)")
+      ->capture_default_str();
+}
+
+// `kcheck run` / `kcheck bench`: loads each variant in its own kcheck_worker
+// process (KD, KO006), checks its ops against the references, and with
+// `bench` times them (KB).
+int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const ReportArguments& arguments) {
+  refuse_under_security(arguments, bench ? "bench" : "run");
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   kcheck::AuditOptions options = audit_options(arguments, rules);
   output_format(arguments);
-  if (!(timeout_seconds > 0)) throw std::invalid_argument("--timeout must be positive");
+  double timeout = dynamic.timeout_seconds > 0 ? dynamic.timeout_seconds : bench ? 900 : 120;
+  if (dynamic.samples < 1) throw std::invalid_argument("--samples must be at least 1");
+  if (!(dynamic.regression_threshold >= 0)) throw std::invalid_argument("--regression-threshold must be >= 0");
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
   kcheck::HarnessOptions harness;
-  harness.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+  harness.timeout = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
+  harness.bench = bench;
+  harness.seed = dynamic.seed;
+  harness.sizes = dynamic.sizes;
+  harness.samples = dynamic.samples;
+  harness.baseline = dynamic.baseline;
+  harness.regression_threshold = dynamic.regression_threshold / 100;
+  fs::path venv_python = fs::path(KCHECK_DEFAULT_VENV) / "bin" / "python";
+  if (dynamic.python.empty()) harness.python = fs::exists(venv_python) ? venv_python : fs::path();
+  else if (dynamic.python != "none") harness.python = dynamic.python;
   auto progress = terminal_progress();
   options.progress = progress.get();
   harness.progress = progress.get();
-  kcheck::Report report = kcheck::run_dynamic_audit(path, policy, options, rules, harness);
+  kcheck::Report report = kcheck::run_dynamic_audit(dynamic.path, policy, options, rules, harness);
   if (progress) progress->finish();
   emit(report, arguments);
   return report.gate_status();
@@ -412,13 +452,19 @@ int main(int argc, char** argv) {
   build_command->add_option("--scratch-dir", build.scratch_dir, "CMake projects (default: KERNEL_DIR/.kcheck-scratch)");
   add_report_options(*build_command, build_report);
 
-  std::string run_path = ".";
-  double run_timeout = 60;
+  DynamicArguments run_arguments;
   ReportArguments run_report;
-  CLI::App* run_command = app.add_subcommand("run", "load each variant in a worker process (KD, KO006 rules)");
-  run_command->add_option("path", run_path, "kernel repository, build directory or one variant")->capture_default_str();
-  run_command->add_option("--timeout", run_timeout, "seconds per variant")->capture_default_str();
+  CLI::App* run_command =
+      app.add_subcommand("run", "load each variant in a worker process and check its ops (KD, KO006 rules)");
+  add_dynamic_options(*run_command, run_arguments, false);
   add_report_options(*run_command, run_report);
+
+  DynamicArguments bench_arguments;
+  ReportArguments bench_report;
+  CLI::App* bench_command =
+      app.add_subcommand("bench", "kcheck run, then time each op against its reference and the device (KB rules)");
+  add_dynamic_options(*bench_command, bench_arguments, true);
+  add_report_options(*bench_command, bench_report);
 
   ScanArguments scan_arguments;
   ReportArguments scan_report;
@@ -436,6 +482,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> merge_files;
   ReportArguments merge_report;
+  merge_report.format = "json";  // the merged document is what array jobs collect (docs/scan.md)
   CLI::App* merge_command = app.add_subcommand("merge", "combine the JSON documents of `kcheck scan --shard` runs");
   merge_command->add_option("files", merge_files, "scan documents (kcheck scan --format json)")->required();
   merge_command->add_option("--format", merge_report.format, "json (the merged document), text or markdown (summary)")
@@ -461,7 +508,8 @@ int main(int argc, char** argv) {
     if (report_command->parsed()) return run_report_command(saved_report, render_arguments);
     if (config->parsed()) return run_config_command(config_dir, config_report);
     if (build_command->parsed()) return run_build_command(build, build_report);
-    if (run_command->parsed()) return run_run_command(run_path, run_timeout, run_report);
+    if (run_command->parsed()) return run_dynamic_command(run_arguments, false, run_report);
+    if (bench_command->parsed()) return run_dynamic_command(bench_arguments, true, bench_report);
     if (scan_command->parsed()) return run_scan_command(scan_arguments, scan_report);
     if (merge_command->parsed()) return run_merge_command(merge_files, merge_report);
     return run_audit_command(audit_path, report);

@@ -12,6 +12,8 @@ debian_packages=(
   liblief-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
   libkainjow-mustache-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   binutils
+  # the KE004 fixture links libelf, a library outside the allowed list (tests/elf/fixtures.cmake)
+  libelf-dev
   # fixture toolchains: HIP device code, a foreign machine, Mach-O (clang + lld)
   hipcc gcc-aarch64-linux-gnu clang lld
   # libFuzzer and the sanitizer runtimes for clang (fuzz/, scripts/test-sanitizers.sh)

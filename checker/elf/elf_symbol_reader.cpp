@@ -40,25 +40,47 @@ std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image
       throw ElfFormatError(".gnu.version_r: the version-need chains visit more entries than the section holds (" +
                            std::to_string(data.size() / 16) + ")");
   };
+  // The loader (glibc's _dl_check_map_versions) follows vn_next/vna_next
+  // until 0 and ignores the counts; readelf trusts the counts. Follow the
+  // chains as the loader does, and call a chain that disagrees with its
+  // count malformed, so both readings agree on every file accepted.
+  // A step to the next entry must land on a whole entry inside the section.
+  const auto step = [&](std::uint64_t from, std::uint32_t next) {
+    const std::uint64_t to = from + next;
+    if (to + 16 > data.size())
+      throw ElfFormatError("truncated: .gnu.version_r chain steps to " + std::to_string(to) +
+                           ", past the end of the section (" + std::to_string(data.size()) + " bytes)");
+    return to;
+  };
   std::uint64_t offset = 0;
-  for (std::uint64_t file = 0; file < file_count; ++file) {
+  std::uint64_t files = 0;
+  while (true) {
     visit();
+    ++files;
     const std::uint16_t version_count = image.u16(data, offset + 2);
     const std::string library(image.string_at(strings, image.u32(data, offset + 4)));
     std::uint64_t aux = offset + image.u32(data, offset + 8);
-    for (std::uint16_t index = 0; index < version_count; ++index) {
+    std::uint64_t versions = 0;
+    while (version_count != 0) {
       visit();
+      ++versions;
       const std::uint16_t version_index = image.u16(data, aux + 6) & 0x7fff;
       if (needs.size() <= version_index) needs.resize(version_index + 1);
       needs[version_index] = VersionNeed{std::string(image.string_at(strings, image.u32(data, aux + 8))), library};
       const std::uint32_t next = image.u32(data, aux + 12);
       if (next == 0) break;
-      aux += next;
+      aux = step(aux, next);
     }
+    if (versions != version_count)
+      throw ElfFormatError(".gnu.version_r: '" + library + "' declares " + std::to_string(version_count) +
+                           " versions but its chain holds " + std::to_string(versions));
     const std::uint32_t next = image.u32(data, offset + 12);
     if (next == 0) break;
-    offset += next;
+    offset = step(offset, next);
   }
+  if (section->info != 0 && files != file_count)
+    throw ElfFormatError(".gnu.version_r: the section declares " + std::to_string(file_count) +
+                         " libraries but its chain holds " + std::to_string(files));
   return needs;
 }
 
