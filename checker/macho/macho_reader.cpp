@@ -29,7 +29,9 @@ std::optional<std::vector<std::uint8_t>> read_file(const std::filesystem::path& 
 // Libraries and symbols through LIEF, on the slice read_macho_header chose.
 void read_symbols(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file, MachOFacts& facts) {
   try {
-    std::unique_ptr<LIEF::MachO::FatBinary> binaries = LIEF::MachO::Parser::parse(bytes, file.filename().string());
+    // quick(): no walk of the dyld rebase/bind opcodes, which kcheck does not
+    // need and where LIEF 0.9 loops for minutes on crafted counts (fuzz_macho).
+    std::unique_ptr<LIEF::MachO::FatBinary> binaries = LIEF::MachO::Parser::parse(bytes, file.filename().string(), LIEF::MachO::ParserConfig::quick());
     if (!binaries || binaries->size() == 0) {
       facts.error = "LIEF found no Mach-O image";
       return;

@@ -386,6 +386,10 @@ MetadataFacts parse_metadata_text(std::string_view text, bool archs_required) {
     facts.parse_error = "not valid JSON at line " + std::to_string(facts.parse_error_line) + ", column " +
                         std::to_string(facts.parse_error_column) + ": " + syntax_error_reason(error.what());
     return facts;
+  } catch (const json::exception& error) {
+    // e.g. out_of_range 406, a number past double's range (found by fuzz_metadata).
+    facts.parse_error = "not valid JSON: " + syntax_error_reason(error.what());
+    return facts;
   }
   MetadataSchemaReader(facts, archs_required).read(facts.document);
   return facts;

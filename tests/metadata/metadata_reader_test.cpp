@@ -220,5 +220,16 @@ TEST(MetadataReader, ReadsTheVariantFileOnceFromDisk) {
   EXPECT_EQ(error_pointers(read), std::vector<std::string>{"/backend/archs"});
 }
 
+// Found by fuzz_metadata: a number beyond double's range made nlohmann throw
+// out_of_range (not parse_error), which escaped the reader (exit 2).
+TEST(MetadataReader, NumberOutOfRangeIsAParseErrorNotAnException) {
+  for (const char* text : {"8888888888888888888888e88888888888888888888888{", R"({"version": 1e999999})"}) {
+    MetadataFacts facts;
+    ASSERT_NO_THROW(facts = parse_metadata_text(text, false)) << text;
+    EXPECT_TRUE(facts.present);
+    EXPECT_NE(facts.parse_error.find("not valid JSON"), std::string::npos) << facts.parse_error;
+  }
+}
+
 }  // namespace
 }  // namespace kcheck
