@@ -2,13 +2,16 @@
 // starts one per variant, so whatever the kernel does while it loads (crash,
 // abort, exit, hang, flood its output) ends this process only.
 //
-//   kcheck_worker --info                       JSON about the local Torch on stdout
-//   kcheck_worker --result FILE MODULE.so      load MODULE, write the dispatcher audit to FILE
+//   kcheck_worker --info                         JSON about the local Torch on stdout
+//   kcheck_worker --result FILE [--plan PLAN] MODULE.so
+//       load MODULE, write the dispatcher audit to FILE; with PLAN (JSON,
+//       checker/harness/worker/op_plan.h) also check and time its ops
 //
-// The result file is written twice, each time atomically (tmp + rename):
-// {"stage":"loading"} before dlopen, and the full result once the module has
-// loaded and the dispatcher was compared. A parent that finds "loading" knows
-// the process ended during the load.
+// The result file is rewritten atomically (tmp + rename) at each stage:
+// {"stage":"loading"} before dlopen, "loaded" once the module has loaded and
+// the dispatcher was compared, "running" with the op call about to happen,
+// and "done" with every op's checks and timings. A parent that finds
+// "loading" or "running" knows the process ended there.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -24,6 +28,10 @@
 #include <c10/core/DispatchKey.h>
 #include <nlohmann/json.hpp>
 #include <torch/headeronly/version.h>
+
+#include "checker/harness/worker/op_plan.h"
+#include "checker/harness/worker/op_runner.h"
+#include "checker/harness/worker/worker_device.h"
 
 namespace {
 
@@ -73,20 +81,58 @@ std::set<std::string> snapshot_fallbacks() {
 
 // The native module imports the Python C API for its PyInit (never called
 // here); libpython made global lets those symbols resolve at dlopen.
+// KCHECK_LIBPYTHON in the environment names another one (a GPU machine
+// whose Python differs from the build machine's).
 std::string load_libpython() {
+  const char* chosen = std::getenv("KCHECK_LIBPYTHON");
 #ifdef KCHECK_LIBPYTHON
-  if (::dlopen(KCHECK_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL)) return {};
-  const char* error = ::dlerror();
-  return error ? error : "cannot load " KCHECK_LIBPYTHON;
-#else
-  return "no libpython known at build time";
+  if (!chosen || !*chosen) chosen = KCHECK_LIBPYTHON;
 #endif
+  if (!chosen || !*chosen) return "no libpython known (set KCHECK_LIBPYTHON)";
+  if (::dlopen(chosen, RTLD_NOW | RTLD_GLOBAL)) return {};
+  const char* error = ::dlerror();
+  return error ? error : std::string("cannot load ") + chosen;
 }
 
 json info() {
   return {{"torch_version", TORCH_VERSION},
           {"cxx11_abi", _GLIBCXX_USE_CXX11_ABI == 1},
-          {"backends", json::array({"cpu"})}};
+          {"backends", kcheck::worker::available_backends()}};
+}
+
+// Checks (and times) the module's new ops as the plan says, recording the
+// op about to run before every call.
+void run_plan(const kcheck::worker::WorkerPlan& plan, const json& new_ops, json& result,
+              const std::string& result_path) {
+  kcheck::worker::WorkerDevice device;
+  try {
+    device = kcheck::worker::open_device(plan.backend);
+  } catch (const std::exception& error) {
+    result["stage"] = "done";
+    result["run_problem"] = error.what();
+    write_result(result_path, result);
+    return;
+  }
+  auto stage = [&](const std::string& running) {
+    result["stage"] = "running";
+    result["running"] = running;
+    write_result(result_path, result);
+  };
+  if (plan.bench.enabled) {
+    stage("measuring the device's copy bandwidth");
+    result["device"] = kcheck::worker::measure_device_limits(device, plan.bench);
+  } else {
+    result["device"] = {{"name", device.name}, {"backend", device.backend}};
+  }
+  std::vector<std::string> names;
+  for (const json& op : new_ops) names.push_back(op["name"].get<std::string>());
+  json ran = kcheck::worker::run_ops(names, plan, device, stage);
+  result["ops"] = ran["ops"];
+  result["benchmarks"] = ran["benchmarks"];
+  result["device_failed"] = ran["device_failed"];
+  result.erase("running");
+  result["stage"] = "done";
+  write_result(result_path, result);
 }
 
 }  // namespace
@@ -97,12 +143,28 @@ int main(int argc, char** argv) {
     std::cout << info().dump() << "\n";
     return 0;
   }
-  if (argc != 4 || first != "--result") {
-    std::cerr << "usage: kcheck_worker --info | --result FILE MODULE.so\n";
+  std::string result_path, plan_path, module_path;
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    if (argument == "--result" && i + 1 < argc) result_path = argv[++i];
+    else if (argument == "--plan" && i + 1 < argc) plan_path = argv[++i];
+    else if (module_path.empty() && argument.rfind("--", 0) != 0) module_path = argument;
+    else module_path.clear(), result_path.clear(), i = argc;
+  }
+  if (result_path.empty() || module_path.empty()) {
+    std::cerr << "usage: kcheck_worker --info | --result FILE [--plan PLAN.json] MODULE.so\n";
     return 2;
   }
-  const std::string result_path = argv[2];
-  const std::string module_path = argv[3];
+  std::optional<kcheck::worker::WorkerPlan> plan;
+  if (!plan_path.empty()) {
+    std::ifstream plan_file(plan_path, std::ios::binary);
+    try {
+      plan = kcheck::worker::worker_plan_from_json(json::parse(plan_file));
+    } catch (const std::exception& error) {
+      std::cerr << "kcheck_worker: bad plan " << plan_path << ": " << error.what() << "\n";
+      return 2;
+    }
+  }
 
   json result = info();
   result["module"] = module_path;
@@ -144,6 +206,7 @@ int main(int argc, char** argv) {
   result["changed_ops"] = changed_ops;
   result["new_fallbacks"] = new_fallbacks;
   write_result(result_path, result);
+  if (plan) run_plan(*plan, new_ops, result, result_path);
   // No dlclose and no static destructors of the module: _Exit right away.
   std::_Exit(0);
 }

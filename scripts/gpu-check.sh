@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Checks and times the CUDA variants of the reference kernels on a GPU machine.
+# Builds, checks and times the CUDA variants of the reference kernels on a
+# GPU machine, in one device call.
 #
-# Here (no GPU needed):   scripts/gpu-check.sh build   -> builds them into .gpu-carry/
+# Here (no GPU needed):   scripts/gpu-check.sh build   -> .gpu-carry/
 # On the GPU machine:     scripts/gpu-check.sh run     (with .gpu-carry carried along)
 #
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
-# build fails unless the variant's self-audit is clean). `run` imports each
-# variant package into the GPU machine's Torch, compares every op with
-# Torch's own implementation on the GPU (reference/tests/check_ops.py), then
-# times them against Torch with CUDA events (reference/tests/bench_ops.py).
+# build fails unless the variant's self-audit is clean), and puts kcheck,
+# kcheck_worker and the few shared libraries the GPU machine lacks (LIEF,
+# toml++, mbedTLS, Google Benchmark) into .gpu-carry/bin and .gpu-carry/lib.
+# Set KCHECK_GPU_REUSE_VARIANTS=1 to keep variants built earlier.
+#
+# `run` uses the GPU machine's own Torch (same 2.11.0+cu130) for
+# kcheck_worker's libtorch and for the Python import check:
+#   1. kcheck run   : load, dispatcher audit, every op vs reference/ops in
+#                     float32/float16/bfloat16 at three sizes (KD, KO006)
+#   2. kcheck bench : the same plus timings, device copy bandwidth (KB001)
+#   3. reference/tests/time_op.py: an independent torch.cuda.Event timing of
+#      silu_and_mul and gelu_and_mul (bfloat16, large) on the same shapes,
+#      compared with kcheck's medians (must agree within 3%)
+#   4. reference/tests/bench_table.py: the table for bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 carry=.gpu-carry
@@ -18,25 +29,50 @@ case "${1:-}" in
   build)
     build_dir=${KCHECK_BUILD_DIR:-_build}
     capabilities=${KCHECK_CUDA_CAPABILITIES:-}
-    for kernel in "${kernels[@]}"; do
-      "$build_dir/kcheck" build "reference/$kernel" --backends cuda ${capabilities:+--cuda-capabilities "$capabilities"} \
-        --output-dir "$carry/$kernel/build" --scratch-dir "$build_dir/gpu-scratch/$kernel" >"$carry-$kernel.log" 2>&1 ||
-        { cat "$carry-$kernel.log"; exit 1; }
+    if [[ "${KCHECK_GPU_REUSE_VARIANTS:-0}" != 1 ]]; then
+      for kernel in "${kernels[@]}"; do
+        "$build_dir/kcheck" build "reference/$kernel" --backends cuda ${capabilities:+--cuda-capabilities "$capabilities"} \
+          --output-dir "$carry/$kernel/build" --scratch-dir "$build_dir/gpu-scratch/$kernel" >"$carry-$kernel.log" 2>&1 ||
+          { cat "$carry-$kernel.log"; exit 1; }
+      done
+    fi
+    mkdir -p "$carry/bin" "$carry/lib"
+    cp "$build_dir/kcheck" "$build_dir/kcheck_worker" "$carry/bin/"
+    for library in libLIEF.so.0 libtomlplusplus.so.3 libmbedx509.so.1 libmbedcrypto.so.7 libbenchmark.so.1debian; do
+      cp -L "/usr/lib/x86_64-linux-gnu/$library" "$carry/lib/"
     done
     du -sh "$carry"
     ;;
   run)
     python=${KCHECK_GPU_PYTHON:-/opt/torch/.venv/bin/python}
+    torch_lib=$("$python" -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
+    export KCHECK_LIBPYTHON=$("$python" -c "import os, sysconfig; print(os.path.join(sysconfig.get_config_var('LIBDIR'), sysconfig.get_config_var('LDLIBRARY')))")
+    export LD_LIBRARY_PATH="$PWD/$carry/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    out=${OUT:-$carry/out}
+    mkdir -p "$out"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     "$python" -c "import torch; print('torch', torch.__version__, 'on', torch.cuda.get_device_name())"
     date -u
+    "$carry/bin/kcheck_worker" --info
     status=0
     for kernel in "${kernels[@]}"; do
-      echo "== $kernel: correctness on the GPU"
-      "$python" reference/tests/check_ops.py "$carry/$kernel" cuda --loader importlib || status=1
+      echo "== kcheck run $kernel"
+      "$carry/bin/kcheck" run "$carry/$kernel" --python "$python" --format json -o "$out/run-$kernel.json" || status=1
+      "$carry/bin/kcheck" report "$out/run-$kernel.json" --format text | tail -n 5 || true
+      "$python" -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['dynamic']['op_checks']; \
+print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['findings']), 'findings')" "$out/run-$kernel.json"
     done
-    echo "== bandwidth (median of 50, CUDA events)"
-    "$python" reference/tests/bench_ops.py "$carry"/*/build/*/*.abi3.so || status=1
+    for kernel in "${kernels[@]}"; do
+      echo "== kcheck bench $kernel"
+      "$carry/bin/kcheck" bench "$carry/$kernel" --python "$python" --seed 20261122 --format json \
+        -o "$out/bench-$kernel.json" || status=1
+      "$carry/bin/kcheck" report "$out/bench-$kernel.json" --format markdown >"$out/bench-$kernel.md" || true
+    done
+    echo "== independent timing (torch.cuda.Event in Python) vs kcheck bench"
+    "$python" reference/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
+      silu_and_mul gelu_and_mul || status=1
+    echo "== table"
+    "$python" reference/tests/bench_table.py "$out"/bench-*.json | tee "$out/table.md"
     exit $status
     ;;
   *)

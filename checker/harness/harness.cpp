@@ -2,15 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "checker/audit/audit.h"
-#include "checker/core/kernel_identity.h"
 #include "checker/core/bounded_process.h"
+#include "checker/core/kernel_identity.h"
+#include "checker/harness/op_spec.h"
 
 namespace kcheck {
 namespace fs = std::filesystem;
@@ -27,6 +30,72 @@ std::vector<DispatcherOp> read_ops(const json& list) {
   return ops;
 }
 
+double number_or(const json& object, const char* key, double fallback = 0) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_number() ? found->get<double>() : fallback;
+}
+
+std::string string_or(const json& object, const char* key) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+std::vector<OpRunFact> read_op_runs(const json& list) {
+  std::vector<OpRunFact> ops;
+  if (!list.is_array()) return ops;
+  for (const json& item : list) {
+    if (!item.is_object()) continue;
+    OpRunFact op;
+    op.op = string_or(item, "op");
+    op.has_kernel = item.value("has_kernel", true);
+    op.spec = string_or(item, "spec");
+    op.schema_problem = string_or(item, "schema_problem");
+    if (item.contains("smoke") && item["smoke"].is_object()) {
+      op.smoke_called = item["smoke"].value("called", false);
+      op.smoke_error = string_or(item["smoke"], "error");
+    }
+    if (item.contains("checks") && item["checks"].is_array())
+      for (const json& entry : item["checks"]) {
+        if (!entry.is_object()) continue;
+        OpCheckFact check;
+        check.dtype = string_or(entry, "dtype");
+        check.size = string_or(entry, "size");
+        check.shape = string_or(entry, "shape");
+        check.max_abs_error = number_or(entry, "max_abs_error");
+        check.relative_error = number_or(entry, "relative_error");
+        check.rtol = number_or(entry, "rtol");
+        check.atol = number_or(entry, "atol");
+        check.passed = entry.value("passed", false);
+        check.problem = string_or(entry, "problem");
+        check.guard_violation = entry.value("guard_violation", false);
+        check.device_error = string_or(entry, "device_error");
+        op.checks.push_back(std::move(check));
+      }
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+std::vector<OpBenchmarkFact> read_benchmarks(const json& list, const std::string& own_namespace) {
+  std::vector<OpBenchmarkFact> benchmarks;
+  if (!list.is_array()) return benchmarks;
+  for (const json& item : list) {
+    if (!item.is_object()) continue;
+    OpBenchmarkFact benchmark;
+    benchmark.op = own_namespace + "::" + string_or(item, "op");
+    benchmark.dtype = string_or(item, "dtype");
+    benchmark.size = string_or(item, "size");
+    benchmark.shape = string_or(item, "shape");
+    benchmark.median_us = number_or(item, "median_us");
+    benchmark.spread_us = number_or(item, "spread_us");
+    benchmark.samples = static_cast<int>(number_or(item, "samples"));
+    benchmark.bytes = number_or(item, "bytes");
+    benchmark.reference_median_us = number_or(item, "reference_median_us");
+    benchmarks.push_back(std::move(benchmark));
+  }
+  return benchmarks;
+}
+
 // The worker's result file into the facts; false when it cannot be read.
 bool read_result(const fs::path& path, HarnessFacts& facts) {
   std::ifstream file(path, std::ios::binary);
@@ -39,7 +108,7 @@ bool read_result(const fs::path& path, HarnessFacts& facts) {
   std::string stage = result.value("stage", "");
   facts.load_started = true;
   if (stage == "load_failed") facts.load_error = result.value("load_error", "dlopen failed");
-  if (stage == "loaded") {
+  if (stage == "loaded" || stage == "running" || stage == "done") {
     facts.loaded = true;
     facts.new_ops = read_ops(result.value("new_ops", json::array()));
     facts.changed_ops = read_ops(result.value("changed_ops", json::array()));
@@ -47,7 +116,89 @@ bool read_result(const fs::path& path, HarnessFacts& facts) {
       for (const json& key : result["new_fallbacks"])
         if (key.is_string()) facts.new_fallbacks.push_back(key.get<std::string>());
   }
+  if (stage == "running") facts.running = string_or(result, "running");
+  if (stage == "done") {
+    facts.ops_finished = true;
+    facts.run_problem = string_or(result, "run_problem");
+    facts.ops = read_op_runs(result.value("ops", json::array()));
+    facts.benchmarks = read_benchmarks(result.value("benchmarks", json::array()), facts.own_namespace);
+  }
+  if (result.contains("device") && result["device"].is_object()) {
+    facts.device_name = string_or(result["device"], "name");
+    facts.device_backend = string_or(result["device"], "backend");
+    facts.copy_bandwidth_gbs = number_or(result["device"], "copy_bandwidth_gbs");
+  }
   return true;
+}
+
+// Imports the variant directory as a package the way the Hub loader does
+// (importlib, a unique module name) in `python`, when its Torch matches.
+constexpr const char* kImportScript = R"py(
+import importlib.util, pathlib, sys
+variant, wanted = pathlib.Path(sys.argv[1]), sys.argv[2]
+try:
+    import torch
+except Exception as error:
+    print("kcheck-skip: no torch in this Python:", error); sys.exit(3)
+have = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+if have != wanted:
+    print("kcheck-skip: this Python has Torch", torch.__version__, "and the variant needs", wanted); sys.exit(3)
+name = "kcheck_import_" + variant.name.replace("-", "_")
+spec = importlib.util.spec_from_file_location(name, variant / "__init__.py", submodule_search_locations=[str(variant)])
+module = importlib.util.module_from_spec(spec)
+sys.modules[name] = module
+spec.loader.exec_module(module)
+print("kcheck-imported")
+)py";
+
+PythonImportFact import_through_python(const VariantFacts& variant, const HarnessOptions& options) {
+  PythonImportFact fact;
+  fact.python = options.python.string();
+  if (options.python.empty()) {
+    fact.skipped_because = "no Python given";
+    return fact;
+  }
+  std::string wanted = variant.name ? std::to_string(variant.name->framework_version.major()) + "." +
+                                          std::to_string(variant.name->framework_version.minor())
+                                    : std::string();
+  // Starting Python and importing Torch can take long on a loaded machine.
+  auto timeout = std::max<std::chrono::milliseconds>(options.timeout, std::chrono::seconds(120));
+  ProcessEnd end = run_bounded({options.python.string(), "-c", kImportScript, variant.path.string(), wanted},
+                               {timeout, options.max_output}, variant.path);
+  if (end.exit_code == 3 || !end.started) {
+    fact.skipped_because = end.started ? end.output : "cannot start " + fact.python;
+    return fact;
+  }
+  fact.imported = end.exit_code == 0 && end.output.find("kcheck-imported") != std::string::npos;
+  if (!fact.imported) {
+    std::string output = end.output;
+    while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+    auto last_line = output.rfind('\n');
+    fact.error = last_line == std::string::npos ? output : output.substr(last_line + 1);
+    if (end.timed_out) fact.error = "the import did not finish before the timeout";
+    else if (end.signal) fact.error = "the import killed Python with " + describe_signal(end.signal);
+    if (fact.error.empty()) fact.error = "exit status " + std::to_string(end.exit_code);
+  }
+  return fact;
+}
+
+std::mt19937_64::result_type fresh_seed() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 21 ^ device()) & ((1ull << 53) - 1);
+}
+
+// Baseline medians by variant, op, dtype and shape.
+std::map<std::string, double> read_baseline(const fs::path& path) {
+  std::map<std::string, double> medians;
+  if (path.empty()) return medians;
+  std::ifstream file(path, std::ios::binary);
+  json saved = json::parse(file, nullptr, false);
+  if (saved.is_discarded() || !saved.is_object())
+    throw std::runtime_error("--baseline " + path.string() + " is not a kcheck JSON report");
+  Report report = report_from_json(saved);
+  for (const BenchmarkResult& result : report.dynamic.benchmarks)
+    medians[result.variant + "|" + result.op + "|" + result.dtype + "|" + result.shape] = result.median_us;
+  return medians;
 }
 
 fs::path make_scratch_dir(const HarnessOptions& options) {
@@ -121,7 +272,9 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
     add(std::string("the ") + (wants_cxx11 ? "cxx11" : "pre-cxx11 (cxx98)") + " C++ ABI of libtorch");
   bool backend_here = false;
   for (const std::string& backend : torch.backends) backend_here = backend_here || backend == name.backend;
-  if (!backend_here) add("the " + name.backend + " backend (present here: cpu" + ")");
+  std::string present;
+  for (const std::string& backend : torch.backends) present += (present.empty() ? "" : ", ") + backend;
+  if (!backend_here) add("the " + name.backend + " backend (present here: " + present + ")");
   std::string system = name.system();
 #if defined(__x86_64__)
   if (system != "x86_64-linux") add("a " + system + " host (this is x86_64-linux)");
@@ -134,6 +287,14 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
 void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   LocalTorch torch = query_local_torch(options);
   fs::path scratch = make_scratch_dir(options);
+  std::uint64_t seed = options.seed ? options.seed : fresh_seed();
+  std::map<std::string, double> baseline = read_baseline(options.baseline);
+  std::optional<OpSpecSet> specs;
+  if (options.check_ops || options.bench) {
+    fs::path repository = options.repository;
+    if (repository.empty()) repository = tree.build_dir.empty() ? fs::path() : tree.build_dir.parent_path();
+    specs = op_specs_for(repository);
+  }
   std::size_t index = 0;
   for (VariantFacts& variant : tree.variants) {
     if (variant.name && !variant.name->compiled()) continue;  // python-only: nothing to load
@@ -143,17 +304,40 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
     facts.module_relative_path = module->relative_path;
     facts.own_namespace = variant_kernel_id(variant).value_or("");
     facts.skipped_because = why_not_runnable(variant, torch);
+    facts.seed = seed;
+    facts.regression_threshold = options.regression_threshold;
     if (facts.skipped_because.empty()) {
-      fs::path result = scratch / ("result-" + std::to_string(index++) + ".json");
+      std::string stem = std::to_string(index++);
+      fs::path result = scratch / ("result-" + stem + ".json");
       std::error_code ignored;
       fs::remove(result, ignored);
-      facts.worker = run_bounded({options.worker.string(), "--result", result.string(),
-                                  (variant.path / module->relative_path).string()},
-                                 {options.timeout, options.max_output}, variant.path);
+      std::vector<std::string> command = {options.worker.string(), "--result", result.string()};
+      if (specs) {
+        RunSettings settings;
+        settings.backend = variant.name ? variant.name->backend : "cpu";
+        settings.seed = seed;
+        settings.sizes = options.sizes;
+        if (settings.sizes.empty() && settings.backend == "cpu") settings.sizes = {"small", "medium"};
+        settings.bench = options.bench;
+        settings.samples = options.samples;
+        fs::path plan = scratch / ("plan-" + stem + ".json");
+        std::ofstream(plan, std::ios::binary) << worker_plan(*specs, settings).dump();
+        command.insert(command.end(), {"--plan", plan.string()});
+        facts.ops_planned = true;
+      }
+      command.push_back((variant.path / module->relative_path).string());
+      facts.worker = run_bounded(command, {options.timeout, options.max_output}, variant.path);
       if (!facts.worker.started) facts.harness_problem = facts.worker.output;
       else if (!read_result(result, facts) && facts.worker.exit_code == 0)
         facts.harness_problem = "kcheck_worker wrote no result";
       fs::remove(result, ignored);
+      for (OpBenchmarkFact& benchmark : facts.benchmarks) {
+        auto found = baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" +
+                                   benchmark.shape);
+        if (found != baseline.end()) benchmark.baseline_median_us = found->second;
+      }
+      if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out)
+        facts.python_import = import_through_python(variant, options);
     }
     variant.harness = std::move(facts);
     report_progress(options.progress, ProgressCounter::variants_run);
@@ -164,12 +348,38 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   }
 }
 
-Report run_dynamic_audit(const fs::path& input, const Policy& policy, AuditOptions options, const RuleRegistry& rules,
-                         const HarnessOptions& harness) {
-  if (options.selection.select.empty()) options.selection.select = {"KD", "KO006"};
-  TreeFacts tree = collect_facts(input, options);
-  run_harness(tree, harness);
-  return judge(tree, policy, options, rules);
+DynamicResults dynamic_results(const TreeFacts& tree) {
+  DynamicResults dynamic;
+  for (const VariantFacts& variant : tree.variants) {
+    if (!variant.harness) continue;
+    const HarnessFacts& facts = *variant.harness;
+    if (facts.seed && facts.ops_planned) dynamic.seed = facts.seed;
+    if (!facts.device_name.empty())
+      dynamic.devices.push_back({variant.directory_name, facts.device_name, facts.device_backend,
+                                 facts.copy_bandwidth_gbs, 0.0});
+    for (const OpRunFact& op : facts.ops)
+      for (const OpCheckFact& check : op.checks)
+        dynamic.op_checks.push_back({variant.directory_name, op.op, check.dtype, check.shape,
+                                     std::max(check.max_abs_error, 0.0), std::max(check.relative_error, 0.0),
+                                     check.passed});
+    for (const OpBenchmarkFact& benchmark : facts.benchmarks) {
+      BenchmarkResult result;
+      result.variant = variant.directory_name;
+      result.op = benchmark.op;
+      result.dtype = benchmark.dtype;
+      result.shape = benchmark.shape;
+      result.repetitions = benchmark.samples;
+      result.median_us = benchmark.median_us;
+      result.spread_us = benchmark.spread_us;
+      result.bytes = benchmark.bytes;
+      result.achieved_gbs = benchmark.median_us > 0 ? benchmark.bytes / benchmark.median_us / 1e3 : 0;
+      result.percent_of_peak = facts.copy_bandwidth_gbs > 0 ? 100 * result.achieved_gbs / facts.copy_bandwidth_gbs : 0;
+      result.reference_median_us = benchmark.reference_median_us;
+      result.speedup = benchmark.median_us > 0 ? benchmark.reference_median_us / benchmark.median_us : 0;
+      dynamic.benchmarks.push_back(std::move(result));
+    }
+  }
+  return dynamic;
 }
 
 }  // namespace kcheck

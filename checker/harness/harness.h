@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -21,6 +22,18 @@ struct HarnessOptions {
   std::size_t max_output = 64 * 1024;                    // per worker, tail kept
   std::filesystem::path scratch_dir;                     // result files; default: a temporary directory
   ProgressSink* progress = nullptr;                      // counts variants run
+
+  // Ops: checked against reference/ops (+ the repository's kcheck-ops.toml)
+  // after the load; timed too with `bench`.
+  bool check_ops = true;
+  bool bench = false;
+  std::uint64_t seed = 0;                  // 0 = a fresh random seed (recorded in the report)
+  std::vector<std::string> sizes;          // named sizes to run; empty = small,medium on CPU, all on a GPU
+  int samples = 30;                        // timed samples per op, size and dtype
+  std::filesystem::path repository;        // where kcheck-ops.toml may be; default: the parent of build/
+  std::filesystem::path python;            // KD006: import through this Python; empty = skip
+  std::filesystem::path baseline;          // KB002: a saved JSON report of an earlier bench
+  double regression_threshold = 0.10;      // KB002
 
   static std::filesystem::path default_worker_path();
 };
@@ -44,9 +57,7 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
 // `skipped_because`. Variants without a native module are left alone.
 void run_harness(TreeFacts& tree, const HarnessOptions& options);
 
-// collect_facts + run_harness + judge: what `kcheck run` does. Selects the
-// dynamic rules (KD, KO006) unless the options select others.
-Report run_dynamic_audit(const std::filesystem::path& input, const Policy& policy, AuditOptions options,
-                         const RuleRegistry& rules, const HarnessOptions& harness);
+// The report's `dynamic` member from the facts `run_harness` filled.
+DynamicResults dynamic_results(const TreeFacts& tree);
 
 }  // namespace kcheck

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,53 @@ struct DispatcherOp {
   std::string op_namespace;
 };
 
+// One op checked against its reference on one input (KD002, KD003).
+struct OpCheckFact {
+  std::string dtype;
+  std::string size;   // "small", "medium", "large"
+  std::string shape;  // "16384x16384"
+  double max_abs_error = 0;
+  double relative_error = 0;  // -1 when not finite
+  double rtol = 0, atol = 0;
+  bool passed = false;
+  std::string problem;        // raised, unwritten elements, guard bytes changed
+  bool guard_violation = false;
+  std::string device_error;   // a sticky device (CUDA) error after the call
+};
+
+// One op of the module's own namespace as the worker found and ran it.
+struct OpRunFact {
+  std::string op;              // "ns::op"
+  bool has_kernel = true;      // for the variant's backend (KD004 when not)
+  std::string spec;            // the op spec used; "" = smoke call only
+  std::string schema_problem;  // the registered schema differs from the spec's
+  bool smoke_called = false;
+  std::string smoke_error;
+  std::vector<OpCheckFact> checks;
+};
+
+// One op timed on one input, with the reference on the same input (KB001).
+struct OpBenchmarkFact {
+  std::string op;
+  std::string dtype;
+  std::string size;
+  std::string shape;
+  double median_us = 0;
+  double spread_us = 0;
+  int samples = 0;
+  double bytes = 0;
+  double reference_median_us = 0;
+  std::optional<double> baseline_median_us;  // from --baseline (KB002)
+};
+
+// The Python import of the variant package, as the Hub loader does it (KD006).
+struct PythonImportFact {
+  std::string python;        // the interpreter used
+  std::string skipped_because;
+  bool imported = false;
+  std::string error;         // last line of the traceback
+};
+
 // What `kcheck run` observed for one variant. Absent unless `kcheck run`
 // ran: the KD and KO006 rules stay silent without it.
 struct HarnessFacts {
@@ -31,6 +79,21 @@ struct HarnessFacts {
   std::vector<DispatcherOp> new_ops;
   std::vector<DispatcherOp> changed_ops;   // existing ops whose registrations changed
   std::vector<std::string> new_fallbacks;  // dispatch keys that gained a fallback
+
+  // Ops (when the run had a plan): checks, timings, the device.
+  bool ops_planned = false;
+  bool ops_finished = false;    // the worker reached the end of its plan
+  std::string running;          // the call the worker was in when it ended early
+  std::string run_problem;      // the plan could not run (backend missing, ...)
+  std::vector<OpRunFact> ops;
+  std::vector<OpBenchmarkFact> benchmarks;
+  std::string device_name;
+  std::string device_backend;
+  double copy_bandwidth_gbs = 0;
+  double regression_threshold = 0.10;  // KB002: slower than baseline by more than this
+  std::uint64_t seed = 0;
+
+  std::optional<PythonImportFact> python_import;
 };
 
 }  // namespace kcheck

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "checker/audit/audit.h"
 #include "checker/core/bounded_process.h"
@@ -17,7 +18,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kCases = {"good",          "segv_init",        "abort_init",
                                          "exit_init",     "hang_init",        "flood_init",
                                          "undefined_symbol", "foreign_namespace", "aten_override",
-                                         "fallback"};
+                                         "fallback",      "wrong_result",     "guard_overrun",
+                                         "abort_in_op",   "cuda_only_op",     "python_import_fails"};
 
 // Every fixture variant in one tree, each named after its case, run in one go:
 // one bad variant must not stop the others.
@@ -46,7 +48,9 @@ const HarnessRun& harness_run() {
       }
     }
     HarnessOptions harness;
-    harness.timeout = std::chrono::seconds(5);
+    harness.timeout = std::chrono::seconds(20);
+    harness.seed = 4242;
+    harness.python = KCHECK_VENV_PYTHON;
     run_harness(result.tree, harness);
     RuleRegistry rules = make_rule_registry();
     Policy policy = load_policy("hub");
@@ -121,6 +125,71 @@ TEST_F(Harness, SecondNamespaceIsKO006) {
 }
 TEST_F(Harness, AtenOverrideIsKO006) { expect_one("aten_override", "KO006", {"'aten'", "aten::relu", "overriding"}); }
 TEST_F(Harness, BackendFallbackIsKO006) { expect_one("fallback", "KO006", {"fallback", "PrivateUse3"}); }
+
+std::vector<Finding> findings_of(const std::string& name) {
+  auto found = harness_run().findings.find(name);
+  return found == harness_run().findings.end() ? std::vector<Finding>{} : found->second;
+}
+
+TEST_F(Harness, GoodVariantsOpsRanAndItsPackageImported) {
+  const HarnessFacts& facts = harness_run().facts("good");
+  EXPECT_TRUE(facts.ops_finished);
+  ASSERT_EQ(facts.ops.size(), 1u);
+  EXPECT_EQ(facts.ops[0].spec, "") << "identity has no spec: smoke call only";
+  EXPECT_TRUE(facts.ops[0].smoke_called);
+  EXPECT_EQ(facts.ops[0].smoke_error, "");
+  ASSERT_TRUE(facts.python_import);
+  EXPECT_TRUE(facts.python_import->imported) << facts.python_import->error << facts.python_import->skipped_because;
+}
+
+TEST_F(Harness, SlightlyWrongOpIsKD002ForTheDtypesItsErrorExceeds) {
+  std::vector<Finding> findings = findings_of("wrong_result");
+  ASSERT_FALSE(findings.empty());
+  std::set<std::string> dtypes;
+  for (const Finding& finding : findings) {
+    EXPECT_EQ(finding.code, "KD002") << finding.message;
+    EXPECT_EQ(finding.location.symbol, "_wrong_result_cpu_abc123::silu");
+    EXPECT_NE(finding.message.find("seed 4242"), std::string::npos) << finding.message;
+    EXPECT_NE(finding.message.find("max abs error"), std::string::npos) << finding.message;
+    for (const char* dtype : {"float32", "float16", "bfloat16"})
+      if (finding.message.find(std::string(" ") + dtype + " ") != std::string::npos) dtypes.insert(dtype);
+  }
+  EXPECT_EQ(dtypes, (std::set<std::string>{"float16", "float32"})) << "0.5% is within bfloat16's tolerance";
+  const HarnessFacts& facts = harness_run().facts("wrong_result");
+  ASSERT_EQ(facts.ops.size(), 1u);
+  EXPECT_EQ(facts.ops[0].checks.size(), 6u) << "3 dtypes x small, medium";
+}
+
+TEST_F(Harness, WritingPastTheOutputIsKD003FromTheGuardRegion) {
+  std::vector<Finding> findings = findings_of("guard_overrun");
+  ASSERT_EQ(findings.size(), 6u) << "every dtype and size";
+  for (const Finding& finding : findings) {
+    EXPECT_EQ(finding.code, "KD003") << finding.message;
+    EXPECT_NE(finding.message.find("wrote outside its output 'out'"), std::string::npos) << finding.message;
+  }
+}
+
+TEST_F(Harness, AbortInAnOpIsKD003NamingTheCall) {
+  expect_one("abort_in_op", "KD003", {"SIGABRT", "_abort_in_op_cpu_abc123::relu float32"});
+}
+
+TEST_F(Harness, OpWithoutAKernelForTheBackendIsKD004) {
+  expect_one("cuda_only_op", "KD004", {"_cuda_only_op_cpu_abc123::gelu", "no kernel for the cpu backend"});
+}
+
+TEST_F(Harness, FailingPythonImportIsKD006) {
+  expect_one("python_import_fails", "KD006", {"_ops_that_do_not_exist", "loads"});
+}
+
+TEST_F(Harness, SeedAndChecksGoIntoTheReportsDynamicResults) {
+  TreeFacts tree = harness_run().tree;
+  DynamicResults dynamic = dynamic_results(tree);
+  EXPECT_EQ(dynamic.seed, 4242u);
+  EXPECT_TRUE(dynamic.benchmarks.empty()) << "kcheck run does not time";
+  std::size_t failed = 0;
+  for (const OpCheck& check : dynamic.op_checks) failed += check.passed ? 0 : 1;
+  EXPECT_EQ(failed, 4u + 6u) << "wrong_result float32/float16 x 2 sizes, guard_overrun x 6";
+}
 
 TEST(HarnessRules, SilentWithoutDynamicFacts) {
   if (std::string(KCHECK_HARNESS_FIXTURES_DIR).empty()) GTEST_SKIP();

@@ -8,7 +8,12 @@
 namespace kcheck {
 
 std::unique_ptr<Rule> make_kd001_load_failure();
+std::unique_ptr<Rule> make_kd002_wrong_result();
 std::unique_ptr<Rule> make_kd003_crash_or_hang();
+std::unique_ptr<Rule> make_kd004_no_kernel_for_backend();
+std::unique_ptr<Rule> make_kd006_python_import_fails();
+std::unique_ptr<Rule> make_kb001_benchmark_result();
+std::unique_ptr<Rule> make_kb002_benchmark_regression();
 std::unique_ptr<Rule> make_kd005_variant_not_runnable();
 std::unique_ptr<Rule> make_ko006_foreign_registration();
 
@@ -16,6 +21,16 @@ std::unique_ptr<Rule> make_ko006_foreign_registration();
 inline Place harness_place(const VariantFacts& variant) {
   return {.variant = variant.directory_name, .file = variant.report_path(variant.harness->module_relative_path)};
 }
+
+// A finding about one op of the variant's module: the op as the symbol.
+inline Place op_place(const VariantFacts& variant, const std::string& op) {
+  Place place = harness_place(variant);
+  place.location.symbol = op;
+  return place;
+}
+
+// "4.2e-03" style numbers for messages.
+std::string short_number(double value);
 
 // The variant was run and the worker's end is to be judged.
 inline bool was_run(const VariantFacts& variant) {

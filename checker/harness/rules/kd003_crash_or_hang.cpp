@@ -4,6 +4,9 @@
 namespace kcheck {
 namespace {
 
+// "ns::op" from "ns::op float16 7x258 (reference)".
+std::string running_op(const HarnessFacts& facts) { return facts.running.substr(0, facts.running.find(' ')); }
+
 class CrashOrHang final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -12,17 +15,31 @@ class CrashOrHang final : public Rule {
     for (const VariantFacts& variant : context.tree.variants) {
       if (!was_run(variant)) continue;
       const HarnessFacts& facts = *variant.harness;
-      const std::string phase = facts.loaded ? "after loading " : "while loading ";
+      const std::string phase = !facts.running.empty() ? "in " + facts.running + " "
+                                : facts.loaded            ? "after loading "
+                                                          : "while loading ";
+      Place place = facts.running.empty() ? harness_place(variant) : op_place(variant, running_op(facts));
       if (facts.worker.timed_out)
-        sink.report(harness_place(variant), "the worker hung " + phase + facts.module_relative_path +
-                                                " and was killed at the timeout" + output_excerpt(facts.worker));
+        sink.report(place, "the worker hung " + phase + facts.module_relative_path +
+                               " and was killed at the timeout" + output_excerpt(facts.worker));
       else if (facts.loaded && facts.worker.signal != 0)
-        sink.report(harness_place(variant), "the worker died of " + describe_signal(facts.worker.signal) + " " +
-                                                phase + facts.module_relative_path + output_excerpt(facts.worker));
+        sink.report(place, "the worker died of " + describe_signal(facts.worker.signal) + " " + phase +
+                               facts.module_relative_path + output_excerpt(facts.worker));
       else if (facts.loaded && facts.worker.exit_code != 0)
-        sink.report(harness_place(variant), "the worker ended with exit status " +
-                                                std::to_string(facts.worker.exit_code) + " " + phase +
-                                                facts.module_relative_path + output_excerpt(facts.worker));
+        sink.report(place, "the worker ended with exit status " + std::to_string(facts.worker.exit_code) + " " +
+                               phase + facts.module_relative_path + output_excerpt(facts.worker));
+      else if (facts.loaded && facts.ops_planned && !facts.ops_finished)
+        sink.report(place, "the worker ended with exit status 0 " + phase + facts.module_relative_path +
+                               " before its ops were checked (the op calls exit)" + output_excerpt(facts.worker));
+      for (const OpRunFact& op : facts.ops)
+        for (const OpCheckFact& check : op.checks) {
+          std::string what = op.op + " " + check.dtype + " [" + check.shape + "]";
+          if (check.guard_violation)
+            sink.report(op_place(variant, op.op), what + " " + check.problem);
+          if (!check.device_error.empty())
+            sink.report(op_place(variant, op.op), what + " left the device in an error state: " + check.device_error +
+                                                      (check.problem.empty() ? "" : " (" + check.problem + ")"));
+        }
     }
   }
 
@@ -31,8 +48,11 @@ class CrashOrHang final : public Rule {
                  R"(Each variant runs in its own worker process with a timeout. This rule
 flags a worker that did not end on its own in time (an infinite loop, a
 deadlock, an endless stream of output while loading) and one that a signal
-ended once the module was loaded. Such a kernel hangs or kills the user's
-Python process.
+or `exit` ended once the module was loaded, naming the op call it was in.
+It also flags an op that wrote outside its output (the guard regions kcheck
+puts around every output changed) and one that left the device in an error
+state (a sticky CUDA error such as an illegal address). Such a kernel
+hangs, corrupts memory or kills the user's Python process.
 
 Fix: run the op under a debugger or sanitizer; do not block or loop in
 static initialisers.

@@ -15,6 +15,8 @@ class VariantNotRunnable final : public Rule {
         sink.report(harness_place(variant), "not run here: " + facts.skipped_because);
       else if (!facts.harness_problem.empty())
         sink.report(harness_place(variant), "not judged: " + facts.harness_problem);
+      else if (!facts.run_problem.empty())
+        sink.report(harness_place(variant), "loaded, but its ops were not run here: " + facts.run_problem);
     }
   }
 

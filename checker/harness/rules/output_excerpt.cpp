@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "checker/core/bounded_process.h"
 #include "checker/harness/rules/harness_rule_factories.h"
@@ -14,6 +16,12 @@ std::string output_excerpt(const WorkerEnd& end) {
   std::string text = "; output (" + std::to_string(end.output_bytes) + " bytes";
   if (end.output_truncated || end.output.size() > kShown) text += ", last " + std::to_string(tail.size()) + " shown";
   return text + "): " + tail;
+}
+
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, value != 0 && (std::abs(value) < 1e-3 || std::abs(value) >= 1e5) ? "%.2e" : "%.4g", value);
+  return text;
 }
 
 }  // namespace kcheck

@@ -1,0 +1,276 @@
+#include "checker/harness/op_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "checker/core/embedded_files.h"
+
+namespace kcheck {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string where(const std::string& source, const toml::node* node) {
+  if (node && node->source().begin.line) return source + ":" + std::to_string(node->source().begin.line);
+  return source;
+}
+
+[[noreturn]] void fail(const std::string& source, const toml::node* node, const std::string& message) {
+  throw OpSpecError(where(source, node) + ": " + message);
+}
+
+std::string required_string(const toml::table& table, const std::string& key, const std::string& source) {
+  auto value = table[key].value<std::string>();
+  if (!value || value->empty()) fail(source, &table, "'" + key + "' must be a non-empty string");
+  return *value;
+}
+
+std::vector<std::string> string_list(const toml::node* node, const std::string& key, const std::string& source) {
+  std::vector<std::string> values;
+  if (!node) return values;
+  const toml::array* array = node->as_array();
+  if (!array) fail(source, node, "'" + key + "' must be a list of strings");
+  for (const toml::node& item : *array) {
+    auto text = item.value<std::string>();
+    if (!text) fail(source, &item, "'" + key + "' must be a list of strings");
+    values.push_back(*text);
+  }
+  return values;
+}
+
+double number(const toml::node& node, const std::string& key, const std::string& source) {
+  if (auto value = node.value<double>()) return *value;
+  fail(source, &node, "'" + key + "' must be a number");
+}
+
+std::map<std::string, OpTolerance> read_tolerance(const toml::node* node, const std::string& source) {
+  std::map<std::string, OpTolerance> tolerance;
+  if (!node) return tolerance;
+  const toml::table* table = node->as_table();
+  if (!table) fail(source, node, "'tolerance' must be a table of {rtol, atol} by dtype");
+  for (const auto& [dtype, entry] : *table) {
+    const toml::table* pair = entry.as_table();
+    if (!pair || !(*pair)["rtol"] || !(*pair)["atol"])
+      fail(source, &entry, "tolerance." + std::string(dtype.str()) + " must be {rtol = ..., atol = ...}");
+    tolerance[std::string(dtype.str())] = {number(*(*pair)["rtol"].node(), "rtol", source),
+                                           number(*(*pair)["atol"].node(), "atol", source)};
+  }
+  return tolerance;
+}
+
+std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> read_sizes(const toml::node* node,
+                                                                                    const std::string& source) {
+  std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> sizes;
+  if (!node) return sizes;
+  const toml::table* table = node->as_table();
+  if (!table) fail(source, node, "'sizes' must be a table of named sizes");
+  for (const auto& [name, entry] : *table) {
+    const toml::table* values = entry.as_table();
+    if (!values) fail(source, &entry, "size '" + std::string(name.str()) + "' must be a table like {n = 7, d = 129}");
+    std::map<std::string, std::int64_t> size;
+    for (const auto& [variable, value] : *values) {
+      auto extent = value.value<std::int64_t>();
+      if (!extent || *extent <= 0) fail(source, &value, "size variable '" + std::string(variable.str()) + "' must be a positive integer");
+      size[std::string(variable.str())] = *extent;
+    }
+    sizes.emplace_back(std::string(name.str()), std::move(size));
+  }
+  return sizes;
+}
+
+OpArgSpec read_arg(const toml::node& node, const std::string& source) {
+  const toml::table* table = node.as_table();
+  if (!table) fail(source, &node, "each of 'args' must be a table");
+  OpArgSpec arg;
+  arg.name = required_string(*table, "name", source);
+  if (const toml::node* shape = (*table)["shape"].node()) {
+    arg.is_tensor = true;
+    arg.shape = string_list(shape, "shape", source);
+    arg.output = (*table)["output"].value_or(false);
+    if (const toml::node* range = (*table)["range"].node()) {
+      const toml::array* bounds = range->as_array();
+      if (!bounds || bounds->size() != 2) fail(source, range, "'range' must be [low, high]");
+      arg.low = number(*bounds->get(0), "range", source);
+      arg.high = number(*bounds->get(1), "range", source);
+      if (!(arg.low < arg.high)) fail(source, range, "'range' must have low < high");
+    }
+  } else if (const toml::node* value = (*table)["value"].node()) {
+    arg.value = number(*value, "value", source);
+  } else {
+    fail(source, &node, "argument '" + arg.name + "' needs a 'shape' (tensor) or a 'value' (float)");
+  }
+  return arg;
+}
+
+}  // namespace
+
+const OpSpec* OpSpecSet::find(const std::string& name) const {
+  for (const OpSpec& spec : ops)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+void OpSpecSet::add(OpSpec spec) {
+  for (OpSpec& existing : ops)
+    if (existing.name == spec.name) {
+      existing = std::move(spec);
+      return;
+    }
+  ops.push_back(std::move(spec));
+}
+
+std::int64_t evaluate_dimension(const std::string& expression, const std::map<std::string, std::int64_t>& size) {
+  std::int64_t product = 1;
+  std::stringstream terms(expression);
+  std::string term;
+  bool any = false;
+  while (std::getline(terms, term, '*')) {
+    term.erase(std::remove_if(term.begin(), term.end(), [](unsigned char c) { return std::isspace(c); }), term.end());
+    if (term.empty()) throw OpSpecError("empty factor in dimension '" + expression + "'");
+    std::int64_t factor = 0;
+    if (std::all_of(term.begin(), term.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      if (term.size() > 12) throw OpSpecError("dimension '" + expression + "' is too large");
+      factor = std::stoll(term);
+    } else if (auto found = size.find(term); found != size.end()) {
+      factor = found->second;
+    } else {
+      throw OpSpecError("dimension '" + expression + "' uses '" + term + "', which the size does not define");
+    }
+    if (factor <= 0 || product > (std::int64_t{1} << 40) / factor)
+      throw OpSpecError("dimension '" + expression + "' is not a positive size below 2^40");
+    product *= factor;
+    any = true;
+  }
+  if (!any) throw OpSpecError("empty dimension");
+  return product;
+}
+
+OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    throw OpSpecError(source + ":" + std::to_string(error.source().begin.line) + ": " + std::string(error.description()));
+  }
+  const toml::table* defaults = root["defaults"].as_table();
+  auto from_op_or_defaults = [&](const toml::table& op, const char* key) -> const toml::node* {
+    if (const toml::node* own = op[key].node()) return own;
+    return defaults ? (*defaults)[key].node() : nullptr;
+  };
+  OpSpecSet set;
+  const toml::array* ops = root["op"].as_array();
+  if (!ops) fail(source, &root, "no [[op]] entries");
+  for (const toml::node& node : *ops) {
+    const toml::table* table = node.as_table();
+    if (!table) fail(source, &node, "[[op]] must be a table");
+    OpSpec spec;
+    spec.source = source;
+    spec.name = required_string(*table, "name", source);
+    spec.schema = required_string(*table, "schema", source);
+    spec.reference = required_string(*table, "reference", source);
+    if (spec.schema.rfind(spec.name + "(", 0) != 0)
+      fail(source, table, "schema of '" + spec.name + "' must start with '" + spec.name + "('");
+    const toml::array* args = (*table)["args"].as_array();
+    if (!args || args->empty()) fail(source, table, "op '" + spec.name + "' needs 'args'");
+    for (const toml::node& arg : *args) spec.args.push_back(read_arg(arg, source));
+    spec.dtypes = string_list(from_op_or_defaults(*table, "dtypes"), "dtypes", source);
+    for (const std::string& dtype : spec.dtypes)
+      if (dtype != "float32" && dtype != "float16" && dtype != "bfloat16" && dtype != "float64")
+        fail(source, table, "op '" + spec.name + "': dtype '" + dtype + "' is not float32, float16, bfloat16 or float64");
+    spec.sizes = read_sizes(from_op_or_defaults(*table, "sizes"), source);
+    spec.tolerance = read_tolerance(from_op_or_defaults(*table, "tolerance"), source);
+    spec.bytes = string_list((*table)["bytes"].node(), "bytes", source);
+    if (spec.dtypes.empty() || spec.sizes.empty())
+      fail(source, table, "op '" + spec.name + "' needs dtypes and sizes (its own or in [defaults])");
+    for (const std::string& dtype : spec.dtypes)
+      if (!spec.tolerance.contains(dtype)) fail(source, table, "op '" + spec.name + "' has no tolerance for " + dtype);
+    for (const std::string& name : spec.bytes)
+      if (std::none_of(spec.args.begin(), spec.args.end(), [&](const OpArgSpec& a) { return a.name == name && a.is_tensor; }))
+        fail(source, table, "op '" + spec.name + "': 'bytes' names '" + name + "', which is no tensor argument");
+    for (const auto& [size_name, size] : spec.sizes)
+      for (const OpArgSpec& arg : spec.args)
+        for (const std::string& dimension : arg.shape) try {
+            evaluate_dimension(dimension, size);
+          } catch (const OpSpecError& error) {
+            fail(source, table, "op '" + spec.name + "', size '" + size_name + "': " + error.what());
+          }
+    set.add(std::move(spec));
+  }
+  return set;
+}
+
+OpSpecSet builtin_op_specs() {
+  OpSpecSet set;
+  for (const EmbeddedFile& file : embedded_files()) {
+    std::string path(file.path);
+    if (path.rfind("reference/ops/", 0) != 0 || !path.ends_with(".toml")) continue;
+    for (OpSpec& spec : parse_op_specs(file.content, "embedded:" + path).ops) set.add(std::move(spec));
+  }
+  return set;
+}
+
+OpSpecSet op_specs_for(const fs::path& repository) {
+  OpSpecSet set = builtin_op_specs();
+  fs::path own = repository / "kcheck-ops.toml";
+  std::error_code error;
+  if (!repository.empty() && fs::is_regular_file(own, error)) {
+    std::ifstream file(own, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    for (OpSpec& spec : parse_op_specs(text.str(), own.string()).ops) set.add(std::move(spec));
+  }
+  return set;
+}
+
+nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const OpSpec& spec : specs.ops) {
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& [size_name, size] : spec.sizes) {
+      if (!settings.sizes.empty() &&
+          std::find(settings.sizes.begin(), settings.sizes.end(), size_name) == settings.sizes.end())
+        continue;
+      nlohmann::json args = nlohmann::json::array();
+      std::string label;
+      for (const OpArgSpec& arg : spec.args) {
+        if (!arg.is_tensor) {
+          args.push_back({{"name", arg.name}, {"value", arg.value}});
+          continue;
+        }
+        std::vector<std::int64_t> shape;
+        for (const std::string& dimension : arg.shape) shape.push_back(evaluate_dimension(dimension, size));
+        nlohmann::json item = {{"name", arg.name}, {"shape", shape}, {"output", arg.output}};
+        if (!arg.output) {
+          item["low"] = arg.low;
+          item["high"] = arg.high;
+          if (label.empty())
+            for (std::size_t i = 0; i < shape.size(); ++i) label += (i ? "x" : "") + std::to_string(shape[i]);
+        }
+        args.push_back(std::move(item));
+      }
+      cases.push_back({{"size", size_name}, {"shape", label}, {"args", args}});
+    }
+    nlohmann::json tolerance = nlohmann::json::object();
+    for (const auto& [dtype, value] : spec.tolerance) tolerance[dtype] = {{"rtol", value.rtol}, {"atol", value.atol}};
+    ops.push_back({{"name", spec.name},
+                   {"schema", spec.schema},
+                   {"reference", spec.reference},
+                   {"dtypes", spec.dtypes},
+                   {"tolerance", tolerance},
+                   {"bytes", spec.bytes},
+                   {"cases", cases}});
+  }
+  return {{"backend", settings.backend},
+          {"seed", settings.seed},
+          {"bench",
+           {{"enabled", settings.bench},
+            {"samples", settings.samples},
+            {"target_sample_seconds", settings.target_sample_seconds}}},
+          {"ops", ops}};
+}
+
+}  // namespace kcheck

@@ -1,0 +1,75 @@
+// Op specs: for each known op, how to build its inputs, which reference
+// implementation it is compared with, per-dtype tolerances and the bytes a
+// call moves. The built-in specs are reference/ops/*.toml (embedded); a
+// kernel repository may ship its own `kcheck-ops.toml` (same format, see
+// reference/ops/README.md), whose ops replace built-in ones of the same name.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kcheck {
+
+// A spec file that cannot be used: names the file, line and key.
+class OpSpecError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct OpArgSpec {
+  std::string name;
+  bool is_tensor = false;
+  bool output = false;
+  std::vector<std::string> shape;  // dimension expressions: "n", "2*d", "128"
+  double low = -1, high = 1;       // input tensors
+  double value = 0;                // float scalars
+};
+
+struct OpTolerance {
+  double rtol = 0, atol = 0;
+};
+
+struct OpSpec {
+  std::string name;
+  std::string schema;
+  std::string reference;
+  std::vector<OpArgSpec> args;
+  std::vector<std::string> dtypes;
+  std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> sizes;  // "small" -> {n: 7, d: 129}
+  std::map<std::string, OpTolerance> tolerance;
+  std::vector<std::string> bytes;  // tensors read or written once per call
+  std::string source;              // "embedded:reference/ops/activation.toml"
+};
+
+struct OpSpecSet {
+  std::vector<OpSpec> ops;
+  const OpSpec* find(const std::string& name) const;
+  void add(OpSpec spec);  // replaces a spec of the same name
+};
+
+OpSpecSet parse_op_specs(std::string_view text, const std::string& source);  // throws OpSpecError
+OpSpecSet builtin_op_specs();                                                // throws OpSpecError
+// The built-in specs plus `<repository>/kcheck-ops.toml` when present.
+OpSpecSet op_specs_for(const std::filesystem::path& repository);
+
+// Evaluates "2*d" against a size ({d: 4096} -> 8192); throws OpSpecError.
+std::int64_t evaluate_dimension(const std::string& expression, const std::map<std::string, std::int64_t>& size);
+
+struct RunSettings {
+  std::string backend = "cpu";
+  std::uint64_t seed = 0;
+  std::vector<std::string> sizes;  // which named sizes; empty = all
+  bool bench = false;
+  int samples = 30;
+  double target_sample_seconds = 2e-3;
+};
+
+// The worker's plan (checker/harness/worker/op_plan.h) with concrete shapes.
+nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings);
+
+}  // namespace kcheck

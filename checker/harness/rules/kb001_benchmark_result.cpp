@@ -1,0 +1,55 @@
+#include "checker/harness/rules/harness_rule_factories.h"
+
+namespace kcheck {
+namespace {
+
+class BenchmarkResultNote final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for (const VariantFacts& variant : context.tree.variants) {
+      if (!was_run(variant)) continue;
+      const HarnessFacts& facts = *variant.harness;
+      for (const OpBenchmarkFact& benchmark : facts.benchmarks) {
+        double gbs = benchmark.median_us > 0 ? benchmark.bytes / benchmark.median_us / 1e3 : 0;
+        std::string message = benchmark.op + " " + benchmark.dtype + " [" + benchmark.shape + "]: median " +
+                              short_number(benchmark.median_us) + " us (IQR " + short_number(benchmark.spread_us) +
+                              " us, " + std::to_string(benchmark.samples) + " samples), " + short_number(gbs) + " GB/s";
+        if (facts.copy_bandwidth_gbs > 0)
+          message += ", " + short_number(100 * gbs / facts.copy_bandwidth_gbs) + "% of the measured copy bandwidth (" +
+                     short_number(facts.copy_bandwidth_gbs) + " GB/s)";
+        if (benchmark.reference_median_us > 0 && benchmark.median_us > 0)
+          message += ", " + short_number(benchmark.reference_median_us / benchmark.median_us) +
+                     "x the Torch reference (" + short_number(benchmark.reference_median_us) + " us)";
+        sink.report(op_place(variant, benchmark.op), message);
+      }
+    }
+  }
+
+ private:
+  RuleInfo info_{"KB001", "Benchmark result of an op", Severity::note,
+                 R"(`kcheck bench` times every op that passed its correctness check, per size
+and dtype: Google Benchmark runs the samples with the device's own clock
+(CUDA events on the op's stream, or the steady clock on the CPU), after a
+warm-up, cycling through enough input buffers that consecutive calls do not
+hit the cache. Each note gives the median time per call and its
+interquartile range, the achieved bandwidth from the spec's bytes per call,
+the percentage of the device-to-device copy bandwidth measured in the same
+run, and the speed-up over the Torch reference implementation on the same
+inputs. A note, not a failure; KB002 compares with a baseline.
+
+Fix: nothing required; a memory-bound op far below the copy bandwidth has
+room to improve (vectorised 16-byte accesses, enough work in flight).
+)",
+      R"ex(# a memory-bound op at 30% of the copy bandwidth: scalar loads
+out[i] = silu(x[i]) * x[d + i];        // one 2-byte load per thread)ex",
+      R"ex(# 16-byte vector loads and stores, several per thread in flight
+uint4 gate = gate_vectors[i]; uint4 value = value_vectors[i];)ex"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kb001_benchmark_result() { return std::make_unique<BenchmarkResultNote>(); }
+
+}  // namespace kcheck

@@ -1,0 +1,49 @@
+#include "checker/harness/rules/harness_rule_factories.h"
+
+namespace kcheck {
+namespace {
+
+class BenchmarkRegression final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for (const VariantFacts& variant : context.tree.variants) {
+      if (!was_run(variant)) continue;
+      const HarnessFacts& facts = *variant.harness;
+      for (const OpBenchmarkFact& benchmark : facts.benchmarks) {
+        if (!benchmark.baseline_median_us || *benchmark.baseline_median_us <= 0) continue;
+        double ratio = benchmark.median_us / *benchmark.baseline_median_us;
+        if (ratio <= 1 + facts.regression_threshold) continue;
+        sink.report(op_place(variant, benchmark.op),
+                    benchmark.op + " " + benchmark.dtype + " [" + benchmark.shape + "] takes " +
+                        short_number(benchmark.median_us) + " us, " + short_number(100 * (ratio - 1)) +
+                        "% slower than the baseline's " + short_number(*benchmark.baseline_median_us) +
+                        " us (threshold " + short_number(100 * facts.regression_threshold) + "%)");
+      }
+    }
+  }
+
+ private:
+  RuleInfo info_{"KB002", "An op is slower than in the baseline report", Severity::warning,
+                 R"(`kcheck bench --baseline saved.json` compares each op's median time with
+the same variant, op, dtype and shape in a JSON report saved by an earlier
+`kcheck bench` (`--format json -o saved.json`). An op slower than the
+baseline by more than the threshold (`--regression-threshold`, 10% by
+default) is flagged. Compare runs on the same device: the report records
+it.
+
+Fix: find the change that slowed the kernel (bisect with `kcheck bench
+--baseline`), or store a new baseline when the slowdown is intended.
+)",
+      R"ex(kcheck bench reference/activation --baseline main.json
+# silu_and_mul bfloat16 [16384x16384] takes 310 us, 99% slower than the baseline's 155.5 us)ex",
+      R"ex(# the kernel fixed (or the baseline renewed on purpose)
+kcheck bench reference/activation --format json -o main.json)ex"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kb002_benchmark_regression() { return std::make_unique<BenchmarkRegression>(); }
+
+}  // namespace kcheck

@@ -1,0 +1,372 @@
+#include "checker/harness/worker/op_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/csrc/jit/frontend/function_schema_parser.h>
+
+#include "checker/harness/worker/op_timing.h"
+#include "reference/ops/reference_ops.h"
+
+namespace kcheck::worker {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t kGuardBytes = 4096;
+
+std::optional<at::ScalarType> dtype_named(const std::string& name) {
+  if (name == "float32") return at::kFloat;
+  if (name == "float16") return at::kHalf;
+  if (name == "bfloat16") return at::kBFloat16;
+  if (name == "float64") return at::kDouble;
+  return std::nullopt;
+}
+
+// splitmix64 over the run's seed and what the case is: reproducible from
+// the seed in the report, different for every case.
+std::uint64_t case_seed(std::uint64_t seed, const std::string& what) {
+  std::uint64_t x = seed;
+  for (unsigned char c : what) x = (x ^ c) * 0x100000001b3ull;
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return (x ^ (x >> 31)) & ((1ull << 53) - 1);
+}
+
+at::Tensor random_tensor(const ArgPlan& arg, at::ScalarType dtype, const WorkerDevice& device, std::uint64_t seed) {
+  at::Generator generator = at::globalContext().defaultGenerator(device.device);
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_current_seed(seed);
+  }
+  at::Tensor values = at::empty(arg.shape, at::TensorOptions().dtype(at::kFloat).device(device.device));
+  values.uniform_(arg.low, arg.high, generator);
+  return values.to(dtype);
+}
+
+// An output inside a larger buffer poisoned with NaN: the op must write
+// every element of the view and nothing of the guard regions around it.
+struct GuardedOutput {
+  at::Tensor buffer;
+  at::Tensor view;
+  std::int64_t guard = 0;  // elements on each side
+  at::Tensor poison_bytes;  // one guard region's expected bytes
+
+  GuardedOutput(const ArgPlan& arg, at::ScalarType dtype, const WorkerDevice& device) {
+    std::int64_t numel = 1;
+    for (std::int64_t extent : arg.shape) numel *= extent;
+    guard = kGuardBytes / static_cast<std::int64_t>(c10::elementSize(dtype));
+    auto options = at::TensorOptions().dtype(dtype).device(device.device);
+    buffer = at::full({numel + 2 * guard}, std::numeric_limits<double>::quiet_NaN(), options);
+    view = buffer.narrow(0, guard, numel).view(arg.shape);
+    poison_bytes = at::full({guard}, std::numeric_limits<double>::quiet_NaN(), options).view(at::kByte);
+  }
+
+  bool guards_intact() const {
+    std::int64_t numel = buffer.numel() - 2 * guard;
+    return at::equal(buffer.narrow(0, 0, guard).view(at::kByte), poison_bytes) &&
+           at::equal(buffer.narrow(0, guard + numel, guard).view(at::kByte), poison_bytes);
+  }
+};
+
+struct Comparison {
+  double max_abs_error = 0;
+  double relative_error = 0;
+  bool within_tolerance = false;
+  bool unwritten = false;  // NaN left where the reference has a number
+};
+
+Comparison compare(const at::Tensor& output, const at::Tensor& reference, const Tolerance& tolerance) {
+  at::Tensor out = output.to(at::kDouble);
+  Comparison result;
+  result.unwritten = (at::isnan(out) & ~at::isnan(reference)).any().item<bool>();
+  at::Tensor difference = (out - reference).abs();
+  result.max_abs_error = difference.max().item<double>();
+  double reference_norm = reference.norm().item<double>();
+  double difference_norm = difference.norm().item<double>();
+  result.relative_error = reference_norm > 0 ? difference_norm / reference_norm : difference_norm;
+  result.within_tolerance =
+      !result.unwritten && (difference <= tolerance.atol + tolerance.rtol * reference.abs()).all().item<bool>();
+  return result;
+}
+
+// The op's arguments for one case in one dtype.
+struct CaseTensors {
+  std::vector<c10::IValue> op_args;
+  std::vector<std::optional<GuardedOutput>> outputs;  // by argument index
+  std::vector<c10::IValue> reference_args;            // float64
+  std::int64_t bytes = 0;
+};
+
+CaseTensors make_case(const OpPlan& op, const CasePlan& plan_case, at::ScalarType dtype, const WorkerDevice& device,
+                      std::uint64_t seed) {
+  CaseTensors tensors;
+  for (const ArgPlan& arg : plan_case.args) {
+    if (!arg.is_tensor) {
+      tensors.op_args.emplace_back(arg.value);
+      tensors.reference_args.emplace_back(arg.value);
+      tensors.outputs.emplace_back();
+      continue;
+    }
+    at::Tensor value;
+    if (arg.output) {
+      tensors.outputs.emplace_back(GuardedOutput(arg, dtype, device));
+      value = tensors.outputs.back()->view;
+      tensors.reference_args.emplace_back(at::empty(arg.shape, value.options().dtype(at::kDouble)));
+    } else {
+      value = random_tensor(arg, dtype, device, case_seed(seed, arg.name));
+      tensors.outputs.emplace_back();
+      tensors.reference_args.emplace_back(value.to(at::kDouble));
+    }
+    if (std::find(op.bytes_args.begin(), op.bytes_args.end(), arg.name) != op.bytes_args.end())
+      tensors.bytes += value.numel() * static_cast<std::int64_t>(value.element_size());
+    tensors.op_args.emplace_back(value);
+  }
+  return tensors;
+}
+
+// Plain (unguarded) arguments for timing: `sets` independent buffer sets.
+std::vector<std::vector<c10::IValue>> timing_sets(const CasePlan& plan_case, at::ScalarType dtype,
+                                                  const WorkerDevice& device, int sets, std::uint64_t seed) {
+  std::vector<std::vector<c10::IValue>> result(sets);
+  for (int s = 0; s < sets; ++s)
+    for (const ArgPlan& arg : plan_case.args) {
+      if (!arg.is_tensor) result[s].emplace_back(arg.value);
+      else if (arg.output) result[s].emplace_back(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
+      else result[s].emplace_back(random_tensor(arg, dtype, device, case_seed(seed, arg.name + std::to_string(s))));
+    }
+  return result;
+}
+
+bool has_kernel_for(const c10::OperatorHandle& handle, const WorkerDevice& device) {
+  c10::DispatchKey backend = device.device.is_cpu() ? c10::DispatchKey::CPU : c10::DispatchKey::CUDA;
+  return handle.hasKernelForDispatchKey(backend) ||
+         handle.hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd) ||
+         handle.hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd);
+}
+
+// "" when the registered schema takes the arguments the plan expects.
+std::string schema_problem(const c10::FunctionSchema& registered, const std::string& expected_text) {
+  c10::FunctionSchema expected = torch::jit::parseSchema(expected_text);
+  const auto& have = registered.arguments();
+  const auto& want = expected.arguments();
+  bool same = have.size() == want.size() && registered.returns().size() == expected.returns().size();
+  for (std::size_t i = 0; same && i < have.size(); ++i)
+    same = have[i].type()->str() == want[i].type()->str();
+  if (same) return {};
+  return "registered as " + c10::toString(registered) + ", the spec expects " + expected_text;
+}
+
+// Smoke call of an op without a spec: small float32 tensors, 0.5 for floats,
+// 1 for ints, false for bools. Returns "" or what went wrong; throws nothing.
+std::pair<bool, std::string> smoke_call(const c10::OperatorHandle& handle, const WorkerDevice& device) {
+  std::vector<c10::IValue> stack;
+  for (const c10::Argument& argument : handle.schema().arguments()) {
+    const auto& type = argument.type();
+    if (type->kind() == c10::TypeKind::TensorType)
+      stack.emplace_back(at::rand({8, 64}, at::TensorOptions().device(device.device)));
+    else if (type->kind() == c10::TypeKind::FloatType) stack.emplace_back(0.5);
+    else if (type->kind() == c10::TypeKind::IntType) stack.emplace_back(static_cast<std::int64_t>(1));
+    else if (type->kind() == c10::TypeKind::BoolType) stack.emplace_back(false);
+    else return {false, "argument '" + argument.name() + "' of type " + type->str() + " cannot be made up"};
+  }
+  try {
+    handle.callBoxed(stack);
+    device.synchronize();
+    return {true, {}};
+  } catch (const std::exception& error) {
+    return {true, std::string(error.what()).substr(0, 400)};
+  }
+}
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  return (end == std::string::npos ? text : text.substr(0, end)).substr(0, 400);
+}
+
+class OpRunner {
+ public:
+  OpRunner(const WorkerPlan& plan, const WorkerDevice& device, const StageCallback& stage)
+      : plan_(plan), device_(device), stage_(stage) {}
+
+  json run(const std::vector<std::string>& op_names) {
+    json ops = json::array();
+    for (const std::string& full_name : op_names) ops.push_back(run_op(full_name));
+    return {{"ops", ops}, {"benchmarks", benchmarks_}, {"device_failed", device_failed_}};
+  }
+
+ private:
+  json run_op(const std::string& full_name) {
+    auto dot = full_name.find('.', full_name.find("::"));
+    c10::OperatorName name(full_name.substr(0, dot),
+                           dot == std::string::npos ? std::string() : full_name.substr(dot + 1));
+    auto separator = full_name.find("::");
+    std::string base = full_name.substr(separator == std::string::npos ? 0 : separator + 2,
+                                        dot == std::string::npos ? std::string::npos : dot - separator - 2);
+    json result = {{"op", full_name}, {"spec", ""}, {"checks", json::array()}};
+    auto handle = c10::Dispatcher::singleton().findOp(name);
+    if (!handle) {
+      result["has_kernel"] = false;
+      return result;
+    }
+    result["has_kernel"] = has_kernel_for(*handle, device_);
+    if (!result["has_kernel"].get<bool>() || device_failed_) return result;
+    const OpPlan* op = find_plan(base);
+    if (op) {
+      std::string problem = schema_problem(handle->schema(), op->schema);
+      if (!problem.empty()) {
+        result["schema_problem"] = problem;
+        op = nullptr;
+      }
+    }
+    if (!op) {
+      stage_(full_name + " (smoke call)");
+      auto [called, error] = smoke_call(*handle, device_);
+      result["smoke"] = {{"called", called}, {"error", error}};
+      return result;
+    }
+    result["spec"] = op->name;
+    for (const std::string& dtype_name : op->dtypes)
+      for (const CasePlan& plan_case : op->cases) {
+        if (device_failed_) return result;
+        result["checks"].push_back(check_case(*handle, full_name, *op, plan_case, dtype_name));
+      }
+    return result;
+  }
+
+  const OpPlan* find_plan(const std::string& base) const {
+    for (const OpPlan& op : plan_.ops)
+      if (op.name == base) return &op;
+    return nullptr;
+  }
+
+  json check_case(const c10::OperatorHandle& handle, const std::string& full_name, const OpPlan& op,
+                  const CasePlan& plan_case, const std::string& dtype_name) {
+    json check = {{"dtype", dtype_name}, {"size", plan_case.size}, {"shape", plan_case.shape},
+                  {"max_abs_error", 0.0}, {"relative_error", 0.0}, {"passed", false}, {"problem", ""}};
+    auto dtype = dtype_named(dtype_name);
+    auto reference = reference::find_reference(op.reference);
+    if (!dtype || !reference) {
+      check["problem"] = !dtype ? "unknown dtype " + dtype_name : "no reference implementation " + op.reference;
+      return check;
+    }
+    Tolerance tolerance = op.tolerance.contains(dtype_name) ? op.tolerance.at(dtype_name) : Tolerance{};
+    check["rtol"] = tolerance.rtol;
+    check["atol"] = tolerance.atol;
+    std::string what = full_name + " " + dtype_name + " " + plan_case.shape;
+    std::uint64_t seed = case_seed(plan_.seed, op.name + " " + dtype_name + " " + plan_case.shape);
+    CaseTensors tensors = make_case(op, plan_case, *dtype, device_, seed);
+    try {
+      device_.synchronize();
+      stage_(what);
+      std::vector<c10::IValue> stack = tensors.op_args;
+      handle.callBoxed(stack);
+      device_.synchronize();
+    } catch (const std::exception& error) {
+      check["problem"] = "the op raised: " + first_line(error.what());
+      if (!device_.device.is_cpu()) confirm_device(check);
+      return check;
+    }
+    stage_(what + " (reference)");
+    reference(tensors.reference_args);
+    bool passed = true;
+    double max_abs = 0, relative = 0;
+    for (std::size_t i = 0; i < plan_case.args.size(); ++i) {
+      if (!tensors.outputs[i]) continue;
+      const GuardedOutput& output = *tensors.outputs[i];
+      if (!output.guards_intact()) {
+        check["problem"] = "wrote outside its output '" + plan_case.args[i].name + "' (guard bytes changed)";
+        check["guard_violation"] = true;
+        passed = false;
+      }
+      Comparison comparison = compare(output.view, tensors.reference_args[i].toTensor(), tolerance);
+      if (comparison.unwritten && check["problem"].get<std::string>().empty())
+        check["problem"] = "left elements of '" + plan_case.args[i].name + "' unwritten (NaN poison remains)";
+      max_abs = std::max(max_abs, comparison.max_abs_error);
+      relative = std::max(relative, comparison.relative_error);
+      passed = passed && comparison.within_tolerance;
+    }
+    check["max_abs_error"] = std::isfinite(max_abs) ? max_abs : -1.0;
+    check["relative_error"] = std::isfinite(relative) ? relative : -1.0;
+    check["passed"] = passed;
+    if (plan_.bench.enabled && passed)
+      benchmark_case(handle, full_name, op, plan_case, *dtype, dtype_name, tensors.bytes, seed);
+    return check;
+  }
+
+  // After an exception on a GPU: is the device still usable? A sticky CUDA
+  // error (illegal address, ...) ends all further work in this process.
+  void confirm_device(json& check) {
+    try {
+      at::ones({1}, at::TensorOptions().device(device_.device)).sum().item<float>();
+      device_.synchronize();
+    } catch (const std::exception& error) {
+      device_failed_ = true;
+      check["device_error"] = first_line(error.what());
+    }
+  }
+
+  void benchmark_case(const c10::OperatorHandle& handle, const std::string& full_name, const OpPlan& op,
+                      const CasePlan& plan_case, at::ScalarType dtype, const std::string& dtype_name,
+                      std::int64_t bytes, std::uint64_t seed) {
+    std::string what = full_name + " " + dtype_name + " " + plan_case.shape;
+    stage_(what + " (timing)");
+    // Enough buffer sets that consecutive calls touch twice the last-level cache.
+    std::int64_t per_call = std::max<std::int64_t>(bytes, 1);
+    int sets = static_cast<int>(std::clamp<std::int64_t>((2 * device_.last_level_cache_bytes + per_call - 1) / per_call, 1, 64));
+    auto op_sets = timing_sets(plan_case, dtype, device_, sets, seed);
+    TimingStats ours = time_on_device("op/" + what, device_, [&](int i) {
+      std::vector<c10::IValue> stack = op_sets[i % sets];
+      handle.callBoxed(stack);
+    }, sets, plan_.bench);
+    auto reference = reference::find_reference(op.reference);
+    TimingStats theirs = time_on_device("reference/" + what, device_, [&](int i) {
+      std::vector<c10::IValue> args = op_sets[i % sets];
+      reference(args);
+    }, sets, plan_.bench);
+    benchmarks_.push_back({{"op", op.name},
+                           {"dtype", dtype_name},
+                           {"size", plan_case.size},
+                           {"shape", plan_case.shape},
+                           {"median_us", ours.median_seconds * 1e6},
+                           {"spread_us", ours.spread_seconds * 1e6},
+                           {"samples", ours.samples},
+                           {"calls_per_sample", ours.calls_per_sample},
+                           {"buffer_sets", sets},
+                           {"bytes", bytes},
+                           {"reference_median_us", theirs.median_seconds * 1e6}});
+  }
+
+  const WorkerPlan& plan_;
+  const WorkerDevice& device_;
+  const StageCallback& stage_;
+  json benchmarks_ = json::array();
+  bool device_failed_ = false;
+};
+
+}  // namespace
+
+json run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
+             const StageCallback& stage) {
+  return OpRunner(plan, device, stage).run(op_names);
+}
+
+json measure_device_limits(const WorkerDevice& device, const BenchSettings& settings) {
+  std::int64_t bytes = device.device.is_cpu() ? (256ll << 20) : (1ll << 30);
+  auto options = at::TensorOptions().dtype(at::kByte).device(device.device);
+  at::Tensor source = at::ones({bytes}, options);
+  at::Tensor destination = at::empty({bytes}, options);
+  BenchSettings copy_settings = settings;
+  copy_settings.samples = std::max(10, settings.samples / 2);
+  TimingStats copy = time_on_device("device/copy", device, [&](int) { destination.copy_(source); }, 1, copy_settings);
+  double gbs = copy.median_seconds > 0 ? 2.0 * static_cast<double>(bytes) / copy.median_seconds / 1e9 : 0.0;
+  return {{"name", device.name}, {"backend", device.backend}, {"copy_bandwidth_gbs", gbs}, {"matmul_tflops", 0.0}};
+}
+
+}  // namespace kcheck::worker

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Checks a `kcheck run` or `kcheck bench` JSON report of a clean kernel.
+
+    check_dynamic_report.py run REPORT.json OPS
+    check_dynamic_report.py bench KCHECK KERNEL_DIR SCRATCH_DIR
+
+run: the report has variants, no finding at all, and op checks for each of
+the OPS (comma-separated) in float32, float16 and bfloat16, all passed.
+
+bench: runs `kcheck bench` on KERNEL_DIR (small size, 3 samples): one KB001
+note per benchmark result, a measured copy bandwidth, achieved bandwidth and
+speed-up for every result, the seed recorded; then again with --baseline
+pointing at a copy of that report whose medians are 100 times faster, which
+must give a KB002 warning for every result, exit status 0 (warnings do not
+fail the gate) and 1 with --strict.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def fail(message):
+    print("FAIL:", message)
+    sys.exit(1)
+
+
+def check_run(report_path, ops):
+    report = json.loads(Path(report_path).read_text())
+    if not report["variants"]:
+        fail("no variants")
+    if report["findings"]:
+        fail(f"findings: {report['findings']}")
+    checks = report.get("dynamic", {}).get("op_checks", [])
+    for op in ops.split(","):
+        for dtype in ("float32", "float16", "bfloat16"):
+            mine = [c for c in checks if c["op"].endswith("::" + op) and c["dtype"] == dtype]
+            if not mine:
+                fail(f"no check of {op} in {dtype}")
+            if not all(c["passed"] for c in mine):
+                fail(f"{op} {dtype} failed: {mine}")
+    print(f"ok: {len(checks)} op checks passed")
+
+
+def kcheck_json(kcheck, arguments, output):
+    done = subprocess.run([kcheck, *arguments, "--format", "json", "-o", str(output)], capture_output=True, text=True)
+    if done.returncode == 2:
+        fail(f"kcheck {' '.join(arguments)}: {done.stderr}")
+    return done.returncode, json.loads(Path(output).read_text())
+
+
+def check_bench(kcheck, kernel_dir, scratch):
+    scratch = Path(scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    common = ["bench", kernel_dir, "--sizes", "small", "--samples", "3", "--seed", "7"]
+    status, report = kcheck_json(kcheck, common, scratch / "bench.json")
+    if status != 0:
+        fail(f"bench exit status {status}: {report['findings']}")
+    dynamic = report["dynamic"]
+    if dynamic["seed"] != 7:
+        fail(f"seed {dynamic['seed']} recorded, 7 given")
+    results = dynamic["benchmarks"]
+    if not results:
+        fail("no benchmark results")
+    if not dynamic["devices"] or dynamic["devices"][0]["copy_bandwidth_gbs"] <= 0:
+        fail(f"no measured copy bandwidth: {dynamic['devices']}")
+    for result in results:
+        if not (result["median_us"] > 0 and result["achieved_gbs"] > 0 and result["speedup"] > 0
+                and result["percent_of_peak"] > 0 and result["repetitions"] == 3):
+            fail(f"incomplete result {result}")
+    notes = [f for f in report["findings"] if f["code"] == "KB001"]
+    if len(notes) != len(results) or len(notes) != len(report["findings"]):
+        fail(f"{len(notes)} KB001 notes for {len(results)} results: {report['findings']}")
+
+    for result in dynamic["benchmarks"]:
+        result["median_us"] /= 100
+    (scratch / "fast-baseline.json").write_text(json.dumps(report))
+    status, again = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json")],
+                                scratch / "again.json")
+    regressions = [f for f in again["findings"] if f["code"] == "KB002"]
+    if status != 0 or len(regressions) != len(results):
+        fail(f"status {status}, {len(regressions)} KB002 for {len(results)} results")
+    status, _ = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json"), "--strict"],
+                            scratch / "strict.json")
+    if status != 1:
+        fail(f"--strict with regressions exits {status}")
+    print(f"ok: {len(results)} results, copy bandwidth {dynamic['devices'][0]['copy_bandwidth_gbs']:.1f} GB/s")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["run"] and len(sys.argv) == 4:
+        check_run(sys.argv[2], sys.argv[3])
+    elif sys.argv[1:2] == ["bench"] and len(sys.argv) == 5:
+        check_bench(*sys.argv[2:])
+    else:
+        print(__doc__)
+        sys.exit(2)

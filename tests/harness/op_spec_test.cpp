@@ -1,0 +1,131 @@
+// Op specs (reference/ops/*.toml, a repository's kcheck-ops.toml) and the
+// worker plan made from them.
+#include "checker/harness/op_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace kcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kSpec = R"toml(
+[defaults]
+dtypes = ["float32", "bfloat16"]
+[defaults.sizes]
+small = { n = 3, d = 5 }
+large = { n = 64, d = 128 }
+[defaults.tolerance]
+float32 = { rtol = 1e-5, atol = 1e-6 }
+bfloat16 = { rtol = 1e-2, atol = 1e-2 }
+
+[[op]]
+name = "silu_and_mul"
+schema = "silu_and_mul(Tensor! out, Tensor input) -> ()"
+reference = "silu_and_mul"
+args = [
+  { name = "out", output = true, shape = ["n", "d"] },
+  { name = "input", shape = ["n", "2*d"], range = [-2.0, 2.0] },
+  { name = "threshold", value = 0.5 },
+]
+bytes = ["out", "input"]
+)toml";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_op_specs(text, "my-ops.toml");
+  } catch (const OpSpecError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(OpSpec, ReadsArgsSizesTolerancesFromTheOpAndItsDefaults) {
+  OpSpecSet set = parse_op_specs(kSpec, "my-ops.toml");
+  const OpSpec* spec = set.find("silu_and_mul");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(spec->dtypes, (std::vector<std::string>{"float32", "bfloat16"}));
+  ASSERT_EQ(spec->args.size(), 3u);
+  EXPECT_TRUE(spec->args[0].output);
+  EXPECT_EQ(spec->args[1].shape, (std::vector<std::string>{"n", "2*d"}));
+  EXPECT_DOUBLE_EQ(spec->args[1].low, -2.0);
+  EXPECT_FALSE(spec->args[2].is_tensor);
+  EXPECT_DOUBLE_EQ(spec->args[2].value, 0.5);
+  EXPECT_DOUBLE_EQ(spec->tolerance.at("bfloat16").rtol, 1e-2);
+  EXPECT_EQ(spec->sizes.size(), 2u);
+}
+
+TEST(OpSpec, DimensionsAreProductsOfSizeVariablesAndIntegers) {
+  std::map<std::string, std::int64_t> size = {{"n", 7}, {"d", 129}};
+  EXPECT_EQ(evaluate_dimension("n", size), 7);
+  EXPECT_EQ(evaluate_dimension("2*d", size), 258);
+  EXPECT_EQ(evaluate_dimension(" 3 * n * d ", size), 3 * 7 * 129);
+  EXPECT_THROW(evaluate_dimension("k", size), OpSpecError);
+  EXPECT_THROW(evaluate_dimension("2**d", size), OpSpecError);
+  EXPECT_THROW(evaluate_dimension("0*d", size), OpSpecError);
+  EXPECT_THROW(evaluate_dimension("1099511627776*2", size), OpSpecError);
+}
+
+TEST(OpSpec, MistakesNameTheFileLineAndWhat) {
+  EXPECT_NE(error_of("[[op]]\nname = 1\n").find("my-ops.toml:1"), std::string::npos) << error_of("[[op]]\nname = 1\n");
+  std::string no_args = std::string(kSpec).replace(std::string(kSpec).find("args = ["), 8, "argz = [");
+  EXPECT_NE(error_of(no_args).find("needs 'args'"), std::string::npos) << error_of(no_args);
+  std::string bad_dimension = std::string(kSpec).replace(std::string(kSpec).find("\"2*d\""), 5, "\"2*k\"");
+  EXPECT_NE(error_of(bad_dimension).find("uses 'k'"), std::string::npos) << error_of(bad_dimension);
+  std::string bad_bytes = std::string(kSpec).replace(std::string(kSpec).find("bytes = [\"out\""), 14, "bytes = [\"threshold\"");
+  EXPECT_NE(error_of(bad_bytes).find("no tensor argument"), std::string::npos) << error_of(bad_bytes);
+  EXPECT_NE(error_of("x = [").find("my-ops.toml:1"), std::string::npos);
+  std::string no_tolerance = std::string(kSpec).replace(std::string(kSpec).find("bfloat16 = { rtol"), 8, "float16 ");
+  EXPECT_NE(error_of(no_tolerance).find("no tolerance for bfloat16"), std::string::npos) << error_of(no_tolerance);
+}
+
+TEST(OpSpec, BuiltInSpecsCoverEveryReferenceKernelOp) {
+  OpSpecSet set = builtin_op_specs();
+  for (const char* op : {"relu", "rms_norm", "silu_and_mul", "mul_and_silu", "gelu_and_mul", "gelu_tanh_and_mul",
+                         "fatrelu_and_mul", "gelu_new", "gelu_fast", "gelu_quick", "gelu_tanh", "silu", "gelu"}) {
+    const OpSpec* spec = set.find(op);
+    ASSERT_NE(spec, nullptr) << op;
+    EXPECT_EQ(spec->dtypes, (std::vector<std::string>{"float32", "float16", "bfloat16"})) << op;
+    EXPECT_EQ(spec->sizes.size(), 3u) << op;
+    EXPECT_EQ(spec->source.rfind("embedded:reference/ops/", 0), 0u) << spec->source;
+  }
+}
+
+TEST(OpSpec, ARepositorysOwnSpecReplacesTheBuiltInOne) {
+  fs::path repository = fs::path(KCHECK_BINARY_DIR) / "op-spec-test-repository";
+  fs::create_directories(repository);
+  std::string own = std::string(kSpec);
+  own.replace(own.find("silu_and_mul\"\nschema = \"silu_and_mul"), 36, "relu\"\nschema = \"relu");
+  own.replace(own.find("reference = \"silu_and_mul\""), 26, "reference = \"relu\"");
+  std::ofstream(repository / "kcheck-ops.toml") << own;
+  OpSpecSet set = op_specs_for(repository);
+  ASSERT_NE(set.find("relu"), nullptr);
+  EXPECT_EQ(set.find("relu")->source, (repository / "kcheck-ops.toml").string());
+  EXPECT_EQ(set.find("relu")->dtypes.size(), 2u);
+  EXPECT_NE(set.find("gelu"), nullptr) << "the other built-in specs stay";
+}
+
+TEST(OpSpec, WorkerPlanHasConcreteShapesForTheChosenSizes) {
+  RunSettings settings;
+  settings.backend = "cuda";
+  settings.seed = 99;
+  settings.sizes = {"large"};
+  settings.bench = true;
+  nlohmann::json plan = worker_plan(parse_op_specs(kSpec, "my-ops.toml"), settings);
+  EXPECT_EQ(plan["backend"], "cuda");
+  EXPECT_EQ(plan["seed"], 99);
+  EXPECT_TRUE(plan["bench"]["enabled"].get<bool>());
+  const auto& cases = plan["ops"][0]["cases"];
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0]["size"], "large");
+  EXPECT_EQ(cases[0]["shape"], "64x256");
+  EXPECT_EQ(cases[0]["args"][0]["shape"], (std::vector<std::int64_t>{64, 128}));
+  EXPECT_EQ(cases[0]["args"][1]["shape"], (std::vector<std::int64_t>{64, 256}));
+  EXPECT_EQ(cases[0]["args"][2]["value"], 0.5);
+}
+
+}  // namespace
+}  // namespace kcheck
