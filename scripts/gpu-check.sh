@@ -38,6 +38,7 @@ case "${1:-}" in
     fi
     mkdir -p "$carry/bin" "$carry/lib"
     cp "$build_dir/kcheck" "$build_dir/kcheck_worker" "$carry/bin/"
+    strip --strip-debug "$carry/bin/kcheck" "$carry/bin/kcheck_worker"  # the carry is limited to 64 MiB
     for library in libLIEF.so.0 libtomlplusplus.so.3 libmbedx509.so.1 libmbedcrypto.so.7 libbenchmark.so.1debian; do
       cp -L "/usr/lib/x86_64-linux-gnu/$library" "$carry/lib/"
     done
