@@ -60,6 +60,26 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   bool pipe_open = true;
   bool reaped = false;
   int status = 0;
+  // Reads what the pipe holds now (at most `reads` chunks), keeping the tail.
+  const auto read_available = [&](int wait_ms, int reads) {
+    for (int i = 0; i < reads && pipe_open; ++i) {
+      pollfd descriptor{pipe_fds[0], POLLIN, 0};
+      int ready = ::poll(&descriptor, 1, i == 0 ? wait_ms : 0);
+      if (ready <= 0) return;
+      ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        pipe_open = false;
+        return;
+      }
+      end.output_bytes += static_cast<std::size_t>(n);
+      end.output.append(buffer.data(), static_cast<std::size_t>(n));
+      if (end.output.size() > limits.max_output) {
+        end.output.erase(0, end.output.size() - limits.max_output);
+        end.output_truncated = true;
+      }
+    }
+  };
   while (!reaped) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -69,28 +89,13 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
       }
       break;
     }
-    if (!pipe_open) {  // the child closed its output but may still run
-      pid_t done = ::waitpid(pid, &status, WNOHANG);
-      if (done == pid) reaped = true;
-      else ::usleep(10000);
-      continue;
-    }
-    pollfd descriptor{pipe_fds[0], POLLIN, 0};
-    int ready = ::poll(&descriptor, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
-    if (ready <= 0) continue;
-    ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      pipe_open = false;
-      continue;
-    }
-    end.output_bytes += static_cast<std::size_t>(n);
-    end.output.append(buffer.data(), static_cast<std::size_t>(n));
-    if (end.output.size() > limits.max_output) {
-      end.output.erase(0, end.output.size() - limits.max_output);
-      end.output_truncated = true;
-    }
+    if (pipe_open) read_available(static_cast<int>(std::min<long long>(left.count(), 50)), 16);
+    else ::usleep(10000);
+    // The child may have ended while a descendant it forked still holds the
+    // pipe open: the run ends with the child, not with the pipe.
+    if (::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
   }
+  if (reaped) read_available(0, 64);  // what the child wrote last
   ::close(pipe_fds[0]);
   // Descendants the child left behind in its group do not outlive the run.
   ::kill(-pid, SIGKILL);

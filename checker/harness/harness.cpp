@@ -204,7 +204,7 @@ std::map<std::string, double> read_baseline(const fs::path& path) {
 fs::path make_scratch_dir(const HarnessOptions& options) {
   if (!options.scratch_dir.empty()) {
     fs::create_directories(options.scratch_dir);
-    return options.scratch_dir;
+    return fs::absolute(options.scratch_dir);  // the worker runs in the variant's directory
   }
   std::string pattern = (fs::temp_directory_path() / "kcheck-run-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");

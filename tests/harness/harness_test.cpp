@@ -2,7 +2,9 @@
 // the dispatcher audit (KO006), KD005 and the bounded process runner.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -19,7 +21,11 @@ const std::vector<std::string> kCases = {"good",          "segv_init",        "a
                                          "exit_init",     "hang_init",        "flood_init",
                                          "undefined_symbol", "foreign_namespace", "aten_override",
                                          "fallback",      "wrong_result",     "guard_overrun",
-                                         "abort_in_op",   "cuda_only_op",     "python_import_fails"};
+                                         "abort_in_op",   "cuda_only_op",     "python_import_fails",
+                                         "fork_init",     "chdir_init",       "leak_in_op"};
+
+// Where fork_init's child writes its pid (read by the test that it is gone).
+const fs::path kForkPidFile = fs::path(KCHECK_BINARY_DIR) / "harness-fork-child.pid";
 
 // Every fixture variant in one tree, each named after its case, run in one go:
 // one bad variant must not stop the others.
@@ -47,6 +53,8 @@ const HarnessRun& harness_run() {
         result.tree.variants.push_back(std::move(variant));
       }
     }
+    fs::remove(kForkPidFile);
+    ::setenv("KCHECK_TEST_FORK_PID_FILE", kForkPidFile.c_str(), 1);
     HarnessOptions harness;
     harness.timeout = std::chrono::seconds(20);
     harness.seed = 4242;
@@ -180,6 +188,38 @@ TEST_F(Harness, OpWithoutAKernelForTheBackendIsKD004) {
 TEST_F(Harness, FailingPythonImportIsKD006) {
   expect_one("python_import_fails", "KD006", {"_ops_that_do_not_exist", "loads"});
 }
+
+// A variant whose ops all ran and passed, with no finding.
+void expect_ran_cleanly(const std::string& name) {
+  EXPECT_FALSE(harness_run().findings.contains(name)) << harness_run().findings.at(name).front().message;
+  const HarnessFacts& facts = harness_run().facts(name);
+  EXPECT_FALSE(facts.worker.timed_out) << name;
+  EXPECT_TRUE(facts.ops_finished) << name;
+  ASSERT_EQ(facts.ops.size(), 1u) << name;
+  EXPECT_EQ(facts.ops[0].spec, "relu") << name;
+  ASSERT_EQ(facts.ops[0].checks.size(), 6u) << name << ": 3 dtypes x small, medium";
+  for (const OpCheckFact& check : facts.ops[0].checks) EXPECT_TRUE(check.passed) << name << " " << check.dtype;
+}
+
+TEST_F(Harness, ForkingAtLoadNeitherHangsTheRunNorOutlivesIt) {
+  expect_ran_cleanly("fork_init");
+  std::ifstream pid_file(kForkPidFile);
+  pid_t child = 0;
+  ASSERT_TRUE(pid_file >> child) << "the fixture's child wrote no pid";
+  // The child was killed with the worker's process group: gone, or a zombie
+  // waiting for whoever reaps orphans here.
+  std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+  std::string line;
+  if (std::getline(stat, line)) {
+    const std::size_t name_end = line.rfind(')');
+    ASSERT_NE(name_end, std::string::npos);
+    EXPECT_EQ(line.substr(name_end + 2, 1), "Z") << "the forked child still runs: " << line;
+  }
+}
+
+TEST_F(Harness, ChangingTheWorkingDirectoryAtLoadChangesNothing) { expect_ran_cleanly("chdir_init"); }
+
+TEST_F(Harness, LeakingMemoryInEveryCallStillChecksEveryCase) { expect_ran_cleanly("leak_in_op"); }
 
 TEST_F(Harness, SeedAndChecksGoIntoTheReportsDynamicResults) {
   TreeFacts tree = harness_run().tree;
