@@ -10,13 +10,16 @@ Builds two corpora of kernel repositories (hard links, no copies):
               cuda-toolkit-libs/build/torch211-cxx11-cu130-x86_64-linux/ (the CUDA toolkit's lib64)
               each with a metadata.json whose sha256 digest covers every file
 
-then runs, on every ELF file of a corpus:
+then runs, on every ELF file of a corpus (read once first, so every tool
+starts from a warm page cache):
 
   kernel-abi-check 0.14.1  ObjectFile(f).check_manylinux("manylinux_2_28"), .check_python_abi("3.9")
   auditwheel 6.8.2         elf_find_versioned_symbols(f) against the manylinux_2_28 ceilings
   abi3audit 0.0.26         abi3audit --assume-minimum-abi3 3.9 FILE...  (one process, all files)
   kcheck                   kcheck scan CORPUS: every rule (KL, KM with the digest, KE, KP, KO)
-                           --no-cache, then with a cold cache and again warm
+                           --no-cache, then with a cold cache and again warm; and
+                           --select KE alone (every KE rule, no digest hashing: the
+                           like-for-like row for kernel-abi-check)
 
 each tool as one process per corpus under /usr/bin/time -v (median of --runs
 by wall time, --runs for kcheck, --peer-runs for the peers; CPU = user +
@@ -164,9 +167,10 @@ def elf_files(corpus):
     return sorted(found)
 
 
-def timed(command):
-    """Runs under /usr/bin/time -v: (wall s, cpu s, peak RSS MB, exit code, stdout)."""
-    result = subprocess.run(["/usr/bin/time", "-v"] + command, capture_output=True, text=True)
+def timed(command, limit=None):
+    """Runs under /usr/bin/time -v: (wall s, cpu s, peak RSS MB, exit code, stdout); exit 124 = past `limit` s."""
+    prefix = ["timeout", str(limit)] if limit else []
+    result = subprocess.run(["/usr/bin/time", "-v"] + prefix + command, capture_output=True, text=True)
     err = result.stderr
 
     def field(name):
@@ -181,12 +185,12 @@ def timed(command):
     return wall, cpu, int(field("Maximum resident set size (kbytes)")) / 1024, result.returncode, result.stdout
 
 
-def median_run(command, runs, before=None):
+def median_run(command, runs, before=None, limit=None):
     samples = []
     for _ in range(runs):
         if before:
             before()
-        samples.append(timed(command))
+        samples.append(timed(command, limit))
     samples.sort(key=lambda sample: sample[0])
     return samples[len(samples) // 2]
 
@@ -208,12 +212,19 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "_build-md"))
     parser.add_argument("--runs", type=int, default=3, help="runs of each kcheck command (median by wall)")
     parser.add_argument("--peer-runs", type=int, default=1, help="runs of each peer (abi3audit takes minutes)")
+    parser.add_argument("--tools", default="kcheck,kernel-abi-check,auditwheel,abi3audit",
+                        help="which tools to run (comma-separated)")
+    parser.add_argument("--corpora", default="reference,large", help="which corpora (comma-separated)")
+    parser.add_argument("--peer-timeout", type=int, default=900, help="seconds before a peer's run is stopped")
     parser.add_argument("--corpus", default=os.path.join(ROOT, "_build-md", "peer-corpus"))
     arguments = parser.parse_args()
     kcheck = os.path.join(arguments.build, "kcheck")
     abi3audit = os.path.join(VENV, "bin", "abi3audit")
-    corpora = [("reference kernels", build_reference_corpus(arguments.corpus, arguments.build)),
-               ("large (torch + CUDA libraries)", build_large_corpus(arguments.corpus))]
+    corpora = []
+    if "reference" in arguments.corpora:
+        corpora.append(("reference kernels", build_reference_corpus(arguments.corpus, arguments.build)))
+    if "large" in arguments.corpora:
+        corpora.append(("large (torch + CUDA libraries)", build_large_corpus(arguments.corpus)))
 
     cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                      platform.processor())
@@ -228,29 +239,61 @@ def main():
         with tempfile.NamedTemporaryFile("w", delete=False, suffix=".files") as listing:
             listing.write("\n".join(files))
         cache = tempfile.mkdtemp(prefix="kcheck-peer-cache-")
+        for path in files:  # every tool then starts from a warm page cache
+            with open(path, "rb") as handle:
+                while handle.read(1 << 24):
+                    pass
         rows = []
-        wall, cpu, rss, code, out = median_run([kcheck, "scan", corpus, "--no-cache", "--format", "json"],
-                                               arguments.runs)
-        checks, rules, variants = kcheck_checks(out)
-        rows.append(("kcheck scan --no-cache", wall, cpu, rss, f"{checks} ({rules} rules x {variants} variants)"))
-        kcheck_cpu = cpu
-        wall, cpu, rss, code, out = median_run(
-            [kcheck, "scan", corpus, "--cache", cache, "--format", "json"], arguments.runs,
-            before=lambda: (shutil.rmtree(cache, ignore_errors=True), os.makedirs(cache)))
-        rows.append(("kcheck scan, cold cache", wall, cpu, rss, f"{checks}"))
-        subprocess.run([kcheck, "scan", corpus, "--cache", cache, "--format", "json"], capture_output=True)
-        wall, cpu, rss, code, out = median_run([kcheck, "scan", corpus, "--cache", cache, "--format", "json"],
-                                               arguments.runs)
-        rows.append(("kcheck scan, warm cache (rescan)", wall, cpu, rss, f"{checks}"))
-        wall, cpu, rss, code, out = median_run([PYTHON, "-c", KERNEL_ABI_CHECK, listing.name], arguments.peer_runs)
-        rows.append(("kernel-abi-check 0.14.1", wall, cpu, rss, f"{2 * len(files)} (2 x {len(files)} files)"))
-        wall, cpu, rss, code, out = median_run([PYTHON, "-c", AUDITWHEEL, listing.name], arguments.peer_runs)
-        rows.append(("auditwheel 6.8.2 (symbol versions)", wall, cpu, rss, f"{len(files)} (1 x {len(files)} files)"))
-        wall, cpu, rss, code, out = median_run([abi3audit, "--assume-minimum-abi3", "3.9"] + files, arguments.peer_runs)
-        rows.append(("abi3audit 0.0.26", wall, cpu, rss, f"{len(files)} (1 x {len(files)} files)"))
+        tools = arguments.tools.split(",")
+        kcheck_cpu = None
+        if "kcheck" in tools:
+            wall, cpu, rss, code, out = median_run([kcheck, "scan", corpus, "--no-cache", "--format", "json"],
+                                                   arguments.runs)
+            checks, rules, variants = kcheck_checks(out)
+            rows.append(("kcheck scan --no-cache", wall, cpu, rss, f"{checks} ({rules} rules x {variants} variants)"))
+            kcheck_cpu = cpu
+            wall, cpu, rss, code, out = median_run(
+                [kcheck, "scan", corpus, "--no-cache", "--select", "KE", "--format", "json"], arguments.runs)
+            ke_checks, ke_rules, _ = kcheck_checks(out)
+            rows.append(("kcheck scan --no-cache --select KE (no digest)", wall, cpu, rss,
+                         f"{ke_checks} ({ke_rules} rules x {variants} variants)"))
+            wall, cpu, rss, code, out = median_run(
+                [kcheck, "scan", corpus, "--cache", cache, "--format", "json"], arguments.runs,
+                before=lambda: (shutil.rmtree(cache, ignore_errors=True), os.makedirs(cache)))
+            rows.append(("kcheck scan, cold cache", wall, cpu, rss, f"{checks}"))
+            subprocess.run([kcheck, "scan", corpus, "--cache", cache, "--format", "json"], capture_output=True)
+            wall, cpu, rss, code, out = median_run([kcheck, "scan", corpus, "--cache", cache, "--format", "json"],
+                                                   arguments.runs)
+            rows.append(("kcheck scan, warm cache (rescan)", wall, cpu, rss, f"{checks}"))
+        if "kernel-abi-check" in tools:
+            wall, cpu, rss, code, out = median_run([PYTHON, "-c", KERNEL_ABI_CHECK, listing.name], arguments.peer_runs,
+                                                   limit=arguments.peer_timeout)
+            rows.append(("kernel-abi-check 0.14.1", wall, cpu, rss, f"{2 * len(files)} (2 x {len(files)} files)"))
+        if "auditwheel" in tools:
+            wall, cpu, rss, code, out = median_run([PYTHON, "-c", AUDITWHEEL, listing.name], arguments.peer_runs,
+                                                   limit=arguments.peer_timeout)
+            rows.append(("auditwheel 6.8.2 (symbol versions)", wall, cpu, rss, f"{len(files)} (1 x {len(files)} files)"))
+        if "abi3audit" in tools:
+            # abi3audit refuses a file whose name is not an extension module's
+            # ("does not look like a valid ... shared object"): give it hard
+            # links named NAME.abi3.so, or it measures only its refusals.
+            view = os.path.join(arguments.corpus, "abi3audit-view", re.sub(r"\W+", "-", corpus_name))
+            shutil.rmtree(view, ignore_errors=True)
+            named = []
+            for index, path in enumerate(files):
+                stem = re.sub(r"\W+", "_", os.path.basename(path).split(".abi3.so")[0])
+                named.append(os.path.join(view, f"{index:03d}_{stem}.abi3.so"))
+                link_or_copy(path, named[-1])
+            # its summary goes to stderr (where /usr/bin/time writes too): join it to stdout
+            wall, cpu, rss, code, out = median_run(
+                ["sh", "-c", 'COLUMNS=400 "$0" --assume-minimum-abi3 3.9 --summary "$@" 2>&1', abi3audit] + named,
+                arguments.peer_runs, limit=arguments.peer_timeout)
+            scanned = sum(int(n) for n in re.findall(r"(\d+) extensions? scanned", out))
+            rows.append(("abi3audit 0.0.26", wall, cpu, rss, f"{scanned} (1 x {scanned} files scanned)"))
         for tool, wall, cpu, rss, checks_text in rows:
-            print(f"| {corpus_name} | {tool} | {len(files)} ({size:.2f} GB) | {wall:.2f} s | {cpu:.2f} s | "
-                  f"{rss:.0f} MB | {checks_text} | {cpu / kcheck_cpu:.2f}x |", flush=True)
+            stopped = ">" if wall >= arguments.peer_timeout else ""  # stopped by the timeout
+            print(f"| {corpus_name} | {tool} | {len(files)} ({size:.2f} GB) | {stopped}{wall:.2f} s | {stopped}{cpu:.2f} s | "
+                  f"{rss:.0f} MB | {checks_text} | {f'{cpu / kcheck_cpu:.2f}x' if kcheck_cpu else '-'} |", flush=True)
         shutil.rmtree(cache, ignore_errors=True)
         os.unlink(listing.name)
     return 0
