@@ -133,6 +133,10 @@ void ElfImage::read_sections() {
       section.info = u32(table, at + 28);
       section.entry_size = u32(table, at + 36);
     }
+    // The null section (SHN_UNDEF) has no contents: its fields hold the
+    // extended counts read above, and a link or name index of 0 must not
+    // reach wherever they point (found by fuzz_elf).
+    if (index == 0) section.offset = 0, section.size = 0;
     if (index > 0 && section.type != kSectionNoBits && !fits(section.offset, section.size, file_.size())) {
       throw ElfFormatError("truncated: section " + std::to_string(index) + " (" + hex(section.offset) + " + " + hex(section.size) +
                            ") ends past the end of the file (" + hex(file_.size()) + " bytes)");
@@ -142,7 +146,7 @@ void ElfImage::read_sections() {
 }
 
 void ElfImage::name_sections() {
-  if (sections_.empty()) return;
+  if (sections_.empty() || section_names_index_ == 0) return;  // SHN_UNDEF: no section names
   if (section_names_index_ >= sections_.size()) {
     throw ElfFormatError("section name table index " + std::to_string(section_names_index_) + " is out of range (" +
                          std::to_string(sections_.size()) + " sections)");

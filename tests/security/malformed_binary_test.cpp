@@ -251,6 +251,25 @@ TEST_P(MalformedElf, HugeStringTablesAndOffsetsAreReported) {
   expect_error(mutant, "past the end of string table", "symbol names out of range");
 }
 
+TEST_P(MalformedElf, TheNullSectionIsNeverReadAsAStringTable) {
+  // Found by fuzz_elf (SIGSEGV in memchr): e_shstrndx = SHN_UNDEF with the
+  // null section's sh_offset far past the file. Without section names the
+  // module is still read (sections are found by type).
+  Bytes no_names = original_;
+  set_field<std::uint16_t>(no_names, 0x3e, 0);                                       // e_shstrndx
+  set_field<std::uint64_t>(no_names, layout_.section_table + 24, 0x1600000015ull);   // section 0 sh_offset
+  set_field<std::uint64_t>(no_names, layout_.section_table + 32, 8);                 // section 0 sh_size
+  const auto verdict = judge_.judge(no_names);
+  EXPECT_EQ(verdict.error, "");
+
+  // A symbol table whose string table is the null section: an error, not a read.
+  const Layout::Section* dynamic_symbols = layout_.of_type(kDynamicSymbols);
+  if (dynamic_symbols == nullptr) GTEST_SKIP() << "no .dynsym";
+  Bytes null_strings = no_names;
+  set_field<std::uint32_t>(null_strings, dynamic_symbols->header + 40, 0);  // sh_link
+  expect_error(null_strings, "links to section 0, which does not exist", ".dynsym linked to the null section");
+}
+
 TEST_P(MalformedElf, CircularAndOverlongVersionNeedChainsAreBounded) {
   const Layout::Section* needs = layout_.of_type(kVersionNeeds);
   if (needs == nullptr) GTEST_SKIP() << "no .gnu.version_r";
