@@ -129,7 +129,6 @@ void run_plan(const kcheck::worker::WorkerPlan& plan, const json& new_ops, json&
   json ran = kcheck::worker::run_ops(names, plan, device, stage);
   result["ops"] = ran["ops"];
   result["benchmarks"] = ran["benchmarks"];
-  result["device_failed"] = ran["device_failed"];
   result.erase("running");
   result["stage"] = "done";
   write_result(result_path, result);

@@ -14,6 +14,7 @@
 #include "checker/core/bounded_process.h"
 #include "checker/core/kernel_identity.h"
 #include "checker/harness/op_spec.h"
+#include "checker/report/saved_report.h"
 
 namespace kcheck {
 namespace fs = std::filesystem;
@@ -182,7 +183,7 @@ PythonImportFact import_through_python(const VariantFacts& variant, const Harnes
   return fact;
 }
 
-std::mt19937_64::result_type fresh_seed() {
+std::uint64_t fresh_seed() {
   std::random_device device;
   return (static_cast<std::uint64_t>(device()) << 21 ^ device()) & ((1ull << 53) - 1);
 }
@@ -191,11 +192,7 @@ std::mt19937_64::result_type fresh_seed() {
 std::map<std::string, double> read_baseline(const fs::path& path) {
   std::map<std::string, double> medians;
   if (path.empty()) return medians;
-  std::ifstream file(path, std::ios::binary);
-  json saved = json::parse(file, nullptr, false);
-  if (saved.is_discarded() || !saved.is_object())
-    throw std::runtime_error("--baseline " + path.string() + " is not a kcheck JSON report");
-  Report report = report_from_json(saved);
+  const Report report = load_saved_report(path);  // throws, naming the file
   for (const BenchmarkResult& result : report.dynamic.benchmarks)
     medians[result.variant + "|" + result.op + "|" + result.dtype + "|" + result.shape] = result.median_us;
   return medians;
@@ -372,10 +369,10 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
       result.median_us = benchmark.median_us;
       result.spread_us = benchmark.spread_us;
       result.bytes = benchmark.bytes;
-      result.achieved_gbs = benchmark.median_us > 0 ? benchmark.bytes / benchmark.median_us / 1e3 : 0;
-      result.percent_of_peak = facts.copy_bandwidth_gbs > 0 ? 100 * result.achieved_gbs / facts.copy_bandwidth_gbs : 0;
+      result.achieved_gbs = benchmark.achieved_gbs();
+      result.percent_of_peak = benchmark.percent_of(facts.copy_bandwidth_gbs);
       result.reference_median_us = benchmark.reference_median_us;
-      result.speedup = benchmark.median_us > 0 ? benchmark.reference_median_us / benchmark.median_us : 0;
+      result.speedup = benchmark.speedup();
       dynamic.benchmarks.push_back(std::move(result));
     }
   }

@@ -54,6 +54,10 @@ struct OpBenchmarkFact {
   double bytes = 0;
   double reference_median_us = 0;
   std::optional<double> baseline_median_us;  // from --baseline (KB002)
+
+  double achieved_gbs() const { return median_us > 0 ? bytes / median_us / 1e3 : 0; }
+  double percent_of(double peak_gbs) const { return peak_gbs > 0 ? 100 * achieved_gbs() / peak_gbs : 0; }
+  double speedup() const { return median_us > 0 ? reference_median_us / median_us : 0; }
 };
 
 // The Python import of the variant package, as the Hub loader does it (KD006).

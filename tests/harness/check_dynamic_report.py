@@ -12,7 +12,8 @@ note per benchmark result, a measured copy bandwidth, achieved bandwidth and
 speed-up for every result, the seed recorded; then again with --baseline
 pointing at a copy of that report whose medians are 100 times faster, which
 must give a KB002 warning for every result, exit status 0 (warnings do not
-fail the gate) and 1 with --strict.
+fail the gate) and 1 with --strict; and with a baseline 100 times slower,
+which must give no KB002 at all.
 """
 import json
 import subprocess
@@ -72,8 +73,16 @@ def check_bench(kcheck, kernel_dir, scratch):
     if len(notes) != len(results) or len(notes) != len(report["findings"]):
         fail(f"{len(notes)} KB001 notes for {len(results)} results: {report['findings']}")
 
-    for result in dynamic["benchmarks"]:
-        result["median_us"] /= 100
+    medians = [result["median_us"] for result in dynamic["benchmarks"]]
+    for result, median in zip(dynamic["benchmarks"], medians):
+        result["median_us"] = median * 100
+    (scratch / "slow-baseline.json").write_text(json.dumps(report))
+    status, faster = kcheck_json(kcheck, common + ["--baseline", str(scratch / "slow-baseline.json")],
+                                 scratch / "faster.json")
+    if status != 0 or any(f["code"] == "KB002" for f in faster["findings"]):
+        fail(f"faster than the baseline: status {status}, findings {faster['findings']}")
+    for result, median in zip(dynamic["benchmarks"], medians):
+        result["median_us"] = median / 100
     (scratch / "fast-baseline.json").write_text(json.dumps(report))
     status, again = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json")],
                                 scratch / "again.json")

@@ -12,15 +12,15 @@ class BenchmarkResultNote final : public Rule {
       if (!was_run(variant)) continue;
       const HarnessFacts& facts = *variant.harness;
       for (const OpBenchmarkFact& benchmark : facts.benchmarks) {
-        double gbs = benchmark.median_us > 0 ? benchmark.bytes / benchmark.median_us / 1e3 : 0;
+        const double gbs = benchmark.achieved_gbs();
         std::string message = benchmark.op + " " + benchmark.dtype + " [" + benchmark.shape + "]: median " +
                               short_number(benchmark.median_us) + " us (IQR " + short_number(benchmark.spread_us) +
                               " us, " + std::to_string(benchmark.samples) + " samples), " + short_number(gbs) + " GB/s";
         if (facts.copy_bandwidth_gbs > 0)
-          message += ", " + short_number(100 * gbs / facts.copy_bandwidth_gbs) + "% of the measured copy bandwidth (" +
+          message += ", " + short_number(benchmark.percent_of(facts.copy_bandwidth_gbs)) + "% of the measured copy bandwidth (" +
                      short_number(facts.copy_bandwidth_gbs) + " GB/s)";
         if (benchmark.reference_median_us > 0 && benchmark.median_us > 0)
-          message += ", " + short_number(benchmark.reference_median_us / benchmark.median_us) +
+          message += ", " + short_number(benchmark.speedup()) +
                      "x the Torch reference (" + short_number(benchmark.reference_median_us) + " us)";
         sink.report(op_place(variant, benchmark.op), message);
       }

@@ -198,7 +198,7 @@ class OpRunner {
   json run(const std::vector<std::string>& op_names) {
     json ops = json::array();
     for (const std::string& full_name : op_names) ops.push_back(run_op(full_name));
-    return {{"ops", ops}, {"benchmarks", benchmarks_}, {"device_failed", device_failed_}};
+    return {{"ops", ops}, {"benchmarks", benchmarks_}};
   }
 
  private:
@@ -366,7 +366,7 @@ json measure_device_limits(const WorkerDevice& device, const BenchSettings& sett
   copy_settings.samples = std::max(10, settings.samples / 2);
   TimingStats copy = time_on_device("device/copy", device, [&](int) { destination.copy_(source); }, 1, copy_settings);
   double gbs = copy.median_seconds > 0 ? 2.0 * static_cast<double>(bytes) / copy.median_seconds / 1e9 : 0.0;
-  return {{"name", device.name}, {"backend", device.backend}, {"copy_bandwidth_gbs", gbs}, {"matmul_tflops", 0.0}};
+  return {{"name", device.name}, {"backend", device.backend}, {"copy_bandwidth_gbs", gbs}};
 }
 
 }  // namespace kcheck::worker

@@ -24,7 +24,7 @@ nlohmann::json run_ops(const std::vector<std::string>& op_names, const WorkerPla
                        const StageCallback& stage);
 
 // The device's measured device-to-device copy bandwidth:
-// {"name", "backend", "copy_bandwidth_gbs", "matmul_tflops": 0}.
+// {"name", "backend", "copy_bandwidth_gbs"}.
 nlohmann::json measure_device_limits(const WorkerDevice& device, const BenchSettings& settings);
 
 }  // namespace kcheck::worker
