@@ -55,6 +55,8 @@ struct BuildArguments {
   std::string unique_id;
   std::string output_dir;
   std::string scratch_dir;
+  std::string deps_dir;
+  double build_timeout_seconds = 0;  // 0: two hours
 };
 
 // `kcheck scan` and `kcheck merge`.
@@ -203,8 +205,20 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   output_format(arguments);
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  // build.toml's own errors are findings (KC rules), reported and gated as by `kcheck config`.
+  kcheck::TreeFacts source = kcheck::collect_source_facts(build.kernel_dir);
+  if (!source.build_config->present) throw std::invalid_argument("no build.toml in " + build.kernel_dir);
+  if (!source.build_config->usable()) {
+    kcheck::AuditOptions options = audit_options(arguments, rules);
+    options.selection.select = {"KC"};
+    kcheck::Report report = kcheck::judge(source, policy, options, rules);
+    report.input = build.kernel_dir;
+    std::cerr << "kcheck build: " << source.build_config->relative_path << " has errors; nothing was built\n";
+    emit(report, arguments);
+    return std::max(report.gate_status(), 1);
+  }
   kcheck::BuildRequest request;
-  request.kernel = kcheck::kernel_source_from_config(kcheck::read_build_config(build.kernel_dir));
+  request.kernel = kcheck::kernel_source_from_config(*source.build_config);
   request.backends = split_list(build.backends);
   request.cuda_capabilities = split_list(build.cuda_capabilities);
   request.rocm_archs = split_list(build.rocm_archs);
@@ -212,12 +226,15 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   request.output_dir = build.output_dir.empty() ? fs::path(build.kernel_dir) / "build" : fs::path(build.output_dir);
   request.scratch_dir =
       build.scratch_dir.empty() ? fs::path(build.kernel_dir) / ".kcheck-scratch" : fs::path(build.scratch_dir);
+  request.deps_dir = build.deps_dir;
+  if (build.build_timeout_seconds > 0)
+    request.build_timeout = std::chrono::seconds(static_cast<long long>(build.build_timeout_seconds));
   request.jobs = arguments.threads;
   kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda, build.rocm);
-  auto results = kcheck::build_kernel(request, toolchain, policy, rules,
-                                      [](const std::string& line) { std::cerr << "kcheck build: " << line << "\n"; });
+  kcheck::KernelBuild results = kcheck::build_kernel(
+      request, toolchain, policy, rules, [](const std::string& line) { std::cerr << "kcheck build: " << line << "\n"; });
   int status = 0;
-  for (const kcheck::VariantBuild& variant : results) {
+  for (const kcheck::VariantBuild& variant : results.variants) {
     if (!variant.built) {
       std::cerr << "kcheck build: " << variant.variant << " failed: " << variant.failure << "\n";
       status = 1;
@@ -438,7 +455,9 @@ int main(int argc, char** argv) {
   CLI::App* build_command = app.add_subcommand("build", "build conformant variants from build.toml and audit them");
   build_command->add_option("kernel_dir", build.kernel_dir, "kernel source directory holding build.toml")
       ->capture_default_str();
-  build_command->add_option("--backends", build.backends, "backends to build (cpu,cuda,rocm); default: all buildable here")
+  build_command->add_option("--backends", build.backends,
+                             "backends to build (cann,cpu,cuda,metal,neuron,rocm,tpu,xpu: compiled cpu, cuda and rocm "
+                             "here, Python-only variants of any); default: every backend of build.toml buildable here")
       ->allow_extra_args(false);
   build_command->add_option("--cuda-capabilities", build.cuda_capabilities, "override CUDA capabilities (8.0,9.0a,...)")
       ->allow_extra_args(false);
@@ -450,6 +469,11 @@ int main(int argc, char** argv) {
   build_command->add_option("--unique-id", build.unique_id, "unique part of the id (default: git tree hash)");
   build_command->add_option("--output-dir", build.output_dir, "where variants go (default: KERNEL_DIR/build)");
   build_command->add_option("--scratch-dir", build.scratch_dir, "CMake projects (default: KERNEL_DIR/.kcheck-scratch)");
+  build_command->add_option("--deps-dir", build.deps_dir,
+                            "C++ dependencies' headers, e.g. DIR/cutlass-3.8.0/include; missing ones are fetched from "
+                            "PyPI (default: ~/.cache/kcheck/deps)");
+  build_command->add_option("--build-timeout", build.build_timeout_seconds,
+                            "seconds one variant may compile before the build fails (default: 7200)");
   add_report_options(*build_command, build_report);
 
   DynamicArguments run_arguments;

@@ -10,6 +10,10 @@
 # kcheck_worker and the few shared libraries the GPU machine lacks (LIEF,
 # toml++, mbedTLS, Google Benchmark) into .gpu-carry/bin and .gpu-carry/lib.
 # Set KCHECK_GPU_REUSE_VARIANTS=1 to keep variants built earlier.
+# KCHECK_HUB_KERNELS="DIR ..." adds real Hub kernel source trees (e.g. a
+# checkout of kernels-community/activation, stable ABI): built the same way
+# into .gpu-carry/hub-<name>/build (never committed), then run and benched
+# like the reference kernels.
 #
 # `run` uses the GPU machine's own Torch (same 2.11.0+cu130) for
 # kcheck_worker's libtorch and for the Python import check:
@@ -35,6 +39,13 @@ case "${1:-}" in
           --output-dir "$carry/$kernel/build" --scratch-dir "$build_dir/gpu-scratch/$kernel" >"$carry-$kernel.log" 2>&1 ||
           { cat "$carry-$kernel.log"; exit 1; }
       done
+      for source in ${KCHECK_HUB_KERNELS:-}; do
+        name=hub-$(basename "$source")
+        "$build_dir/kcheck" build "$source" --backends cuda ${capabilities:+--cuda-capabilities "$capabilities"} \
+          --output-dir "$carry/$name/build" --scratch-dir "$build_dir/gpu-scratch/$name" >"$carry-$name.log" 2>&1 ||
+          { cat "$carry-$name.log"; exit 1; }
+        ls "$carry/$name/build"
+      done
     fi
     mkdir -p "$carry/bin" "$carry/lib"
     cp "$build_dir/kcheck" "$build_dir/kcheck_worker" "$carry/bin/"
@@ -56,6 +67,9 @@ case "${1:-}" in
     date -u
     "$carry/bin/kcheck_worker" --info
     status=0
+    for hub in "$carry"/hub-*/; do
+      [[ -d $hub ]] && kernels+=("$(basename "$hub")")
+    done
     for kernel in "${kernels[@]}"; do
       echo "== kcheck run $kernel"
       "$carry/bin/kcheck" run "$carry/$kernel" --python "$python" --format json -o "$out/run-$kernel.json" || status=1
@@ -72,6 +86,10 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     echo "== independent timing (torch.cuda.Event in Python) vs kcheck bench"
     "$python" reference/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
       silu_and_mul gelu_and_mul || status=1
+    if [[ -d $carry/hub-activation ]]; then
+      "$python" reference/tests/time_op.py "$carry/hub-activation" "$out/bench-hub-activation.json" \
+        silu_and_mul gelu_and_mul || status=1
+    fi
     echo "== table"
     "$python" reference/tests/bench_table.py "$out"/bench-*.json | tee "$out/table.md"
     exit $status

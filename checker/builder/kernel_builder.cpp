@@ -1,6 +1,7 @@
 #include "checker/builder/kernel_builder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "checker/builder/generated_sources.h"
 #include "checker/builder/gpu_archs.h"
 #include "checker/builder/build_tool.h"
+#include "checker/builder/cpp_dependencies.h"
 #include "checker/builder/unique_id.h"
 #include "checker/core/tree_facts.h"
 #include "checker/layout/tree_walker.h"
@@ -51,60 +53,80 @@ std::string cmake_list(const std::vector<std::string>& items) {
   return list;
 }
 
-// "8.0" -> "80-real"; "9.0a" -> "90a-real"; "12.0+PTX" -> "120" (SASS and PTX).
-std::string cmake_cuda_architecture(const std::string& capability) {
-  bool ptx = capability.ends_with("+PTX");
-  std::string arch = capability.substr(0, ptx ? capability.size() - 4 : capability.size());
+// nvcc -gencode options for one capability: SASS, plus PTX where "+PTX" asks for it.
+std::vector<std::string> gencode_options(const std::string& capability) {
+  std::string arch = without_ptx(capability);
   arch.erase(std::remove(arch.begin(), arch.end(), '.'), arch.end());
-  return ptx ? arch : arch + "-real";
+  std::vector<std::string> options = {"-gencode=arch=compute_" + arch + ",code=sm_" + arch};
+  if (capability.ends_with("+PTX")) options.push_back("-gencode=arch=compute_" + arch + ",code=compute_" + arch);
+  return options;
 }
 
-std::string strip_ptx(const std::string& capability) {
-  return capability.ends_with("+PTX") ? capability.substr(0, capability.size() - 4) : capability;
+// The toolkit's default capability set (build-variants.md §5.1), "12.1+PTX" style.
+std::vector<std::string> toolkit_default_capabilities(const CudaToolkit& cuda, const Policy& policy) {
+  for (const CudaToolkitDefaults& defaults : policy.cuda_toolkit_defaults)
+    if (!(cuda.version < defaults.min_toolkit)) return defaults.capabilities;
+  return policy.cuda_supported_capabilities;
 }
 
-// The capabilities to compile: requested, else those build.toml lists, else
-// the policy's supported list; always limited to what nvcc supports. The
-// highest also gets PTX so newer GPUs can JIT it.
-std::vector<std::string> cuda_capabilities_for(const BuildRequest& request, const std::vector<std::string>& listed,
-                                               const CudaToolkit& cuda, const Policy& policy) {
-  const std::vector<std::string>& wanted =
-      !request.cuda_capabilities.empty() ? request.cuda_capabilities
-      : !listed.empty()                  ? listed
-                                         : policy.cuda_supported_capabilities;
-  std::vector<std::string> capabilities;
-  for (const std::string& capability : wanted) {
-    std::string base = strip_ptx(capability);
-    std::string numeric = base;
+// The capabilities one CUDA component is compiled for: its own list
+// intersected with the targets (--cuda-capabilities, else the toolkit's
+// default set), or the targets themselves when it lists none. Only those nvcc
+// compiles are kept.
+std::vector<std::string> component_cuda_capabilities(const BuildRequest& request, const KernelComponentSource& component,
+                                                     const CudaToolkit& cuda, const Policy& policy) {
+  const std::vector<std::string> defaults =
+      request.cuda_capabilities.empty() ? toolkit_default_capabilities(cuda, policy) : request.cuda_capabilities;
+  std::vector<std::string> targets;
+  for (const std::string& capability : defaults) targets.push_back(without_ptx(capability));
+  std::vector<std::string> chosen =
+      component.cuda_capabilities.empty() ? defaults : intersect_cuda_capabilities(component.cuda_capabilities, targets);
+  std::string list;
+  for (const std::string& capability : component.cuda_capabilities) list += (list.empty() ? "" : ", ") + capability;
+  std::string target_list;
+  for (const std::string& target : targets) target_list += (target_list.empty() ? "" : ", ") + target;
+  if (chosen.empty())
+    throw BuildError("kernel." + component.name + ": its cuda-capabilities (" + list + ") select none of the targets (" +
+                     target_list + ")");
+  std::vector<std::string> compiled;
+  for (const std::string& capability : chosen) {
+    std::string numeric = without_ptx(capability);
     if (!numeric.empty() && std::isalpha(static_cast<unsigned char>(numeric.back()))) numeric.pop_back();
     if (std::find(cuda.supported_capabilities.begin(), cuda.supported_capabilities.end(), numeric) !=
         cuda.supported_capabilities.end())
-      capabilities.push_back(capability);
+      compiled.push_back(capability);
   }
-  if (capabilities.empty()) throw BuildError("none of the CUDA capabilities (" + std::to_string(wanted.size()) +
-                                             " listed) is supported by nvcc " + cuda.version.str());
-  std::sort(capabilities.begin(), capabilities.end(), [](const std::string& a, const std::string& b) {
-    return *Version::parse(strip_ptx(a).substr(0, strip_ptx(a).find_first_not_of("0123456789."))) <
-           *Version::parse(strip_ptx(b).substr(0, strip_ptx(b).find_first_not_of("0123456789.")));
-  });
-  if (std::none_of(capabilities.begin(), capabilities.end(), [](const auto& c) { return c.ends_with("+PTX"); }))
-    capabilities.back() += "+PTX";
-  return capabilities;
+  if (compiled.empty())
+    throw BuildError("kernel." + component.name + ": none of its CUDA capabilities (" + target_list +
+                     ") is supported by nvcc " + cuda.version.str());
+  return compiled;
 }
 
 struct VariantPlan {
   std::string backend;
   std::string variant;
   std::string id;
+  std::optional<Version> stable_abi;  // [torch] stable-abi for this backend
   std::vector<std::string> sources;  // absolute; compiled by CMake's compilers (or headers)
   std::vector<std::string> includes; // absolute
-  std::vector<std::string> cuda_capabilities;
+  std::vector<std::string> cuda_capabilities;  // union over the components (metadata backend.archs)
   std::vector<std::pair<std::string, std::vector<std::string>>> source_options;  // per-source flags
+  std::vector<std::string> prefix_maps;  // -ffile-prefix-map=OLD=NEW: no build path reaches the module
   // rocm: the device sources (.cu, .hip) hipcc compiles, with their flags, and the archs.
   std::vector<std::pair<std::string, std::vector<std::string>>> hip_sources;
   RocmArchSelection rocm_archs;
   fs::path project_dir;
 };
+
+// TORCH_TARGET_VERSION for a stable-ABI version, as Torch's
+// torch/csrc/stable/version.h defines it: (major << 56) | (minor << 48).
+std::string torch_target_version(const Version& abi) {
+  const unsigned long long value = (static_cast<unsigned long long>(abi.major()) << 56) |
+                                   (static_cast<unsigned long long>(abi.minor()) << 48);
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%016llx", value);
+  return text;
+}
 
 const char* backend_macro(const std::string& backend) {
   if (backend == "cuda") return "CUDA_KERNEL";
@@ -153,14 +175,14 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
   }
   // rocm: the glue links the Torch found (there is no ROCm Torch here) and the HIP runtime.
   if (plan.backend == "rocm") libraries.push_back(toolchain.rocm->runtime_library.string());
-  const std::string definitions = "-DTORCH_EXTENSION_NAME=" + plan.id + " -D" + backend_macro(plan.backend) +
-                                  " -DPy_LIMITED_API=0x03090000 -D_GLIBCXX_USE_CXX11_ABI=" +
-                                  (torch.cxx11_abi ? "1" : "0");
+  std::string definitions = "-DTORCH_EXTENSION_NAME=" + plan.id + " -D" + backend_macro(plan.backend) +
+                            " -DPy_LIMITED_API=0x03090000 -D_GLIBCXX_USE_CXX11_ABI=" + (torch.cxx11_abi ? "1" : "0");
+  const std::string target_version = plan.stable_abi ? torch_target_version(*plan.stable_abi) : "";
+  if (!target_version.empty()) definitions += " -DTORCH_TARGET_VERSION=" + target_version;
+  for (const std::string& map : plan.prefix_maps) definitions += " " + cmake_quote(map);
   std::vector<std::string> hip_objects;
   const std::string hip_commands =
       plan.backend == "rocm" ? hip_compile_commands(plan, includes, definitions, toolchain, hip_objects) : "";
-  std::vector<std::string> architectures;
-  for (const std::string& capability : plan.cuda_capabilities) architectures.push_back(cmake_cuda_architecture(capability));
 
   std::string text = "# Generated by `kcheck build` for variant " + plan.variant + ".\n";
   text += "cmake_minimum_required(VERSION 3.22)\n";
@@ -178,18 +200,20 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
           cmake_quote((plan.project_dir / "kcheck_symbol_pins.c").string()) + ")\n";
   text += "set_target_properties(variant PROPERTIES OUTPUT_NAME " + cmake_quote(plan.id) +
           " PREFIX \"\" SUFFIX \".abi3.so\" LINKER_LANGUAGE CXX";
-  if (cuda) {
-    std::string joined;
-    for (const std::string& arch : architectures) joined += (joined.empty() ? "" : ";") + arch;
-    text += " CUDA_ARCHITECTURES " + cmake_quote(joined);
-  }
+  if (cuda) text += " CUDA_ARCHITECTURES OFF";  // -gencode per source, per component
   text += ")\n";
   text += "target_include_directories(variant PRIVATE" + cmake_list(includes) + ")\n";
   text += "target_compile_definitions(variant PRIVATE TORCH_EXTENSION_NAME=" + plan.id + " " +
           backend_macro(plan.backend) + " Py_LIMITED_API=0x03090000 _GLIBCXX_USE_CXX11_ABI=" +
-          (torch.cxx11_abi ? "1" : "0") + ")\n";
+          (torch.cxx11_abi ? "1" : "0") + (target_version.empty() ? "" : " TORCH_TARGET_VERSION=" + target_version) +
+          ")\n";
   text += "target_compile_options(variant PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O3> "
-          "$<$<COMPILE_LANGUAGE:CUDA>:-O3 --expt-relaxed-constexpr --expt-extended-lambda -Xcompiler=-fvisibility=hidden>)\n";
+          "$<$<COMPILE_LANGUAGE:CUDA>:-O3 --expt-relaxed-constexpr --expt-extended-lambda -Xcompiler=-fvisibility=hidden>";
+  for (const std::string& map : plan.prefix_maps) {
+    text += " " + cmake_quote("$<$<COMPILE_LANGUAGE:C,CXX>:" + map + ">");
+    if (cuda) text += " " + cmake_quote("$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=" + map + ">");
+  }
+  text += ")\n";
   for (const auto& [source, options] : plan.source_options) {
     if (options.empty()) continue;
     std::string joined;
@@ -215,11 +239,13 @@ bool is_compiled_source(const std::string& path) {
 bool is_device_source(const std::string& path) { return path.ends_with(".cu") || path.ends_with(".hip"); }
 
 VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
-                         const std::string& backend, const std::string& unique) {
+                         const std::string& backend, const std::string& unique, const fs::path& deps_dir) {
   const KernelSource& kernel = request.kernel;
   VariantPlan plan;
   plan.backend = backend;
-  plan.variant = variant_name_for(backend, toolchain);
+  if (auto stable_abi = kernel.stable_abi.find(backend); stable_abi != kernel.stable_abi.end())
+    plan.stable_abi = stable_abi->second;
+  plan.variant = variant_name_for(backend, toolchain, VariantBuildKind::compiled, plan.stable_abi);
   plan.id = "_" + kernel.module_name() + "_" + backend + "_" + unique;
   plan.project_dir = fs::absolute(request.scratch_dir / plan.variant);
   // cxx-flags apply to C++ sources, cuda-flags / hip-flags to device sources.
@@ -238,37 +264,110 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
   };
   add_sources(kernel.binding_sources, kernel.binding_cxx_flags, {});
   for (const std::string& include : kernel.binding_includes) plan.includes.push_back((kernel.root / include).string());
-  std::vector<std::string> listed_capabilities;
   std::vector<std::string> listed_rocm_archs;
+  std::vector<std::string> dependencies;
   for (const KernelComponentSource& component : kernel.components) {
     if (component.backend != backend) continue;
-    add_sources(component.sources, component.cxx_flags, backend == "rocm" ? component.hip_flags : component.cuda_flags);
+    // A component's cuda-minver leaves it out of builds with an older toolkit (build-toml.md §4.8).
+    if (backend == "cuda" && component.cuda_minver &&
+        Version({toolchain.cuda->version.major(), toolchain.cuda->version.minor()}) < *component.cuda_minver)
+      continue;
+    std::vector<std::string> device_options = backend == "rocm" ? component.hip_flags : component.cuda_flags;
+    if (backend == "cuda") {
+      std::vector<std::string> capabilities = component_cuda_capabilities(request, component, *toolchain.cuda, policy);
+      for (const std::string& capability : capabilities) {
+        for (const std::string& option : gencode_options(capability)) device_options.push_back(option);
+        if (std::find(plan.cuda_capabilities.begin(), plan.cuda_capabilities.end(), capability) ==
+            plan.cuda_capabilities.end())
+          plan.cuda_capabilities.push_back(capability);
+      }
+    }
+    add_sources(component.sources, component.cxx_flags, device_options);
     for (const std::string& include : component.includes) plan.includes.push_back((kernel.root / include).string());
-    listed_capabilities.insert(listed_capabilities.end(), component.cuda_capabilities.begin(),
-                               component.cuda_capabilities.end());
     listed_rocm_archs.insert(listed_rocm_archs.end(), component.rocm_archs.begin(), component.rocm_archs.end());
+    for (const std::string& dependency : component.depends) {
+      const CppDependencyInfo* info = find_cpp_dependency(dependency);
+      if (info && !info->backend.empty() && info->backend != backend)
+        throw BuildError("kernel." + component.name + " (backend " + backend + ") depends on " + dependency + ", which is for " +
+                         info->backend + " components");
+      if (std::find(dependencies.begin(), dependencies.end(), dependency) == dependencies.end())
+        dependencies.push_back(dependency);
+    }
   }
-  if (backend == "cuda") plan.cuda_capabilities = cuda_capabilities_for(request, listed_capabilities, *toolchain.cuda, policy);
+  // A .cu file among the binding sources gets the default capabilities.
+  if (backend == "cuda") {
+    KernelComponentSource binding{.name = "torch-binding"};
+    std::vector<std::string> defaults = component_cuda_capabilities(request, binding, *toolchain.cuda, policy);
+    for (auto& [source, options] : plan.source_options)
+      if (is_device_source(source) && std::none_of(options.begin(), options.end(),
+                                                   [](const std::string& o) { return o.starts_with("-gencode="); }))
+        for (const std::string& capability : defaults)
+          for (const std::string& option : gencode_options(capability)) options.push_back(option);
+  }
+  for (const std::string& dependency : dependencies) {
+    ResolvedCppDependency resolved = resolve_cpp_dependency(
+        dependency, deps_dir, toolchain.python, [](const std::vector<std::string>& argv) {
+          ProcessEnd end = run_build_tool(argv);
+          return CommandResult{end.exit_code, end.output};
+        });
+    for (const fs::path& include : resolved.include_dirs) plan.includes.push_back(include.string());
+  }
   if (backend == "rocm") {
     if (plan.hip_sources.empty()) throw BuildError("backend rocm has no device source (.cu, .hip) in build.toml");
     plan.rocm_archs = select_rocm_archs(request.rocm_archs, listed_rocm_archs, policy.rocm_supported_archs,
                                         [&](const std::string& arch) { return hipcc_supports_arch(*toolchain.rocm, arch); });
   }
+  // Build paths leave no trace in the module (__FILE__ in the kernel's and Torch's sources): KE012.
+  plan.prefix_maps = {"-ffile-prefix-map=" + kernel.root.string() + "=.",
+                      "-ffile-prefix-map=" + plan.project_dir.string() + "=kcheck-build",
+                      "-ffile-prefix-map=" + toolchain.torch->package_dir.string() + "=torch",
+                      "-ffile-prefix-map=" + fs::absolute(deps_dir).string() + "=deps"};
+  if (toolchain.cuda) plan.prefix_maps.push_back("-ffile-prefix-map=" + toolchain.cuda->root.string() + "=cuda");
   return plan;
 }
 
-std::string configure_and_build(const VariantPlan& plan, const Toolchain& toolchain, unsigned jobs) {
+// The first failing step of a ninja/make log, with every line of its
+// diagnostics: from the first "FAILED:" to the next step or the end.
+std::string first_failure(const std::string& log) {
+  const std::size_t start = log.find("FAILED: ");
+  if (start == std::string::npos) return tail(log);
+  const std::string_view text(log);
+  std::size_t end = log.size();
+  for (std::size_t line = log.find('\n', start); line != std::string::npos; line = log.find('\n', line + 1)) {
+    const std::string_view rest = text.substr(line + 1);
+    if (rest.starts_with("[") || rest.starts_with("FAILED: ") || rest.starts_with("ninja: build stopped")) {
+      end = line;
+      break;
+    }
+  }
+  return log.substr(start, end - start);
+}
+
+// Configures and builds the generated project; "" when it built. The whole
+// output goes to `log`; a failure returns the first failing command with its
+// full diagnostics and the path of the log.
+std::string configure_and_build(const VariantPlan& plan, const Toolchain& toolchain, unsigned jobs,
+                                std::chrono::seconds timeout, const fs::path& log) {
   const fs::path build_dir = plan.project_dir / "cmake-build";
   std::vector<std::string> configure = {"cmake", "-S", plan.project_dir.string(), "-B", build_dir.string(),
                                         "-DCMAKE_BUILD_TYPE=Release"};
   if (run_build_tool({"ninja", "--version"}).exit_code == 0) configure.insert(configure.end(), {"-G", "Ninja"});
   if (plan.backend == "cuda") configure.push_back("-DCMAKE_CUDA_COMPILER=" + toolchain.cuda->nvcc().string());
+  // Every tool's output is appended to the log; the runner keeps only a tail in memory.
+  auto logged = [&log](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), {"sh", "-c", "exec \"$@\" >>\"$0\" 2>&1", log.string()});
+    return argv;
+  };
   if (!fs::exists(build_dir / "CMakeCache.txt")) {
-    ProcessEnd configured = run_build_tool(configure);
-    if (configured.exit_code != 0) return "CMake configuration failed:\n" + tail(configured.output);
+    ProcessEnd configured = run_build_tool(logged(configure), timeout);
+    if (configured.exit_code != 0)
+      return "CMake configuration failed:\n" + tail(read_file(log)) + "\nfull log: " + log.string();
   }
-  ProcessEnd built = run_build_tool({"cmake", "--build", build_dir.string(), "-j", std::to_string(jobs)});
-  if (built.exit_code != 0) return "compilation failed:\n" + tail(built.output);
+  ProcessEnd built = run_build_tool(logged({"cmake", "--build", build_dir.string(), "-j", std::to_string(jobs)}), timeout);
+  if (built.timed_out)
+    return "compilation did not finish within " + std::to_string(timeout.count()) + " s (--build-timeout); full log: " +
+           log.string();
+  if (built.exit_code != 0) return "compilation failed:\n" + first_failure(read_file(log)) + "\nfull log: " + log.string();
   return {};
 }
 
@@ -280,7 +379,7 @@ fs::path locate_system_library(const std::string& library) {
 
 // Links, then pins imports above the ceiling and links again (see symbol_pinning.h).
 std::string link_within_ceilings(VariantBuild& result, const VariantPlan& plan, const Toolchain& toolchain,
-                                 const Policy& policy, unsigned jobs) {
+                                 const Policy& policy, unsigned jobs, std::chrono::seconds timeout, const fs::path& log) {
   const fs::path module = plan.project_dir / "cmake-build" / (plan.id + ".abi3.so");
   auto ceilings = policy.native.symbol_ceilings.find(toolchain.cpu);
   if (ceilings == policy.native.symbol_ceilings.end()) return {};
@@ -292,7 +391,7 @@ std::string link_within_ceilings(VariantBuild& result, const VariantPlan& plan, 
   }
   if (result.pinning.empty()) return {};
   write_file(plan.project_dir / "kcheck_symbol_pins.c", render_pinning_source(result.pinning, toolchain.cpu));
-  return configure_and_build(plan, toolchain, jobs);
+  return configure_and_build(plan, toolchain, jobs, timeout, log);
 }
 
 bool ships_as_python(const fs::path& file, const std::vector<std::string>& extensions) {
@@ -301,7 +400,10 @@ bool ships_as_python(const fs::path& file, const std::vector<std::string>& exten
   return std::find(extensions.begin(), extensions.end(), extension.substr(1)) != extensions.end();
 }
 
-void copy_python_package(const KernelSource& kernel, const fs::path& variant_dir) {
+// Copies torch-ext/<module>/ into the variant: *.py and the pyext data
+// extensions for a compiled build, every file but bytecode for a Python-only
+// one (build-variants.md §3.1).
+void copy_python_package(const KernelSource& kernel, const fs::path& variant_dir, VariantBuildKind kind) {
   const fs::path package = kernel.root / "torch-ext" / kernel.module_name();
   if (!fs::exists(package / "__init__.py"))
     throw BuildError("no Python package at " + package.string() + " (torch-ext/<module>/__init__.py)");
@@ -310,7 +412,8 @@ void copy_python_package(const KernelSource& kernel, const fs::path& variant_dir
       it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file() || !ships_as_python(it->path(), kernel.python_extensions)) continue;
+    if (!it->is_regular_file() || it->path().extension() == ".pyc") continue;
+    if (kind == VariantBuildKind::compiled && !ships_as_python(it->path(), kernel.python_extensions)) continue;
     fs::path target = variant_dir / it->path().lexically_relative(package);
     fs::create_directories(target.parent_path());
     fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing);
@@ -324,7 +427,8 @@ nlohmann::json metadata_for(const KernelSource& kernel, const VariantBuild& vari
   nlohmann::json backend = {{"type", variant.backend}};
   if (!variant.gpu_archs.empty()) {
     std::vector<std::string> archs = variant.gpu_archs;
-    std::sort(archs.begin(), archs.end());  // as strings, like the upstream writer
+    // Compiled: the union, sorted as strings like the upstream writer; Python-only: as build.toml lists them.
+    if (variant.kind == VariantBuildKind::compiled) std::sort(archs.begin(), archs.end());
     backend["archs"] = archs;
   }
   nlohmann::json metadata = {{"id", variant.id},       {"name", kernel.name},         {"version", kernel.version},
@@ -342,16 +446,21 @@ std::vector<std::string> top_level_public_names(const fs::path& init_py) {
   return facts.all_names.value_or(std::vector<std::string>{});
 }
 
-void write_variant_directory(const BuildRequest& request, const VariantPlan& plan, VariantBuild& result,
-                             const UniqueMaterial& unique, unsigned jobs) {
+// Writes build/<variant>/: the Python package, _ops.py, the compatibility
+// package, the native module (`native_module`, compiled builds) and
+// metadata.json with its digest.
+void write_variant_directory(const BuildRequest& request, VariantBuild& result, const UniqueMaterial& unique,
+                             const fs::path& native_module, unsigned jobs) {
   const KernelSource& kernel = request.kernel;
   fs::remove_all(result.directory);
   fs::create_directories(result.directory);
-  copy_python_package(kernel, result.directory);
-  write_file(result.directory / "_ops.py", ops_module(plan.id));
+  copy_python_package(kernel, result.directory, result.kind);
+  write_file(result.directory / "_ops.py", result.kind == VariantBuildKind::compiled
+                                               ? ops_module(result.id)
+                                               : python_only_ops_module(kernel.module_name(), unique.unique));
   write_file(result.directory / kernel.module_name() / "__init__.py",
              compatibility_package(top_level_public_names(result.directory / "__init__.py")));
-  fs::copy_file(plan.project_dir / "cmake-build" / (plan.id + ".abi3.so"), result.directory / (plan.id + ".abi3.so"));
+  if (!native_module.empty()) fs::copy_file(native_module, result.directory / native_module.filename());
   nlohmann::json metadata = metadata_for(kernel, result, unique);
   VariantFacts written;
   written.path = result.directory;
@@ -362,30 +471,13 @@ void write_variant_directory(const BuildRequest& request, const VariantPlan& pla
   write_file(result.directory / "metadata.json", metadata.dump(2) + "\n");
 }
 
-std::vector<std::string> backends_to_build(const BuildRequest& request, const Toolchain& toolchain) {
-  const std::vector<std::string>& declared = request.kernel.backends;
-  std::vector<std::string> backends = request.backends;
-  if (backends.empty())
-    for (const std::string& backend : declared)
-      if (backend == "cpu" || (backend == "cuda" && toolchain.cuda) || (backend == "rocm" && toolchain.rocm))
-        backends.push_back(backend);
-  for (const std::string& backend : backends) {
-    if (std::find(declared.begin(), declared.end(), backend) == declared.end())
-      throw BuildError("backend '" + backend + "' is not in build.toml's general.backends");
-    if (backend != "cpu" && backend != "cuda" && backend != "rocm")
-      throw BuildError("kcheck build cannot build backend '" + backend + "' (it builds cpu, cuda and rocm)");
-    if (backend == "cuda" && !toolchain.cuda) throw BuildError("cannot build cuda: " + toolchain.cuda_problem);
-    if (backend == "rocm" && !toolchain.rocm) throw BuildError("cannot build rocm: " + toolchain.rocm_problem);
-  }
-  return backends;
-}
-
 // What the upstream builder refuses (build-toml.md B8, B9), refused before compiling anything.
-void check_before_building(const KernelSource& kernel, const std::vector<std::string>& backends,
+void check_before_building(const KernelSource& kernel, const std::vector<PlannedBackend>& backends,
                            const TorchInstallation& torch) {
-  for (const std::string& backend : backends)
-    if (std::string problem = stable_abi_problem(kernel, backend, torch); !problem.empty())
-      throw BuildError("cannot build " + backend + ": " + problem);
+  for (const PlannedBackend& backend : backends)
+    if (backend.kind == VariantBuildKind::compiled)
+      if (std::string problem = stable_abi_problem(kernel, backend.backend, torch); !problem.empty())
+        throw BuildError("cannot build " + backend.backend + ": " + problem);
   const fs::path package = kernel.root / "torch-ext" / kernel.module_name();
   std::vector<UnprefixedOpRegistration> unprefixed = unprefixed_op_registrations(package);
   if (unprefixed.empty()) return;
@@ -398,54 +490,105 @@ void check_before_building(const KernelSource& kernel, const std::vector<std::st
 
 }  // namespace
 
-std::string variant_name_for(const std::string& backend, const Toolchain& toolchain) {
+std::string variant_name_for(const std::string& backend, const Toolchain& toolchain, VariantBuildKind kind,
+                             const std::optional<Version>& stable_abi) {
+  // build-variants.md §1.1; CANN's Python-only variant is torch-npu, the loader's name for it.
+  if (kind == VariantBuildKind::python_only) return "torch-" + (backend == "cann" ? std::string("npu") : backend);
   const TorchInstallation& torch = *toolchain.torch;
   std::string compute = backend;
   if (backend == "cuda")
     compute = "cu" + std::to_string(toolchain.cuda->version.major()) + std::to_string(toolchain.cuda->version.minor());
   if (backend == "rocm")
     compute = "rocm" + std::to_string(toolchain.rocm->version.major()) + std::to_string(toolchain.rocm->version.minor());
+  const std::string system = compute + "-" + toolchain.cpu + "-" + toolchain.os;
+  if (stable_abi)
+    return "torch-stable-abi" + std::to_string(stable_abi->major()) + std::to_string(stable_abi->minor()) + "-" + system;
   return "torch" + std::to_string(torch.version.major()) + std::to_string(torch.version.minor()) +
-         (torch.cxx11_abi ? "-cxx11-" : "-cxx98-") + compute + "-" + toolchain.cpu + "-" + toolchain.os;
+         (torch.cxx11_abi ? "-cxx11-" : "-cxx98-") + system;
 }
 
-std::vector<VariantBuild> build_kernel(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
-                                       const RuleRegistry& rules, const BuildProgress& progress) {
-  if (!toolchain.torch) throw BuildError("cannot build: " + toolchain.torch_problem);
-  if (!toolchain.python_problem.empty()) throw BuildError("cannot build: " + toolchain.python_problem);
+namespace {
+
+// Compiles one backend's variant and writes it; `result.failure` says why not.
+void build_compiled_variant(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
+                            const UniqueMaterial& unique, const fs::path& deps_dir, unsigned jobs,
+                            const BuildProgress& progress, VariantBuild& result) {
+  VariantPlan plan = plan_variant(request, toolchain, policy, result.backend, unique.unique, deps_dir);
+  result.variant = plan.variant;
+  result.id = plan.id;
+  result.directory = fs::absolute(request.output_dir / plan.variant);
+  result.gpu_archs = result.backend == "rocm" ? plan.rocm_archs.archs : plan.cuda_capabilities;
+  result.log = plan.project_dir / "build.log";
+  progress("building " + plan.variant + " (" + plan.id + ") in " + plan.project_dir.string());
+  for (const std::string& arch : plan.rocm_archs.compiler_cannot_build)
+    progress("skipping " + arch + ": hipcc " + toolchain.rocm->version.str() + " cannot compile it");
+  for (const std::string& arch : plan.rocm_archs.outside_policy)
+    progress("skipping " + arch + ": not in policy " + policy.name + "'s supported ROCm architectures");
+  fs::create_directories(plan.project_dir);
+  std::error_code ignored;
+  fs::remove(result.log, ignored);
+  write_file(plan.project_dir / "generated/registration.h", registration_header());
+  write_file(plan.project_dir / "exports.map", export_map(plan.id));
+  write_file(plan.project_dir / "kcheck_symbol_pins.c", "// No pins needed (first link).\n");
+  write_file(plan.project_dir / "CMakeLists.txt", cmake_project(plan, request.kernel, toolchain));
+  result.failure = configure_and_build(plan, toolchain, jobs, request.build_timeout, result.log);
+  if (result.failure.empty())
+    result.failure = link_within_ceilings(result, plan, toolchain, policy, jobs, request.build_timeout, result.log);
+  if (!result.failure.empty()) return;
+  write_variant_directory(request, result, unique, plan.project_dir / "cmake-build" / (plan.id + ".abi3.so"), jobs);
+  result.built = true;
+}
+
+// Writes one backend's Python-only variant (torch-<backend>).
+void build_python_only_variant(const BuildRequest& request, const Toolchain& toolchain, const UniqueMaterial& unique,
+                               unsigned jobs, const BuildProgress& progress, VariantBuild& result) {
+  const KernelSource& kernel = request.kernel;
+  result.variant = variant_name_for(result.backend, toolchain, VariantBuildKind::python_only);
+  result.id = "_" + kernel.module_name() + "_" + result.backend + "_" + unique.unique;
+  result.directory = fs::absolute(request.output_dir / result.variant);
+  if (result.backend == "cuda") result.gpu_archs = kernel.noarch_cuda_capabilities;
+  if (result.backend == "rocm") result.gpu_archs = kernel.noarch_rocm_archs;
+  progress("writing " + result.variant + " (Python only, " + result.id + ")");
+  write_variant_directory(request, result, unique, {}, jobs);
+  result.built = true;
+}
+
+}  // namespace
+
+KernelBuild build_kernel(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
+                         const RuleRegistry& rules, const BuildProgress& progress) {
   const unsigned jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+  BackendPlan backends = plan_backends(request.kernel, request.backends, toolchain);
+  if (!request.backends.empty() && !backends.cannot_build.empty())
+    throw BuildError("cannot build on this machine: " + describe_unbuildable(backends.cannot_build));
+  if (backends.build.empty())
+    throw BuildError("nothing to build on this machine: " + describe_unbuildable(backends.cannot_build));
+  const bool compiles = std::any_of(backends.build.begin(), backends.build.end(),
+                                    [](const PlannedBackend& b) { return b.kind == VariantBuildKind::compiled; });
+  if (compiles && !toolchain.torch) throw BuildError("cannot build: " + toolchain.torch_problem);
+  if (compiles && !toolchain.python_problem.empty()) throw BuildError("cannot build: " + toolchain.python_problem);
+  if (compiles) check_before_building(request.kernel, backends.build, *toolchain.torch);
   const UniqueMaterial unique =
       request.unique_id.empty() ? unique_material_for(request.kernel.root) : UniqueMaterial{request.unique_id, "explicit"};
-  const std::vector<std::string> backends = backends_to_build(request, toolchain);
-  check_before_building(request.kernel, backends, *toolchain.torch);
-  std::vector<VariantBuild> results;
-  for (const std::string& backend : backends) {
-    VariantPlan plan = plan_variant(request, toolchain, policy, backend, unique.unique);
-    VariantBuild& result = results.emplace_back();
-    result.variant = plan.variant;
-    result.id = plan.id;
-    result.backend = backend;
-    result.directory = fs::absolute(request.output_dir / plan.variant);
-    result.gpu_archs = backend == "rocm" ? plan.rocm_archs.archs : plan.cuda_capabilities;
-    progress("building " + plan.variant + " (" + plan.id + ") in " + plan.project_dir.string());
-    for (const std::string& arch : plan.rocm_archs.compiler_cannot_build)
-      progress("skipping " + arch + ": hipcc " + toolchain.rocm->version.str() + " cannot compile it");
-    for (const std::string& arch : plan.rocm_archs.outside_policy)
-      progress("skipping " + arch + ": not in policy " + policy.name + "'s supported ROCm architectures");
-    write_file(plan.project_dir / "generated/registration.h", registration_header());
-    write_file(plan.project_dir / "exports.map", export_map(plan.id));
-    write_file(plan.project_dir / "kcheck_symbol_pins.c", "// No pins needed (first link).\n");
-    write_file(plan.project_dir / "CMakeLists.txt", cmake_project(plan, request.kernel, toolchain));
-    result.failure = configure_and_build(plan, toolchain, jobs);
-    if (result.failure.empty()) result.failure = link_within_ceilings(result, plan, toolchain, policy, jobs);
-    if (!result.failure.empty()) continue;
-    write_variant_directory(request, plan, result, unique, jobs);
-    result.built = true;
+  const fs::path deps_dir = request.deps_dir.empty() ? default_deps_dir() : request.deps_dir;
+  KernelBuild build;
+  build.skipped = backends.cannot_build;
+  for (const UnbuildableBackend& skipped : build.skipped)
+    progress("skipping " + skipped.backend + ": " + skipped.reason);
+  for (const PlannedBackend& backend : backends.build) {
+    VariantBuild& result = build.variants.emplace_back();
+    result.backend = backend.backend;
+    result.kind = backend.kind;
+    if (backend.kind == VariantBuildKind::compiled)
+      build_compiled_variant(request, toolchain, policy, unique, deps_dir, jobs, progress, result);
+    else
+      build_python_only_variant(request, toolchain, unique, jobs, progress, result);
+    if (!result.built) continue;
     progress("auditing " + result.directory.string());
     AuditOptions options;
     result.audit = run_audit(result.directory, policy, options, rules);
   }
-  return results;
+  return build;
 }
 
 }  // namespace kcheck

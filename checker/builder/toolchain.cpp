@@ -163,8 +163,8 @@ Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_v
   fs::path where = torch_hint.empty() ? default_venv : torch_hint;
   if (auto package = find_torch_package(where)) toolchain.torch = read_torch(*package, toolchain.torch_problem);
   else toolchain.torch_problem = "no torch package found in " + where.string() + " (pass --torch DIR)";
-  fs::path python = fs::exists(where / "bin/python") ? where / "bin/python" : fs::path("python3");
-  toolchain.python_include_dir = python_include_dir(python, toolchain.python_problem);
+  toolchain.python = fs::exists(where / "bin/python") ? where / "bin/python" : fs::path("python3");
+  toolchain.python_include_dir = python_include_dir(toolchain.python, toolchain.python_problem);
   toolchain.cuda = find_cuda(cuda_hint, toolchain.cuda_problem);
   toolchain.rocm = find_rocm(rocm_hint, toolchain.rocm_problem);
   struct utsname machine {};

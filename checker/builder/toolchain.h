@@ -39,6 +39,7 @@ struct RocmToolkit {
 struct Toolchain {
   std::optional<TorchInstallation> torch;
   std::string torch_problem;
+  std::filesystem::path python;              // the interpreter of Torch's environment (else python3)
   std::filesystem::path python_include_dir;  // holds Python.h
   std::string python_problem;
   std::optional<CudaToolkit> cuda;

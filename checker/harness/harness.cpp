@@ -256,17 +256,23 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
   if (!torch.available) return torch.problem;
   if (!variant.name) return "its directory name is no variant name, so the Torch it needs is unknown";
   const VariantName& name = *variant.name;
-  if (name.kind != VariantKind::torch)
-    return "only torch<version>-cxx11 variants run so far; this one needs a " +
-           std::string(name.kind == VariantKind::torch_stable_abi ? "Torch stable-ABI" : "tvm-ffi") + " harness";
+  if (name.kind == VariantKind::tvm_ffi) return "tvm-ffi variants need a tvm-ffi harness, which kcheck does not have";
   std::string needs;
   auto add = [&needs](const std::string& what) { needs += (needs.empty() ? "" : ", ") + what; };
-  if (name.framework_version.major() != torch.version.major() ||
-      name.framework_version.minor() != torch.version.minor())
-    add("Torch " + name.framework_version.str() + " (kcheck_worker is built against Torch " + torch.version_text + ")");
-  bool wants_cxx11 = name.cxx_tag == "cxx11";
-  if (wants_cxx11 != torch.cxx11_abi)
-    add(std::string("the ") + (wants_cxx11 ? "cxx11" : "pre-cxx11 (cxx98)") + " C++ ABI of libtorch");
+  const Version local_minor({torch.version.major(), torch.version.minor()});
+  if (name.kind == VariantKind::torch_stable_abi) {
+    // The loader's rule (build-variants.md §1.4): a stable-ABI build serves every Torch at or above its ABI version.
+    if (local_minor < name.framework_version)
+      add("Torch " + name.framework_version.str() + " or newer for its stable ABI (kcheck_worker is built against Torch " +
+          torch.version_text + ")");
+  } else {
+    if (name.framework_version.major() != torch.version.major() ||
+        name.framework_version.minor() != torch.version.minor())
+      add("Torch " + name.framework_version.str() + " (kcheck_worker is built against Torch " + torch.version_text + ")");
+    bool wants_cxx11 = name.cxx_tag == "cxx11";
+    if (wants_cxx11 != torch.cxx11_abi)
+      add(std::string("the ") + (wants_cxx11 ? "cxx11" : "pre-cxx11 (cxx98)") + " C++ ABI of libtorch");
+  }
   bool backend_here = false;
   for (const std::string& backend : torch.backends) backend_here = backend_here || backend == name.backend;
   std::string present;

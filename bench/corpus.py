@@ -1,0 +1,98 @@
+"""The body of bench/corpus.sh (see there)."""
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kernel_dirs(corpus: Path, only: set[str]) -> list[Path]:
+    return [d for d in sorted(corpus.iterdir()) if (d / "build.toml").is_file() and (not only or d.name in only)]
+
+
+def config_row(kcheck: str, kernel: Path) -> tuple[str, str]:
+    run = subprocess.run([kcheck, "config", str(kernel), "--format", "json"], capture_output=True, text=True)
+    if run.returncode == 2:
+        return "refused", run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "exit 2"
+    report = json.loads(run.stdout)
+    findings = [f for f in report.get("findings", []) if not f.get("suppressed")]
+    if not findings:
+        return "clean", ""
+    return "findings", "; ".join(f"{f['code']} {f['severity']}: {f['message']}" for f in findings)
+
+
+def last_lines(text: str, count: int = 3) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return " / ".join(lines[-count:])
+
+
+def build_row(kcheck: str, kernel: Path, timeout: int, work: Path) -> tuple[str, float, str]:
+    config = tomllib.loads((kernel / "build.toml").read_text())
+    backends = [b for b in ("cpu", "cuda") if b in config["general"].get("backends", [])]
+    out = work / kernel.name
+    shutil.rmtree(out, ignore_errors=True)
+    command = [kcheck, "build", str(kernel), "--backends", ",".join(backends), "--cuda-capabilities", "9.0",
+               "--output-dir", str(out / "build"), "--scratch-dir", str(out / "scratch"),
+               "--build-timeout", str(timeout), "--format", "json"]
+    start = time.monotonic()
+    run = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    built = sorted(p.name for p in (out / "build").iterdir()) if (out / "build").is_dir() else []
+    failures = [line for line in run.stderr.splitlines() if " failed: " in line or line.startswith("kcheck: ")]
+    if run.returncode == 0:
+        return "built", seconds, ", ".join(built)
+    if "did not finish within" in run.stderr:
+        return "compile limit", seconds, f"over {timeout} s; built: {', '.join(built) or 'none'}"
+    if run.returncode == 2:
+        return "refused", seconds, last_lines(run.stderr, 1)
+    reason = failures[0] if failures else last_lines(run.stderr)
+    if built and not failures:
+        reason = "audit findings in " + ", ".join(built) + ": " + last_lines(run.stdout, 1)[:300]
+    return "failed", seconds, reason[:600]
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--kcheck", default=str(ROOT / "_build/kcheck"))
+    parser.add_argument("--build-timeout", type=int, default=1200)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kcheck-corpus")
+    args = parser.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    kernels = kernel_dirs(args.corpus, only)
+    commit = subprocess.run(["git", "-C", str(args.corpus), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    print(f"corpus {args.corpus} ({commit or 'not a git checkout'}), {len(kernels)} kernels with build.toml; "
+          f"{platform.node()}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}")
+    print("\n## kcheck config\n\n| kernel | result | findings |\n| --- | --- | --- |")
+    for kernel in kernels:
+        result, detail = config_row(args.kcheck, kernel)
+        print(f"| {kernel.name} | {result} | {cell(detail)} |", flush=True)
+    if args.no_build:
+        return 0
+    print(f"\n## kcheck build --backends cpu,cuda --cuda-capabilities 9.0 (limit {args.build_timeout} s per variant)\n")
+    print("| kernel | result | time (s) | reason / variants |\n| --- | --- | ---: | --- |")
+    for kernel in kernels:
+        config = tomllib.loads((kernel / "build.toml").read_text())
+        if not {"cpu", "cuda"} & set(config["general"].get("backends", [])):
+            continue
+        result, seconds, reason = build_row(args.kcheck, kernel, args.build_timeout, args.work)
+        print(f"| {kernel.name} | {result} | {seconds:.0f} | {cell(reason)} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
