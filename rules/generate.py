@@ -12,6 +12,8 @@ What each value comes from:
   taking per family the highest numeric version listed;
 - the CPython Stable ABI symbols and the version each was added in:
   python-stable-abi.toml (functions and data only: what a binary can import);
+- named version nodes judged as the release that introduced them:
+  NAMED_VERSION_RELEASES below;
 - Torch stable-ABI shim versions: torch-stable-abi-shim-versions.txt;
 - allowed python-depends and their import names: python-dependencies.json;
 - CUDA capabilities: cuda-supported-archs.json; the capabilities each CUDA
@@ -110,6 +112,14 @@ POLICIES = {
 ARCHS = ("x86_64", "aarch64")
 
 
+# Version nodes without a number that a numbered release introduced; the
+# loader refuses a module needing one on an older release just as for the
+# numbered node, so KE001/KE002 judge it as that release.
+# GLIBC_ABI_DT_RELR: glibc 2.36 introduced DT_RELR support (NEWS for 2.36);
+# `ld -z pack-relative-relocs` makes every module need it.
+NAMED_VERSION_RELEASES = {"GLIBC_ABI_DT_RELR": "GLIBC_2.36"}
+
+
 def toml_string(value):
     return json.dumps(value)  # TOML basic strings accept JSON string escapes
 
@@ -163,6 +173,8 @@ def write_policy(name, spec, reference, out):
         ceiling_blocks += ["", f"[native.symbol-ceilings.{arch}]"]
         ceiling_blocks += [f"{family} = {toml_string(v)}" for family, v in families.items()]
     lines.append(f"allowed-named-versions = {toml_list(sorted(set(named_all)))}")
+    lines += ["", "[native.named-version-releases]"]
+    lines += [f"{name} = {toml_string(release)}" for name, release in sorted(NAMED_VERSION_RELEASES.items())]
     lines += ceiling_blocks
     lines += ["", "[native.blacklisted-symbols]"]
     lines += [f"{toml_string(lib)} = {toml_list(sorted(syms))}" for lib, syms in sorted(manylinux["blacklist"].items())]

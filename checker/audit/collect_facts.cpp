@@ -76,26 +76,39 @@ std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
 
 // Runs the per-file analysers; results are stored per task, then moved into
 // the variants in file order so the facts do not depend on thread timing.
-NativeModuleFacts analyse_native_module(const FileTask& task) {
+NativeModuleFacts analyse_native_module(const FileTask& task, const ElfReadOptions& elf_options) {
   NativeModuleFacts facts;
   facts.relative_path = task.file->relative_path;
-  if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path);
+  if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path, elf_options);
   else facts.macho = read_macho_facts(task.file->path);
   return facts;
 }
 
-// The facts of one file: from the cache when it knows them, else analysed
-// (and offered to the cache).
-template <typename Facts, typename Load, typename Store, typename Analyse>
-Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load, Store store, Analyse analyse) {
+// Only KE012 reads the strings of .rodata: skip them when it does not run.
+ElfReadOptions elf_read_options(const AuditOptions& options) {
+  return ElfReadOptions{.scan_read_only_data = options.selection.selects("KE012")};
+}
+
+// Cached facts read with fewer options than this audit needs are a miss.
+bool covers(const NativeModuleFacts& facts, const ElfReadOptions& elf_options) {
+  return !facts.elf || !facts.elf->error.empty() || !elf_options.scan_read_only_data || facts.elf->read_only_data_scanned;
+}
+
+// The facts of one file: from the cache when it knows them (and `usable`
+// accepts them), else analysed (and offered to the cache).
+template <typename Facts, typename Load, typename Store, typename Analyse, typename Usable>
+Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load, Store store, Analyse analyse, Usable usable) {
   if (!cache) return analyse();
-  if (std::optional<Facts> cached = (cache->*load)(file)) return std::move(*cached);
+  if (std::optional<Facts> cached = (cache->*load)(file); cached && usable(*cached)) return std::move(*cached);
   Facts facts = analyse();
   (cache->*store)(file, facts);
   return facts;
 }
 
-void analyse_files(TreeFacts& tree, unsigned threads, FileFactsCache* cache, ProgressSink* progress) {
+void analyse_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache* cache) {
+  const unsigned threads = options.threads;
+  ProgressSink* progress = options.progress;
+  const ElfReadOptions elf_options = elf_read_options(options);
   std::vector<FileTask> tasks = plan_file_tasks(tree);
   std::vector<PythonFileFacts> python(tasks.size());
   std::vector<NativeModuleFacts> native(tasks.size());
@@ -105,12 +118,13 @@ void analyse_files(TreeFacts& tree, unsigned threads, FileFactsCache* cache, Pro
     if (task.format == BinaryFormat::none) {
       python[i] = cached_or_analysed<PythonFileFacts>(
           cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
-          [&] { return analyse_python_file(*task.file); });
+          [&] { return analyse_python_file(*task.file); }, [](const PythonFileFacts&) { return true; });
       return;
     }
     native[i] = cached_or_analysed<NativeModuleFacts>(cache, *task.file, &FileFactsCache::load_native,
                                                       &FileFactsCache::store_native,
-                                                      [&] { return analyse_native_module(task); });
+                                                      [&] { return analyse_native_module(task, elf_options); },
+                                                      [&](const NativeModuleFacts& facts) { return covers(facts, elf_options); });
   });
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].format == BinaryFormat::none) tasks[i].variant->python_files.push_back(std::move(python[i]));
@@ -144,7 +158,7 @@ void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, 
 TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, FileFactsCache* cache) {
   TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
-  analyse_files(tree, options.threads, cache, options.progress);
+  analyse_files(tree, options, cache);
   analyse_metadata(tree, options.threads, cache, options.progress, options.selection.selects("KM007"));
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).

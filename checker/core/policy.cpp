@@ -113,6 +113,14 @@ class PolicyReader {
     native.torch_library_patterns = string_list("native.torch-libraries");
     if (at("native.allowed-named-versions"))
       for (auto& name : string_list("native.allowed-named-versions")) native.allowed_named_versions.insert(name);
+    if (at("native.named-version-releases"))
+      for (const auto& [name, value] : table("native.named-version-releases")) {
+        const std::string key = "native.named-version-releases." + std::string(name.str());
+        const auto node = value.value<std::string>();
+        const auto release = node ? parse_symbol_version(*node) : std::nullopt;
+        if (!release) fail(key, "must name a numbered version node such as \"GLIBC_2.36\"");
+        native.named_version_releases[std::string(name.str())] = *release;
+      }
     for (const auto& [arch, families] : table("native.symbol-ceilings")) {
       const std::string arch_key = "native.symbol-ceilings." + std::string(arch.str());
       const toml::table* family_table = families.as_table();

@@ -50,6 +50,9 @@ struct NativePolicy {
   // Exact version-node names allowed although they are not numeric
   // (e.g. "CXXABI_TM_1"); any other non-numeric node (GLIBC_PRIVATE) is not.
   std::set<std::string> allowed_named_versions;
+  // Named version nodes that a numbered release introduced, judged as that
+  // release against the ceilings: "GLIBC_ABI_DT_RELR" -> GLIBC 2.36.
+  std::map<std::string, SymbolVersion> named_version_releases;
   // library -> symbols that must not be imported from it.
   std::map<std::string, std::set<std::string>> blacklisted_symbols;
   // Minimum macOS version per backend ("cpu", "metal") for darwin variants.

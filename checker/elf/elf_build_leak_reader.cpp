@@ -41,6 +41,42 @@ void scan_for_builder_paths(std::string_view text, ElfFacts& facts) {
 
 bool is_debug_section(std::string_view name) { return name.starts_with(".debug_") || name.starts_with(".zdebug_"); }
 
+bool is_read_only_data_section(std::string_view name) { return name == ".rodata" || name.starts_with(".rodata."); }
+
+// What __FILE__ expands to: a source or header file. Read-only data holds
+// many other absolute paths a kernel uses at run time ("/tmp/", "/home/"
+// as a default directory); only a source file's path tells of the builder.
+constexpr std::array<std::string_view, 11> kSourceFileExtensions = {
+    ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl",
+};
+
+bool names_source_file(std::string_view path) {
+  return std::any_of(kSourceFileExtensions.begin(), kSourceFileExtensions.end(),
+                     [&](std::string_view extension) { return path.ends_with(extension); });
+}
+
+// The builder paths of source files among the strings of read-only data,
+// in one pass over the bytes. A path starts a string or follows a character
+// that cannot be part of it ("at /tmp/k.cu" from "at " __FILE__).
+void scan_strings_for_source_paths(std::string_view data, std::vector<std::string>& paths) {
+  std::size_t start = 0;
+  while (start < data.size() && paths.size() < ElfFacts::kMaxLeakedSourcePaths) {
+    const std::size_t slash = data.find('/', start);
+    if (slash == std::string_view::npos) return;
+    std::size_t end = slash;
+    while (end < data.size() && is_path_char(data[end])) ++end;
+    const bool starts_path = slash == 0 || !is_path_char(data[slash - 1]);
+    const std::string_view candidate = data.substr(slash, end - slash);
+    const bool builder_path = std::any_of(kBuilderPathPrefixes.begin(), kBuilderPathPrefixes.end(),
+                                          [&](std::string_view prefix) { return candidate.starts_with(prefix); });
+    if (starts_path && builder_path && names_source_file(candidate) &&
+        std::find(paths.begin(), paths.end(), candidate) == paths.end()) {
+      paths.emplace_back(candidate);
+    }
+    start = std::max(end, slash + 1);
+  }
+}
+
 }  // namespace
 
 void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
@@ -52,6 +88,20 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
     if (std::find(kPathCarryingSections.begin(), kPathCarryingSections.end(), section.name) == kPathCarryingSections.end()) continue;
     const auto bytes = image.contents(section);
     scan_for_builder_paths({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, facts);
+    file.release(image.file_offset(bytes), bytes.size());
+  }
+}
+
+}  // namespace kcheck
+
+namespace kcheck {
+
+void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
+  facts.read_only_data_scanned = true;
+  for (const ElfSection& section : image.sections()) {
+    if (!is_read_only_data_section(section.name)) continue;
+    const auto bytes = image.contents(section);
+    scan_strings_for_source_paths({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, facts.read_only_data_build_paths);
     file.release(image.file_offset(bytes), bytes.size());
   }
 }

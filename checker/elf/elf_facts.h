@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kcheck {
@@ -14,6 +15,14 @@ struct ElfImportedSymbol {
   std::string version;  // version-need name, e.g. "GLIBC_2.29"; empty when unversioned
   std::string library;  // the verneed file providing it, e.g. "libc.so.6"; empty when unknown
   bool weak = false;
+};
+
+// One version a library must provide, from .gnu.version_r (the loader checks
+// each at load time, whether or not a symbol refers to it).
+struct ElfVersionNeed {
+  std::string version;  // e.g. "GLIBC_2.29", "GLIBC_ABI_DT_RELR"
+  std::string library;  // e.g. "libc.so.6"
+  bool weak = false;    // VER_FLG_WEAK: the loader only warns when it is missing
 };
 
 enum class SymbolBinding { local, global, weak, unique, other };
@@ -56,6 +65,7 @@ struct ElfFacts {
   std::vector<std::string> runpath;  // split on ':'
 
   std::vector<ElfImportedSymbol> imports;
+  std::vector<ElfVersionNeed> version_needs;  // in .gnu.version_r order
   std::vector<ElfExportedSymbol> exports;
 
   bool has_gnu_stack = false;
@@ -70,6 +80,12 @@ struct ElfFacts {
   // DWARF string/line tables; distinct, at most kMaxLeakedBuildPaths.
   std::vector<std::string> leaked_build_paths;
   static constexpr std::size_t kMaxLeakedBuildPaths = 16;
+  // Absolute builder paths of source files among the strings of .rodata and
+  // .rodata.* (__FILE__ in asserts and error messages); distinct, at most
+  // kMaxLeakedSourcePaths. Read only when ElfReadOptions asks for it.
+  std::vector<std::string> read_only_data_build_paths;
+  static constexpr std::size_t kMaxLeakedSourcePaths = 4;
+  bool read_only_data_scanned = false;
 
   std::optional<DeviceCodeFacts> device_code;
 
@@ -81,8 +97,19 @@ struct ElfFacts {
   bool is_shared_object() const { return elf_type == 3; }  // ET_DYN
 };
 
+// ElfFacts::error for a Git LFS pointer file in place of the module.
+inline constexpr std::string_view kGitLfsPointerError =
+    "a Git LFS pointer, not the binary: the real file was not downloaded (run `git lfs pull`)";
+
+// What read_elf_facts reads beyond the tables every file needs.
+struct ElfReadOptions {
+  // Scan .rodata for builder paths (KE012): on a large library that is most
+  // of the bytes the other tables leave untouched.
+  bool scan_read_only_data = true;
+};
+
 // Reads the facts of one ELF file. Never throws on bad input: problems land
 // in ElfFacts::error.
-ElfFacts read_elf_facts(const std::filesystem::path& file);
+ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfReadOptions& options = {});
 
 }  // namespace kcheck

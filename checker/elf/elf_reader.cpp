@@ -1,7 +1,10 @@
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_readers.h"
 
+#include <cstring>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace kcheck {
 namespace {
@@ -42,6 +45,15 @@ std::vector<std::string> split_search_path(std::string_view path) {
     start = end + 1;
   }
   return entries;
+}
+
+// A clone without `git lfs` (or with GIT_LFS_SKIP_SMUDGE) leaves the
+// pointer file of the Git LFS spec in place of the binary.
+constexpr std::string_view kGitLfsPointerHeader = "version https://git-lfs.github.com/spec/v1";
+
+bool is_git_lfs_pointer(std::span<const std::byte> bytes) {
+  return bytes.size() >= kGitLfsPointerHeader.size() &&
+         std::memcmp(bytes.data(), kGitLfsPointerHeader.data(), kGitLfsPointerHeader.size()) == 0;
 }
 
 }  // namespace
@@ -118,11 +130,15 @@ void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& f
   if (hip != nullptr) read_hip_fatbin(image.contents(*hip), device_code);
 }
 
-ElfFacts read_elf_facts(const std::filesystem::path& file) {
+ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfReadOptions& options) {
   ElfFacts facts;
   const MappedFile mapped(file);
   if (!mapped.error().empty()) {
     facts.error = mapped.error();
+    return facts;
+  }
+  if (is_git_lfs_pointer(mapped.bytes())) {
+    facts.error = std::string(kGitLfsPointerError);
     return facts;
   }
   try {
@@ -133,6 +149,7 @@ ElfFacts read_elf_facts(const std::filesystem::path& file) {
     read_dynamic_symbols(image, facts);
     read_torch_library_namespaces(image, facts);
     read_build_leaks(image, mapped, facts);
+    if (options.scan_read_only_data) read_read_only_data_build_paths(image, mapped, facts);
     read_device_code(image, mapped, facts);
   } catch (const ElfFormatError& error) {
     facts.error = error.what();

@@ -15,6 +15,7 @@ constexpr std::uint32_t kVersionNeeds = 0x6ffffffe;   // SHT_GNU_verneed
 constexpr std::uint32_t kSymbolVersions = 0x6fffffff; // SHT_GNU_versym
 constexpr std::uint16_t kUndefined = 0;               // SHN_UNDEF
 constexpr std::uint64_t kMaxVersionNeeds = 1u << 16;
+constexpr std::uint16_t kWeakVersionNeed = 2;         // VER_FLG_WEAK
 
 // What a version index of .gnu.version names: "GLIBC_2.29" from "libc.so.6".
 struct VersionNeed {
@@ -23,8 +24,9 @@ struct VersionNeed {
 };
 
 // Version index -> need, from .gnu.version_r (indices not listed there are
-// local, global or defined by the module itself).
-std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image) {
+// local, global or defined by the module itself). Every need is also listed
+// in `all_needs`, in section order.
+std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image, std::vector<ElfVersionNeed>& all_needs) {
   std::vector<std::optional<VersionNeed>> needs;
   const ElfSection* section = image.find_section_of_type(kVersionNeeds);
   if (section == nullptr) return needs;
@@ -67,6 +69,7 @@ std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image
       const std::uint16_t version_index = image.u16(data, aux + 6) & 0x7fff;
       if (needs.size() <= version_index) needs.resize(version_index + 1);
       needs[version_index] = VersionNeed{std::string(image.string_at(strings, image.u32(data, aux + 8))), library};
+      all_needs.push_back({needs[version_index]->version, library, (image.u16(data, aux + 4) & kWeakVersionNeed) != 0});
       const std::uint32_t next = image.u32(data, aux + 12);
       if (next == 0) break;
       aux = step(aux, next);
@@ -183,7 +186,7 @@ void add_namespace(std::vector<std::string>& namespaces, std::string name) {
 void read_dynamic_symbols(const ElfImage& image, ElfFacts& facts) {
   const ElfSection* table = image.find_section_of_type(kDynamicSymbols);
   if (table == nullptr) return;
-  const auto needs = read_version_needs(image);
+  const auto needs = read_version_needs(image, facts.version_needs);
   const ElfSection* versions = image.find_section_of_type(kSymbolVersions);
   const auto version_data = versions != nullptr ? image.contents(*versions) : std::span<const std::byte>{};
   for_each_symbol(image, *table, ".dynsym", [&](std::string_view name, const ElfSymbolEntry& entry, std::uint64_t index) {

@@ -10,22 +10,28 @@
 
 namespace kcheck {
 
-// An imported symbol whose version node the policy does not allow: above
-// the family's ceiling, or a named node such as GLIBC_PRIVATE.
+// A version node the module needs that the policy does not allow: above the
+// family's ceiling, or a named node such as GLIBC_PRIVATE. Either an
+// imported symbol needs it, or a non-weak entry of .gnu.version_r that no
+// import refers to (GLIBC_ABI_DT_RELR): the loader checks both alike.
 struct SymbolCeilingViolation {
-  const ElfImportedSymbol* symbol = nullptr;
-  std::string family;           // "GLIBC"
-  std::optional<Version> limit;  // the ceiling; empty for a disallowed named node
+  std::string version;            // the node, e.g. "GLIBC_2.29", "GLIBC_ABI_DT_RELR"
+  std::string library;            // the library that must provide it; empty when unknown
+  std::string symbol;             // the import that needs it; empty for a bare version need
+  std::string family;             // "GLIBC"
+  std::optional<Version> needed;  // the release it stands for; empty for a disallowed named node
+  std::optional<Version> limit;   // the ceiling; empty for a disallowed named node
 };
 
-// The violations among the module's imports, for the version families that
-// `judged_family` selects. The ceilings are those of the variant's arch (of
-// the ELF machine when the variant name is unknown).
+// The violations among the module's imports and version needs, for the
+// version families that `judged_family` selects. The ceilings are those of
+// the variant's arch (of the ELF machine when the variant name is unknown).
 std::vector<SymbolCeilingViolation> symbol_ceiling_violations(const NativeModuleView& view, const ElfFacts& elf,
                                                               const NativePolicy& policy,
                                                               const std::function<bool(std::string_view)>& judged_family);
 
-// "fcntl64@GLIBC_2.29 (libc.so.6) needs GLIBC 2.29; policy hub allows GLIBC up to 2.28 on x86_64"
+// "imports fcntl64@GLIBC_2.29 (from libc.so.6), which needs GLIBC 2.29; policy hub allows GLIBC up to 2.28 on x86_64"
+// "libc.so.6 needs GLIBC_ABI_DT_RELR (glibc 2.36) ..., which no import uses ...; policy hub allows ..."
 std::string describe(const SymbolCeilingViolation& violation, const Policy& policy, const std::string& arch);
 
 std::string ceiling_arch(const NativeModuleView& view, const ElfFacts& elf);

@@ -12,14 +12,16 @@ namespace {
 // The member lists: one function per facts struct, used by the writer and
 // the reader alike (the writer only reads through the reference).
 template <typename Archive> void members(Archive& a, ElfImportedSymbol& s) { a(s.name, s.version, s.library, s.weak); }
+template <typename Archive> void members(Archive& a, ElfVersionNeed& n) { a(n.version, n.library, n.weak); }
 template <typename Archive> void members(Archive& a, ElfExportedSymbol& s) { a(s.name, s.binding, s.visibility, s.type); }
 template <typename Archive> void members(Archive& a, DeviceCodeFacts& d) {
   a(d.cuda_sass_archs, d.cuda_ptx_archs, d.hip_targets, d.error);
 }
 template <typename Archive> void members(Archive& a, ElfFacts& e) {
   a(e.error, e.elf_class, e.machine, e.machine_name, e.elf_type, e.needed, e.soname, e.rpath, e.runpath, e.imports,
-    e.exports, e.has_gnu_stack, e.executable_stack, e.writable_and_executable_segment, e.has_relro, e.bind_now,
-    e.text_relocations, e.has_debug_sections, e.debug_section_names, e.leaked_build_paths, e.device_code,
+    e.version_needs, e.exports, e.has_gnu_stack, e.executable_stack, e.writable_and_executable_segment, e.has_relro, e.bind_now,
+    e.text_relocations, e.has_debug_sections, e.debug_section_names, e.leaked_build_paths, e.read_only_data_build_paths,
+    e.read_only_data_scanned, e.device_code,
     e.torch_library_namespaces);
 }
 template <typename Archive> void members(Archive& a, MachOFacts& m) {

@@ -2,6 +2,8 @@
 // device code, and errors that name the reason instead of crashing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -102,6 +104,70 @@ TEST(ElfReader, ReportsAFatBinaryContainerThatDoesNotFit) {
   DeviceCodeFacts device_code;
   read_cuda_fatbin(std::as_bytes(std::span(header)), device_code);
   EXPECT_NE(device_code.error.find("extends past the end"), std::string::npos) << device_code.error;
+}
+
+TEST(ElfReader, ReadsEveryVersionNeed) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_packed_relocations.abi3.so"));
+  ASSERT_TRUE(facts.error.empty()) << facts.error;
+  Strings needs;
+  for (const ElfVersionNeed& need : facts.version_needs) {
+    EXPECT_EQ(need.library, "libc.so.6");
+    EXPECT_FALSE(need.weak);
+    needs.push_back(need.version);
+  }
+  std::sort(needs.begin(), needs.end());
+  EXPECT_EQ(needs, (Strings{"GLIBC_2.14", "GLIBC_2.2.5", "GLIBC_ABI_DT_RELR"}));
+}
+
+// The ELF hash of a version name: what vna_hash holds (System V ABI).
+std::uint32_t elf_hash(std::string_view name) {
+  std::uint32_t hash = 0;
+  for (const unsigned char c : name) {
+    hash = (hash << 4) + c;
+    const std::uint32_t high = hash & 0xf0000000u;
+    if (high != 0) hash ^= high >> 24;
+    hash &= ~high;
+  }
+  return hash;
+}
+
+TEST(ElfReader, AWeakVersionNeedIsReadAndNotJudged) {
+  // The same module with VER_FLG_WEAK set on its GLIBC_ABI_DT_RELR need:
+  // the loader only warns when a weak need is missing.
+  std::string bytes = read_bytes(elf_fixture("_packed_relocations.abi3.so"));
+  const std::uint32_t hash = elf_hash("GLIBC_ABI_DT_RELR");
+  const std::string hash_bytes(reinterpret_cast<const char*>(&hash), 4);  // little-endian x86_64
+  const std::size_t aux = bytes.find(hash_bytes);
+  ASSERT_NE(aux, std::string::npos);
+  bytes[aux + 4] = 2;  // vna_flags = VER_FLG_WEAK
+  const ScratchFile weak(bytes);
+  const ElfFacts facts = read_elf_facts(weak.path());
+  ASSERT_TRUE(std::any_of(facts.version_needs.begin(), facts.version_needs.end(),
+                          [](const ElfVersionNeed& need) { return need.version == "GLIBC_ABI_DT_RELR" && need.weak; }));
+  EXPECT_EQ(codes_of(run_native_rules(tree_with_module(weak.path(), "torch213-cxx11-cpu-x86_64-linux", "_packed_relocations.abi3.so"), load_policy("hub"))), Strings{});
+}
+
+TEST(ElfReader, ReadOnlyDataIsScannedOnlyWhenAsked) {
+  const ElfFacts scanned = read_elf_facts(elf_fixture("_source_path_leak.abi3.so"));
+  EXPECT_TRUE(scanned.read_only_data_scanned);
+  EXPECT_EQ(scanned.read_only_data_build_paths, Strings{"/tmp/build/file_macro.c"});
+  const ElfFacts skipped = read_elf_facts(elf_fixture("_source_path_leak.abi3.so"), ElfReadOptions{.scan_read_only_data = false});
+  EXPECT_FALSE(skipped.read_only_data_scanned);
+  EXPECT_TRUE(skipped.read_only_data_build_paths.empty());
+  EXPECT_TRUE(read_elf_facts(elf_fixture("_source_path_mapped.abi3.so")).read_only_data_build_paths.empty());
+}
+
+TEST(ElfReaderMalformed, GitLfsPointerIsNamed) {
+  const ScratchFile pointer(
+      "version https://git-lfs.github.com/spec/v1\n"
+      "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+      "size 12345\n");
+  const std::string error = read_elf_facts(pointer.path()).error;
+  EXPECT_NE(error.find("Git LFS pointer"), std::string::npos) << error;
+  EXPECT_NE(error.find("git lfs pull"), std::string::npos) << error;
+  const Findings findings = run_native_rules(tree_with_module(pointer.path(), "torch213-cxx11-cpu-x86_64-linux", "_k.abi3.so"), load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Strings{"KE007"});
+  EXPECT_NE(findings[0].message.find("Git LFS pointer"), std::string::npos) << findings[0].message;
 }
 
 TEST(ElfReaderMalformed, WrongMagic) {

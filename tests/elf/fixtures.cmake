@@ -41,6 +41,10 @@ kcheck_elf_fixture(_text_relocation.abi3.so text_relocation.c ${cc} ${elf_harden
 kcheck_elf_fixture(_debug_leak.abi3.so clean.c ${cc} ${elf_hardened} -g -fdebug-prefix-map=${elf_fixture_sources}=/home/builder/kernel)
 kcheck_elf_fixture(_needs_libelf.abi3.so clean.c ${cc} ${elf_hardened} -Wl,--no-as-needed -lelf)
 kcheck_elf_fixture(_torch_registrations.abi3.so torch_registrations.cpp ${cxx} ${elf_hardened})
+kcheck_elf_fixture(_packed_relocations.abi3.so relative_relocations.c ${cc} ${elf_hardened} -Wl,-z,pack-relative-relocs)
+kcheck_elf_fixture(_unpacked_relocations.abi3.so relative_relocations.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_source_path_leak.abi3.so file_macro.c ${cc} ${elf_hardened} -fmacro-prefix-map=${elf_fixture_sources}=/tmp/build)
+kcheck_elf_fixture(_source_path_mapped.abi3.so file_macro.c ${cc} ${elf_hardened} -fmacro-prefix-map=${elf_fixture_sources}=.)
 
 find_program(KCHECK_AARCH64_CC aarch64-linux-gnu-gcc)
 if(KCHECK_AARCH64_CC)

@@ -36,6 +36,9 @@ INSTANTIATE_TEST_SUITE_P(
                       RuleCase{"_clean.abi3.so", "hub", "", {}},                          // module scope
                       RuleCase{"_clean.abi3.so", "hub-legacy", kLinuxCpu, {}},
                       RuleCase{"_glibc_229.abi3.so", "hub", kLinuxCpu, {"KE001"}},
+                      RuleCase{"_packed_relocations.abi3.so", "hub", kLinuxCpu, {"KE001"}},  // GLIBC_ABI_DT_RELR
+                      RuleCase{"_packed_relocations.abi3.so", "hub-legacy", kLinuxCpu, {"KE001"}},
+                      RuleCase{"_unpacked_relocations.abi3.so", "hub", kLinuxCpu, {}},
                       RuleCase{"_glibcxx_325.abi3.so", "hub", kLinuxCpu, {"KE002"}},
                       RuleCase{"_cxx_runtime.abi3.so", "hub", kLinuxCpu, {}},             // dynamic libstdc++ allowed
                       RuleCase{"_cxx_runtime.abi3.so", "hub-legacy", kLinuxCpu, {"KE003", "KE003"}},
@@ -55,7 +58,9 @@ INSTANTIATE_TEST_SUITE_P(
                       RuleCase{"_execstack.abi3.so", "hub", kLinuxCpu, {"KE011"}},
                       RuleCase{"_text_relocation.abi3.so", "hub", kLinuxCpu, {"KE011"}},
                       RuleCase{"_clean_lazy.abi3.so", "hub", kLinuxCpu, {"KE012"}},
-                      RuleCase{"_debug_leak.abi3.so", "hub", kLinuxCpu, {"KE012", "KE012"}}));
+                      RuleCase{"_debug_leak.abi3.so", "hub", kLinuxCpu, {"KE012", "KE012"}},
+                      RuleCase{"_source_path_leak.abi3.so", "hub", kLinuxCpu, {"KE012"}},  // __FILE__ in .rodata
+                      RuleCase{"_source_path_mapped.abi3.so", "hub", kLinuxCpu, {}}));
 
 #ifdef KCHECK_HAVE_FOREIGN_FIXTURE
 INSTANTIATE_TEST_SUITE_P(Foreign, NativeRuleFixtures,
@@ -90,6 +95,40 @@ TEST(NativeRuleMessages, NameTheSymbolItsVersionAndTheCeiling) {
   EXPECT_NE(findings[0].message.find("GLIBC up to 2.28"), std::string::npos) << findings[0].message;
   EXPECT_EQ(findings[0].file, "build/" + std::string(kLinuxCpu) + "/_glibc_229.abi3.so");
   EXPECT_EQ(findings[0].variant, kLinuxCpu);
+}
+
+TEST(NativeRuleMessages, AVersionNeedNoSymbolUsesIsJudgedAndNamed) {
+  const auto tree = tree_with_module(elf_fixture("_packed_relocations.abi3.so"), kLinuxCpu);
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Codes{"KE001"});
+  EXPECT_EQ(findings[0].location.symbol, "GLIBC_ABI_DT_RELR");
+  EXPECT_NE(findings[0].message.find("libc.so.6 needs GLIBC_ABI_DT_RELR (glibc 2.36)"), std::string::npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("GLIBC up to 2.28"), std::string::npos) << findings[0].message;
+}
+
+TEST(NativeRuleMessages, NotAbi3NameSaysWhatTheNameFailsToTell) {
+  const Findings findings = run_native_rules(tree_with_module(elf_fixture("_plain.so"), kLinuxCpu), load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Codes{"KE005"});
+  EXPECT_NE(findings[0].message.find("is not named as an abi3 module (<id>.abi3.so)"), std::string::npos) << findings[0].message;
+  EXPECT_EQ(findings[0].message.find("version-specific"), std::string::npos) << findings[0].message;
+}
+
+TEST(NativeRuleMessages, ShimNewerThanTheDeclaredStableAbiNamesBothVersions) {
+  const auto tree = tree_with_module(elf_fixture("_torch_registrations.abi3.so"), "torch-stable-abi210-cpu-x86_64-linux");
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), (Codes{"KE006", "KE006"}));
+  const std::string messages = findings[0].message + "\n" + findings[1].message;
+  EXPECT_NE(messages.find("imports aoti_torch_cpu_nonzero_static (Torch 2.11 shim) but declares stable ABI 2.10"), std::string::npos)
+      << messages;
+}
+
+TEST(NativeRuleMessages, SourcePathsInReadOnlyDataAreWarnings) {
+  const Findings findings = run_native_rules(tree_with_module(elf_fixture("_source_path_leak.abi3.so"), kLinuxCpu), load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Codes{"KE012"});
+  EXPECT_EQ(findings[0].severity, Severity::warning);
+  EXPECT_EQ(findings[0].location.symbol, "/tmp/build/file_macro.c");
+  EXPECT_NE(findings[0].message.find("/tmp/build/file_macro.c"), std::string::npos) << findings[0].message;
+  EXPECT_EQ(findings[0].message.find("/tmp/kernel-cache"), std::string::npos) << findings[0].message;
 }
 
 TEST(NativeRuleMessages, StableAbiFindingsNameTheSymbolAndItsVersion) {

@@ -19,11 +19,15 @@ the module on a system whose glibc is older than the newest node it needs.
 The policy fixes the oldest glibc a kernel must run on (`hub`: manylinux_2_28,
 GLIBC 2.28; `hub-legacy`: 2.27); each import above that ceiling is reported
 with its version and the library it comes from. Named nodes such as
-GLIBC_PRIVATE are never allowed.
+GLIBC_PRIVATE are never allowed. The loader checks every non-weak entry of
+.gnu.version_r, not only those a symbol refers to: linking with
+`-z pack-relative-relocs` adds GLIBC_ABI_DT_RELR, which glibc 2.36
+introduced, so the module is refused below glibc 2.36 although no import
+needs a new symbol; such a version need is reported with its library.
 
 Fix: build in the policy's manylinux container (or against an old enough
 sysroot), so the linker binds the old symbol versions; or avoid the function
-that only newer glibc provides.
+that only newer glibc provides; drop `-z pack-relative-relocs`.
 )",
       R"ex(// built on glibc 2.36
 double f(double x) { return exp(x); }   // imports exp@GLIBC_2.29)ex",

@@ -17,8 +17,8 @@ class NotAbi3 final : public Rule {
       // TVM-FFI libraries are not Python extension modules.
       if (view.variant_is(VariantKind::tvm_ffi)) return;
       if (!view.file_name().ends_with(".abi3.so")) {
-        sink.report(view.place(), "file name '" + std::string(view.file_name()) +
-                                      "' lacks the .abi3.so suffix: Python loads it only as a version-specific extension");
+        sink.report(view.place(), "file name '" + std::string(view.file_name()) + "' is not named as an abi3 module (<id>.abi3.so): "
+                                  "the kernels loader and packaging cannot tell that it is abi3");
       }
       for (const std::string_view name : imported_symbol_names(view)) {
         if (!is_python_symbol(name)) continue;

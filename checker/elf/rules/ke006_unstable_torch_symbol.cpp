@@ -31,6 +31,9 @@ bool may_name_torch_api(std::string_view mangled) {
                                        mangled.find("5torch") != std::string_view::npos);
 }
 
+// "2.11.0" -> "2.11": Torch releases as the variant names spell them.
+std::string major_minor(const Version& version) { return std::to_string(version.major()) + "." + std::to_string(version.minor()); }
+
 class UnstableTorchSymbol final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -59,8 +62,8 @@ class UnstableTorchSymbol final : public Rule {
     }
     const auto shim = policy.torch_shim_versions.find(name);
     if (shim != policy.torch_shim_versions.end() && shim->second > torch) {
-      sink.report(view.place(symbol), "imports the stable-ABI shim " + symbol + ", introduced in Torch " + shim->second.str() +
-                                          "; the variant declares Torch " + torch.str());
+      sink.report(view.place(symbol), "imports " + symbol + " (Torch " + major_minor(shim->second) + " shim) but declares stable ABI " +
+                                          major_minor(torch) + ": Torch " + major_minor(torch) + " lacks it");
     }
   }
 

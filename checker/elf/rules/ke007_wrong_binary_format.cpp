@@ -61,10 +61,12 @@ a 64-bit ELF ET_DYN file for the named machine on Linux, a Mach-O image of
 the named arch on macOS. A module cross-compiled for the wrong machine, an
 executable or object file renamed to .so, or a truncated or corrupt file
 (reported with the reason, e.g. the section header table ends past the end
-of the file) fails to import on every user's machine.
+of the file) fails to import on every user's machine. A Git LFS pointer
+file (`version https://git-lfs.github.com/spec/v1`) in place of the module
+is named as such: the repository was cloned without Git LFS.
 
 Fix: rebuild the variant on (or for) the system its name states; re-upload
-files that were truncated in transfer.
+files that were truncated in transfer; fetch LFS objects with `git lfs pull`.
 )",
       R"ex(build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine aarch64)ex",
       R"ex(# build x86_64 code for an x86_64 variant (or name the variant ...-aarch64-linux)

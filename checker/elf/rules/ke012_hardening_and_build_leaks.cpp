@@ -24,6 +24,11 @@ class HardeningAndBuildLeaks final : public Rule {
         sink.report(Severity::warning, view.place(elf.leaked_build_paths.front()),
                     "leaks paths of the build machine: " + join_first(elf.leaked_build_paths, 3));
       }
+      if (!elf.read_only_data_build_paths.empty()) {
+        sink.report(Severity::warning, view.place(elf.read_only_data_build_paths.front()),
+                    "embeds source paths of the build machine as strings in read-only data (e.g. from __FILE__): " +
+                        join_first(elf.read_only_data_build_paths, 3));
+      }
     });
   }
 
@@ -36,8 +41,10 @@ read-only; without it a memory-safety bug in a kernel can redirect calls
 through the writable GOT, and missing symbols only show up at the first call
 instead of at import. That is reported as a note. Debug sections (.debug_*)
 and absolute paths of the build machine (/home/<user>/..., /nix/store/...,
-in .comment or the DWARF string tables) enlarge the download and leak the
-builder's file system: a warning.
+in .comment or the DWARF string tables, or source paths that __FILE__ left
+among the strings of .rodata, as in assert messages) enlarge the download
+and leak the builder's file system: a warning. .rodata is read only when
+KE012 is selected.
 
 Fix: link with -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
 or CMake's RelWithDebInfo with a separate debug file) and build with
