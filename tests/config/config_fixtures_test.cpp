@@ -1,7 +1,8 @@
 // Runs KC001–KC005 over every kernel source tree in tests/fixtures/config/
 // and compares the findings with the exact multiset its expected.toml
-// declares ("CODE", "CODE@file" or "CODE@file:line"): a missing or an extra
-// finding fails.
+// declares ("CODE", "CODE@file" or "CODE@file:line", or an inline table
+// `{ finding = "...", message = "text the message must contain" }`): a
+// missing or an extra finding fails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,17 +37,29 @@ std::vector<FixtureCase> discover_cases() {
   return cases;
 }
 
+// One expected finding: where it is, and optionally text its message holds.
+struct ExpectedFinding {
+  std::string spec;              // "CODE", "CODE@file" or "CODE@file:line"
+  std::string message_contains;  // "" when any message will do
+};
+
 struct Expectation {
   std::string policy = "hub";
-  std::vector<std::string> findings;
+  std::vector<ExpectedFinding> findings;
 };
+
+ExpectedFinding read_expected_finding(const toml::node& item) {
+  if (const toml::table* table = item.as_table())
+    return {(*table)["finding"].value_or(std::string("?")), (*table)["message"].value_or(std::string())};
+  return {item.value_or(std::string("?")), ""};
+}
 
 Expectation read_expectation(const fs::path& directory) {
   toml::table table = toml::parse_file((directory / "expected.toml").string());
   Expectation expectation;
   expectation.policy = table["policy"].value_or(std::string("hub"));
   if (const toml::array* expect = table["expect"].as_array())
-    for (const toml::node& item : *expect) expectation.findings.push_back(item.value_or(std::string("?")));
+    for (const toml::node& item : *expect) expectation.findings.push_back(read_expected_finding(item));
   return expectation;
 }
 
@@ -77,7 +90,7 @@ std::string describe(const Finding& finding) {
 }
 
 // Whether `finding` satisfies "CODE", "CODE@file" or "CODE@file:line".
-bool matches(const std::string& expected, const Finding& finding) {
+bool matches_place(const std::string& expected, const Finding& finding) {
   auto at = expected.find('@');
   if (at == std::string::npos) return finding.code == expected;
   std::string place = expected.substr(at + 1);
@@ -85,8 +98,18 @@ bool matches(const std::string& expected, const Finding& finding) {
   return finding.code == expected.substr(0, at) && finding.file == place;
 }
 
-int specificity(const std::string& expected) {
-  return expected.find(':') != std::string::npos ? 2 : expected.find('@') != std::string::npos ? 1 : 0;
+bool matches(const ExpectedFinding& expected, const Finding& finding) {
+  return matches_place(expected.spec, finding) && finding.message.find(expected.message_contains) != std::string::npos;
+}
+
+int specificity(const ExpectedFinding& expected) {
+  const std::string& spec = expected.spec;
+  int place = spec.find(':') != std::string::npos ? 2 : spec.find('@') != std::string::npos ? 1 : 0;
+  return place * 2 + (expected.message_contains.empty() ? 0 : 1);
+}
+
+std::string describe(const ExpectedFinding& expected) {
+  return expected.spec + (expected.message_contains.empty() ? "" : " with message containing \"" + expected.message_contains + "\"");
 }
 
 class ConfigFixture : public ::testing::TestWithParam<FixtureCase> {};
@@ -101,12 +124,12 @@ TEST_P(ConfigFixture, ProducesExactlyTheExpectedFindings) {
   for (const Finding& finding : findings) unmatched.push_back(&finding);
   // Most specific expectations first, so a bare code cannot steal their finding.
   std::stable_sort(expectation.findings.begin(), expectation.findings.end(),
-                   [](const std::string& a, const std::string& b) { return specificity(a) > specificity(b); });
+                   [](const ExpectedFinding& a, const ExpectedFinding& b) { return specificity(a) > specificity(b); });
   std::string missing;
-  for (const std::string& expected : expectation.findings) {
+  for (const ExpectedFinding& expected : expectation.findings) {
     auto it = std::find_if(unmatched.begin(), unmatched.end(), [&](const Finding* f) { return matches(expected, *f); });
     if (it == unmatched.end())
-      missing += "\n  " + expected;
+      missing += "\n  " + describe(expected);
     else
       unmatched.erase(it);
   }
@@ -129,8 +152,8 @@ INSTANTIATE_TEST_SUITE_P(SourceTrees, ConfigFixture, ::testing::ValuesIn(discove
 TEST(ConfigFixtures, EveryRuleHasAFixtureThatFiresIt) {
   std::set<std::string> fired;
   for (const FixtureCase& fixture : discover_cases())
-    for (const std::string& expected : read_expectation(fixture.directory).findings)
-      fired.insert(expected.substr(0, expected.find('@')));
+    for (const ExpectedFinding& expected : read_expectation(fixture.directory).findings)
+      fired.insert(expected.spec.substr(0, expected.spec.find('@')));
   for (const char* code : {"KC001", "KC002", "KC003", "KC004", "KC005"}) EXPECT_TRUE(fired.contains(code)) << code;
 }
 
