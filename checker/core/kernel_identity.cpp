@@ -18,7 +18,37 @@ void add_unique(std::vector<std::string>& values, std::string value) {
   if (!value.empty() && std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
 }
 
+// "relu/__init__.py" -> "relu"; "" for a file not directly inside a
+// top-level directory.
+std::string top_level_directory(std::string_view relative_path) {
+  const std::size_t slash = relative_path.find('/');
+  if (slash == std::string_view::npos || relative_path.find('/', slash + 1) != std::string_view::npos) return {};
+  return std::string(relative_path.substr(0, slash));
+}
+
 }  // namespace
+
+std::optional<std::string> legacy_package_name(const VariantFacts& variant) {
+  // The older builds kept the native module inside the package.
+  for (const NativeModuleFacts& native : variant.native_modules) {
+    if (std::string directory = top_level_directory(native.relative_path); !directory.empty()) return directory;
+  }
+  std::vector<std::string> packages;
+  for (const FileEntry& file : variant.files) {
+    if (!file.relative_path.ends_with("/__init__.py")) continue;
+    if (std::string directory = top_level_directory(file.relative_path); !directory.empty()) packages.push_back(directory);
+  }
+  // A root native module named `_<package>_<unique>` (ids before the
+  // backend was part of them).
+  for (const NativeModuleFacts& native : variant.native_modules) {
+    const std::string stem = native_module_stem(native.relative_path);
+    for (const std::string& package : packages)
+      if (stem.starts_with("_" + package + "_")) return package;
+  }
+  // Only the nested package and no top-level one: that package is the kernel.
+  if (packages.size() == 1 && !variant.find_file("__init__.py")) return packages.front();
+  return std::nullopt;
+}
 
 std::optional<KernelIdParts> split_kernel_id(std::string_view id, std::optional<std::string_view> module) {
   if (!id.starts_with('_')) return std::nullopt;
@@ -75,7 +105,7 @@ std::optional<std::string> kernel_module_name(const VariantFacts& variant) {
   for (const std::string& id : ids) {
     if (auto parts = split_kernel_id(id)) return parts->module;
   }
-  return std::nullopt;
+  return legacy_package_name(variant);
 }
 
 std::optional<std::string> variant_backend(const VariantFacts& variant) {

@@ -26,8 +26,15 @@ std::string native_module_stem(std::string_view file_name);
 
 // The kernel's Python module name: metadata `name` with '-' -> '_'; when
 // metadata has no name, derived from its id or from the native module's
-// file name. nullopt when nothing names the kernel.
+// file name, else from a legacy package (legacy_package_name). nullopt when
+// nothing names the kernel.
 std::optional<std::string> kernel_module_name(const VariantFacts& variant);
+
+// The package of a legacy variant (build-variants.md §3.5) as its files
+// name it: the directory holding the native module, the top-level package
+// that prefixes a root native module's name (`_<package>_<unique>`), or the
+// only top-level package when there is no top-level __init__.py.
+std::optional<std::string> legacy_package_name(const VariantFacts& variant);
 
 // The variant's backend: from the directory name, else metadata backend.type.
 std::optional<std::string> variant_backend(const VariantFacts& variant);

@@ -21,7 +21,8 @@ class NoImportablePackage final : public Rule {
       }
       auto module = kernel_module_name(variant);
       if (!module) {
-        sink.report(where, "cannot tell the kernel's package name (no metadata name or id, no native module), so "
+        sink.report(where, "cannot tell the kernel's package name (no metadata name or id, no native module or "
+                           "package directory naming it), so "
                            "the nested package <module>/__init__.py that policy '" + context.policy.name +
                            "' requires cannot be found");
       } else if (!variant.find_file(*module + "/__init__.py")) {
@@ -37,7 +38,10 @@ class NoImportablePackage final : public Rule {
 layout (policy `hub`) that is the variant directory itself, so it needs a
 top-level __init__.py. Under the seeds' layout (policy `hub-legacy`) the
 package is a directory named after the kernel (`-` replaced by `_`) inside the
-variant: build/<variant>/<module>/__init__.py.
+variant: build/<variant>/<module>/__init__.py. The name comes from
+metadata.json (`name`, else `id`); legacy variants without it are named by
+their files: the directory holding the native module, the package whose name
+prefixes a root native module's (`_<module>_<unique>`), or the only package.
 
 Fix: ship the package's __init__.py where the policy expects it; kernel-builder
 and `kcheck build` copy torch-ext/<module>/ there.
