@@ -20,7 +20,7 @@ class LiteralTorchOpsNamespace final : public Rule {
     const std::vector<std::string> own = own_op_namespaces(variant);
     const std::optional<std::string> module = kernel_module_name(variant);
     for (const PythonFileFacts& file : variant.python_files) {
-      if (!file.parsed || file.relative_path == "_ops.py") continue;
+      if (!file.parsed || is_generated_ops(file.relative_path, module)) continue;
       for (const PythonAttributeChain& chain : file.torch_ops_chains) {
         const std::string ns = torch_ops_chain_namespace(chain.chain);
         if (!is_own(ns, own, module)) continue;
@@ -29,6 +29,13 @@ class LiteralTorchOpsNamespace final : public Rule {
                         "`; use `from ._ops import ops` and `ops" + chain.chain.substr(std::string("torch.ops.").size() + ns.size()) + "`");
       }
     }
+  }
+
+  // The generated `_ops.py`: at the variant root, or inside the legacy
+  // package `<module>/` (build-variants.md §3.5), where it is the one
+  // place that names the namespace.
+  static bool is_generated_ops(const std::string& path, const std::optional<std::string>& module) {
+    return path == "_ops.py" || (module && path == *module + "/_ops.py");
   }
 
   // The variant's own namespace, or one shaped like another revision's of
@@ -40,7 +47,8 @@ class LiteralTorchOpsNamespace final : public Rule {
 
   RuleInfo info_{"KO004", "Python reaches torch.ops.<own namespace> outside _ops.py", Severity::error,
                  R"doc(Flags `torch.ops.<ns>` attribute chains in any Python file of the variant other
-than `_ops.py`, where `<ns>` is the kernel's own op namespace (metadata id,
+than the generated `_ops.py` (at the variant root, or in the legacy layout
+`<module>/_ops.py` inside the package), where `<ns>` is the kernel's own op namespace (metadata id,
 `_ops.py`'s namespace, the native module's name or registered namespace) or
 has the shape `_<module>_<backend>_<unique>` of another revision of it.
 
