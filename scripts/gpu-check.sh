@@ -9,7 +9,8 @@
 # build fails unless the variant's self-audit is clean), and puts kcheck,
 # kcheck_worker and the few shared libraries the GPU machine lacks (LIEF,
 # toml++, mbedTLS, Google Benchmark) into .gpu-carry/bin and .gpu-carry/lib.
-# Set KCHECK_GPU_REUSE_VARIANTS=1 to keep variants built earlier.
+# Set KCHECK_GPU_REUSE_VARIANTS=1 to keep variants built earlier, and
+# KCHECK_GPU_KERNELS to choose among the reference kernels.
 # KCHECK_HUB_KERNELS="DIR ..." adds real Hub kernel source trees (e.g. a
 # checkout of kernels-community/activation, stable ABI): built the same way
 # into .gpu-carry/hub-<name>/build (never committed), then run and benched
@@ -27,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 carry=.gpu-carry
-kernels=(relu activation rms_norm)
+read -r -a kernels <<<"${KCHECK_GPU_KERNELS-relu activation rms_norm}"  # reference kernels; "" for none
 
 case "${1:-}" in
   build)
@@ -84,8 +85,10 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
       "$carry/bin/kcheck" report "$out/bench-$kernel.json" --format markdown >"$out/bench-$kernel.md" || true
     done
     echo "== independent timing (torch.cuda.Event in Python) vs kcheck bench"
-    "$python" reference/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
-      silu_and_mul gelu_and_mul || status=1
+    if [[ -d $carry/activation ]]; then
+      "$python" reference/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
+        silu_and_mul gelu_and_mul || status=1
+    fi
     if [[ -d $carry/hub-activation ]]; then
       "$python" reference/tests/time_op.py "$carry/hub-activation" "$out/bench-hub-activation.json" \
         silu_and_mul gelu_and_mul || status=1
