@@ -59,6 +59,11 @@ def build_row(kcheck: str, kernel: Path, timeout: int, work: Path) -> tuple[str,
     return "failed", seconds, reason[:600]
 
 
+def source_bytes(kernel: Path) -> int:
+    suffixes = {".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp"}
+    return sum(p.stat().st_size for p in kernel.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
 def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -71,6 +76,8 @@ def main() -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kcheck-corpus")
+    parser.add_argument("--total-budget", type=int, default=0,
+                        help="seconds for all builds; kernels left when it is spent are listed as not run")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
     kernels = kernel_dirs(args.corpus, only)
@@ -85,9 +92,14 @@ def main() -> int:
         return 0
     print(f"\n## kcheck build --backends cpu,cuda --cuda-capabilities 9.0 (limit {args.build_timeout} s per variant)\n")
     print("| kernel | result | time (s) | reason / variants |\n| --- | --- | ---: | --- |")
-    for kernel in kernels:
-        config = tomllib.loads((kernel / "build.toml").read_text())
-        if not {"cpu", "cuda"} & set(config["general"].get("backends", [])):
+    # Smallest sources first, so a run with a total budget covers the most kernels.
+    buildable = [k for k in kernels
+                 if {"cpu", "cuda"} & set(tomllib.loads((k / "build.toml").read_text())["general"].get("backends", []))]
+    buildable.sort(key=source_bytes)
+    started = time.monotonic()
+    for kernel in buildable:
+        if args.total_budget and time.monotonic() - started > args.total_budget:
+            print(f"| {kernel.name} | not run | | the run's total budget ({args.total_budget} s) was spent |", flush=True)
             continue
         result, seconds, reason = build_row(args.kcheck, kernel, args.build_timeout, args.work)
         print(f"| {kernel.name} | {result} | {seconds:.0f} | {cell(reason)} |", flush=True)
