@@ -121,6 +121,7 @@ class FactCollector {
       std::string bound = as_at < alias.size() ? std::string(alias[as_at + 1].text) : module->substr(0, module->find('.'));
       PythonImport import{.module = *module, .bound_names = {bound}, .level = 0, .line = statement[0].line};
       set_guards(import, guards);
+      import.in_function = scope.kind == ScopeKind::function;
       facts_.imports.push_back(std::move(import));
       bind_name(std::move(bound), scope);
     }
@@ -129,6 +130,7 @@ class FactCollector {
   void handle_from_import(TokenRange statement, Scope scope, Guards guards) {
     PythonImport import{.line = statement[0].line, .is_from = true};
     set_guards(import, guards);
+    import.in_function = scope.kind == ScopeKind::function;
     std::size_t index = 1;
     for (; index < statement.size() && (statement[index].is_op(".") || statement[index].is_op("...")); ++index) {
       import.level += static_cast<int>(statement[index].text.size());

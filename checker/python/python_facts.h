@@ -17,6 +17,7 @@ struct PythonImport {
   bool is_from = false;
   bool in_type_checking = false;    // inside `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`
   bool in_import_error_guard = false;  // inside try: ... except ImportError/ModuleNotFoundError
+  bool in_function = false;  // inside a def body: runs only when the function is called
 };
 
 // A construct newer than Python 3.9 (for KP003).

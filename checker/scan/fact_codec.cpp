@@ -30,7 +30,7 @@ template <typename Archive> void members(Archive& a, MachOFacts& m) {
 template <typename Archive> void members(Archive& a, NativeModuleFacts& n) { a(n.relative_path, n.elf, n.macho); }
 
 template <typename Archive> void members(Archive& a, PythonImport& i) {
-  a(i.module, i.names, i.bound_names, i.level, i.line, i.is_from, i.in_type_checking, i.in_import_error_guard);
+  a(i.module, i.names, i.bound_names, i.level, i.line, i.is_from, i.in_type_checking, i.in_import_error_guard, i.in_function);
 }
 template <typename Archive> void members(Archive& a, PythonSyntaxFeature& f) { a(f.construct, f.minimum_python, f.line); }
 template <typename Archive> void members(Archive& a, PythonCall& c) {

@@ -44,6 +44,21 @@ TEST(KP002, ThirdPartyImportFiresAndTypeCheckingIsANote) {
   EXPECT_EQ(findings[1].location.line, 4);
 }
 
+// A vendored library's path for another framework (einops' _backends.py):
+// loading the kernel never runs it, so a warning, not an error.
+TEST(KP002, ImportInsideAFunctionIsAWarning) {
+  const Findings findings = check(make_kp002_import_not_allowed(),
+                                  {{"helpers.py", "import torch\ndef to_numpy(x):\n    import numpy\n    return numpy.asarray(x)\n"
+                                                  "class Backend:\n    def load(self):\n        if True:\n            import jax.numpy\n"}});
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].severity, Severity::warning);
+  EXPECT_EQ(findings[0].location.line, 3);
+  EXPECT_NE(findings[0].message.find("inside a function: imported only when it is called"), std::string::npos)
+      << findings[0].message;
+  EXPECT_EQ(findings[1].severity, Severity::warning);
+  EXPECT_EQ(findings[1].location.line, 8);
+}
+
 TEST(KP002, StdlibTorchAndDeclaredDependencyPass) {
   VariantFacts variant = make_variant({{"helpers.py", "import typing\nimport os.path\nimport torch.nn\nimport einops\nfrom __future__ import annotations\n"}});
   variant.metadata.python_depends = std::vector<std::string>{"einops"};
@@ -124,6 +139,28 @@ TEST(KP005, ForwardHasBackwardAndAnnotationsPass) {
                                    "class NotALayer:\n    def helper(self): pass\n"},
                      {"helpers.py", "import torch\nclass M(torch.nn.Module):\n    def __init__(self): pass\n"}})
                   .empty());
+}
+
+// Layers are what the top-level package exports as `layers`; a vendored
+// library's own `layers` package it does not export is no Hub layer.
+TEST(KP005, OnlyTheExportedLayersModuleIsJudged) {
+  const std::string impure = "from torch import nn\nclass Mix(nn.Module):\n    def _helper(self):\n        pass\n";
+  EXPECT_TRUE(check(make_kp005_layer_purity(), {{"__init__.py", "from .ops import mix\n__all__ = ['mix']\n"},
+                                                {"layers/torch.py", impure}})
+                  .empty());
+  EXPECT_EQ(check(make_kp005_layer_purity(), {{"__init__.py", "from . import layers\n"}, {"layers/torch.py", impure}}).size(), 1u);
+  EXPECT_EQ(check(make_kp005_layer_purity(), {{"__init__.py", "__all__ = ['layers']\n"}, {"layers.py", impure}}).size(), 1u);
+}
+
+// flax.linen.Module (as `nn`) is not torch.nn.Module: no layer.
+TEST(KP005, ModulesOfOtherFrameworksAreNotLayers) {
+  EXPECT_TRUE(check(make_kp005_layer_purity(),
+                    {{"layers.py", "import flax.linen as nn\nclass Reduce(nn.Module):\n    def setup(self):\n        pass\n"}})
+                  .empty());
+  EXPECT_EQ(check(make_kp005_layer_purity(),
+                  {{"layers.py", "import torch.nn as nn\nclass Reduce(nn.Module):\n    def setup(self):\n        pass\n"}})
+                .size(),
+            1u);
 }
 
 TEST(KP006, SubprocessIsAWarningAndAnErrorUnderSecurity) {

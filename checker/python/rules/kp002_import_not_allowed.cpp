@@ -55,7 +55,9 @@ class ImportNotAllowed final : public PerPythonFileRule {
       if (context.policy.python.stdlib_modules.contains(top)) continue;
       const AllowedPythonDependency* dependency = dependency_providing(allowed, top);
       if (dependency && declared(variant, dependency->name)) continue;
-      const Severity severity = import.in_type_checking || import.in_import_error_guard ? Severity::note : Severity::error;
+      const Severity severity = import.in_type_checking || import.in_import_error_guard ? Severity::note
+                                : import.in_function                                     ? Severity::warning
+                                                                                         : Severity::error;
       sink.report(severity, python_place(variant, file, import.line), message(import, top, dependency, backend, allowed));
     }
   }
@@ -78,6 +80,7 @@ class ImportNotAllowed final : public PerPythonFileRule {
     }
     if (import.in_type_checking) text += " [only under `if TYPE_CHECKING:`, never imported at run time]";
     else if (import.in_import_error_guard) text += " [guarded by `except ImportError`, so optional at run time]";
+    else if (import.in_function) text += " [inside a function: imported only when it is called, not when the kernel loads]";
     return text;
   }
 
@@ -92,6 +95,9 @@ running backend; any other import fails on users' machines (or picks up
 whatever happens to be installed).
 
 Severity: error. Imports under `if TYPE_CHECKING:` never run and are a note.
+An import inside a function body runs only when that function is called
+(a vendored library's path for another framework's arrays, say): loading
+the kernel never fails on it, so it is a warning, which `--strict` gates.
 Imports inside `try:` whose handlers catch ImportError (or
 ModuleNotFoundError, Exception, a bare except) are optional by construction
 and are also a note, so that the optional use stays visible.
