@@ -34,6 +34,24 @@ def last_lines(text: str, count: int = 3) -> str:
     return " / ".join(lines[-count:])
 
 
+def audit_summary(stdout: str) -> str:
+    """The errors of each variant's self-audit (kcheck build --format json writes one report per variant)."""
+    decoder, position, parts = json.JSONDecoder(), 0, []
+    while True:
+        while position < len(stdout) and stdout[position].isspace():
+            position += 1
+        if position >= len(stdout):
+            break
+        report, position = decoder.raw_decode(stdout, position)
+        errors: dict[str, int] = {}
+        for finding in report.get("findings", []):
+            if finding.get("severity") == "error" and not finding.get("suppressed"):
+                errors[finding["code"]] = errors.get(finding["code"], 0) + 1
+        variant = Path(report.get("input", "?")).name
+        parts.append(f"{variant}: " + (", ".join(f"{code} x{count}" for code, count in sorted(errors.items())) or "clean"))
+    return "; ".join(parts)
+
+
 def build_row(kcheck: str, kernel: Path, timeout: int, work: Path) -> tuple[str, float, str]:
     config = tomllib.loads((kernel / "build.toml").read_text())
     backends = [b for b in ("cpu", "cuda") if b in config["general"].get("backends", [])]
@@ -45,18 +63,21 @@ def build_row(kcheck: str, kernel: Path, timeout: int, work: Path) -> tuple[str,
     start = time.monotonic()
     run = subprocess.run(command, capture_output=True, text=True)
     seconds = time.monotonic() - start
-    built = sorted(p.name for p in (out / "build").iterdir()) if (out / "build").is_dir() else []
-    failures = [line for line in run.stderr.splitlines() if " failed: " in line or line.startswith("kcheck: ")]
-    if run.returncode == 0:
-        return "built", seconds, ", ".join(built)
+    failures = [line for line in run.stderr.splitlines() if " failed: " in line]
+    failure_detail = ""
+    if failures:  # the failing command's first error line, after "FAILED:"
+        errors = [line for line in run.stderr.splitlines() if "error" in line and not line.startswith("kcheck build:")]
+        failure_detail = failures[0].split(" failed: ")[0].replace("kcheck build: ", "") + ": " + (
+            errors[0].strip() if errors else failures[0].split(" failed: ")[1])
     if "did not finish within" in run.stderr:
-        return "compile limit", seconds, f"over {timeout} s; built: {', '.join(built) or 'none'}"
+        return "compile limit", seconds, f"a variant compiled for over {timeout} s; audited: {audit_summary(run.stdout) or 'none'}"
     if run.returncode == 2:
         return "refused", seconds, last_lines(run.stderr, 1)
-    reason = failures[0] if failures else last_lines(run.stderr)
-    if built and not failures:
-        reason = "audit findings in " + ", ".join(built) + ": " + last_lines(run.stdout, 1)[:300]
-    return "failed", seconds, reason[:600]
+    if failures:
+        return "build failed", seconds, failure_detail[:500]
+    if run.returncode == 0:
+        return "built, audit passes", seconds, audit_summary(run.stdout)
+    return "built, audit errors", seconds, audit_summary(run.stdout)
 
 
 def source_bytes(kernel: Path) -> int:

@@ -182,6 +182,8 @@ def write_policy(name, spec, reference, out):
     lines += ["", "[python]", 'floor = "3.9"',
               'stable-abi = "data/python-stable-abi.json"',
               'stdlib-modules = "data/python-stdlib-modules.json"']
+    lines += ["", "[python.torch-bundled]"]
+    lines += [f"{backend} = {toml_list(modules)}" for backend, modules in sorted(TORCH_BUNDLED_MODULES.items())]
     deps = reference["python_dependencies"]
     lines += ["", "[python.dependencies.general]"]
     lines += [f"{toml_string(n)} = {toml_list([p['import'] for p in d['python'] if 'import' in p])}"
@@ -223,6 +225,19 @@ def shim_versions(text):
         if m:
             shims[m.group(1)] = f"{m.group(2)}.{m.group(3)}.{m.group(4)}"
     return shims
+
+
+# Modules a backend's Torch installs by its own requirements, importable by a
+# kernel without a python-depends entry (KP002). Source: the Requires-Dist of
+# the torch 2.11.0 wheels on Linux: the CUDA wheel requires triton==3.6.0 and
+# cuda-bindings (import name `cuda`, cuda.bindings); the ROCm wheels require
+# pytorch-triton-rocm and the XPU wheels pytorch-triton-xpu, both imported as
+# `triton`.
+TORCH_BUNDLED_MODULES = {
+    "cuda": ["cuda", "triton"],
+    "rocm": ["triton"],
+    "xpu": ["triton"],
+}
 
 
 def main():

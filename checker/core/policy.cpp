@@ -155,6 +155,10 @@ class PolicyReader {
     } catch (const nlohmann::json::exception&) {
       fail("python.stdlib-modules", "names a file without a \"modules\" list of strings");
     }
+    if (at("python.torch-bundled"))
+      for (const auto& [backend, modules] : table("python.torch-bundled"))
+        python.torch_bundled_modules[std::string(backend.str())] =
+            string_list("python.torch-bundled." + std::string(backend.str()), &modules);
     python.general_dependencies = dependencies("python.dependencies.general");
     if (at("python.dependencies.backends"))
       for (const auto& [backend, _] : table("python.dependencies.backends"))

@@ -77,6 +77,19 @@ TEST(KP002, BackendSpecificDependencyOnlyForItsBackend) {
   EXPECT_NE(findings[0].message.find("backend `cpu`"), std::string::npos);
 }
 
+// triton (and cuda.bindings) come with a CUDA Torch (its wheel requires
+// them), so a Triton kernel's torch-cuda variant may import them; a cpu
+// variant may not.
+TEST(KP002, ModulesTheBackendsTorchInstallsPass) {
+  const std::map<std::string, std::string> sources{{"kernel.py", "import triton\nimport triton.language as tl\nimport cuda.bindings.driver\n"}};
+  VariantFacts cuda = make_variant(sources);
+  cuda.directory_name = "torch-cuda";
+  cuda.name = parse_variant_name("torch-cuda");
+  cuda.metadata.backend_type = "cuda";
+  EXPECT_TRUE(run_rule(*make_kp002_import_not_allowed(), make_tree(std::move(cuda)), hub_policy()).empty());
+  EXPECT_EQ(check(make_kp002_import_not_allowed(), sources).size(), 3u) << "not on the cpu backend";
+}
+
 TEST(KP003, MatchStatementFiresUnderFloor39) {
   const Findings findings = check(make_kp003_syntax_newer_than_floor(), {{"m.py", "x = 1\nmatch x:\n    case 1:\n        pass\n"}});
   ASSERT_EQ(findings.size(), 1u);

@@ -53,6 +53,7 @@ class ImportNotAllowed final : public PerPythonFileRule {
       const std::string top = top_level_module(import.module);
       if (top == "torch" || top == own_module || top == own_id) continue;  // KP001 judges own-package imports
       if (context.policy.python.stdlib_modules.contains(top)) continue;
+      if (bundled_with_torch(context.policy, backend, top)) continue;
       const AllowedPythonDependency* dependency = dependency_providing(allowed, top);
       if (dependency && declared(variant, dependency->name)) continue;
       const Severity severity = import.in_type_checking || import.in_import_error_guard ? Severity::note
@@ -60,6 +61,14 @@ class ImportNotAllowed final : public PerPythonFileRule {
                                                                                          : Severity::error;
       sink.report(severity, python_place(variant, file, import.line), message(import, top, dependency, backend, allowed));
     }
+  }
+
+  // Whether the backend's Torch installs `module` itself (triton with a CUDA Torch).
+  static bool bundled_with_torch(const Policy& policy, const std::optional<std::string>& backend, const std::string& module) {
+    if (!backend) return false;
+    auto modules = policy.python.torch_bundled_modules.find(*backend);
+    return modules != policy.python.torch_bundled_modules.end() &&
+           std::find(modules->second.begin(), modules->second.end(), module) != modules->second.end();
   }
 
   // Whether metadata.json declares the dependency (unknown metadata: assume so).
@@ -86,7 +95,8 @@ class ImportNotAllowed final : public PerPythonFileRule {
 
   RuleInfo info_{"KP002", "Import of a module that is not stdlib, torch, the kernel or an allowed dependency", Severity::error,
                  R"doc(Flags absolute imports whose top-level module is not in the standard library
-(the policy's list, from `sys.stdlib_module_names`), not `torch`, not the
+(the policy's list, from `sys.stdlib_module_names`), not `torch` or a module
+the backend's Torch installs itself (`triton`; `cuda.bindings` with CUDA), not the
 kernel itself, and not provided by a python-depends entry that the policy
 allows for the variant's backend and that metadata.json declares.
 
