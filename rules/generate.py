@@ -229,11 +229,13 @@ def shim_versions(text):
 
 # Modules a backend's Torch installs by its own requirements, importable by a
 # kernel without a python-depends entry (KP002). Source: the Requires-Dist of
-# the torch 2.11.0 wheels on Linux: the CUDA wheel requires triton==3.6.0 and
-# cuda-bindings (import name `cuda`, cuda.bindings); the ROCm wheels require
-# pytorch-triton-rocm and the XPU wheels pytorch-triton-xpu, both imported as
-# `triton`.
+# the torch 2.11.0 wheels on Linux: on every backend filelock,
+# typing-extensions, setuptools, sympy, networkx, jinja2 and fsspec ("all");
+# the CUDA wheel also requires triton==3.6.0 and cuda-bindings (import name
+# `cuda`, cuda.bindings); the ROCm wheels require pytorch-triton-rocm and the
+# XPU wheels pytorch-triton-xpu, both imported as `triton`.
 TORCH_BUNDLED_MODULES = {
+    "all": ["filelock", "fsspec", "jinja2", "networkx", "setuptools", "sympy", "typing_extensions"],
     "cuda": ["cuda", "triton"],
     "rocm": ["triton"],
     "xpu": ["triton"],

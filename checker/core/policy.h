@@ -65,9 +65,9 @@ struct PythonPolicy {
   std::map<std::string, Version, std::less<>> stable_abi_symbols;
   // Standard library top-level module names.
   std::set<std::string, std::less<>> stdlib_modules;
-  // Modules every Torch of a backend installs by its own requirements
-  // (backend -> top-level import names: cuda -> triton, cuda), importable
-  // without a python-depends entry.
+  // Modules Torch installs by its own requirements (backend, or "all" ->
+  // top-level import names: cuda -> triton, cuda), importable without a
+  // python-depends entry.
   std::map<std::string, std::vector<std::string>> torch_bundled_modules;
   std::vector<AllowedPythonDependency> general_dependencies;
   std::map<std::string, std::vector<AllowedPythonDependency>> backend_dependencies;

@@ -88,6 +88,10 @@ TEST(KP002, ModulesTheBackendsTorchInstallsPass) {
   cuda.metadata.backend_type = "cuda";
   EXPECT_TRUE(run_rule(*make_kp002_import_not_allowed(), make_tree(std::move(cuda)), hub_policy()).empty());
   EXPECT_EQ(check(make_kp002_import_not_allowed(), sources).size(), 3u) << "not on the cpu backend";
+  EXPECT_TRUE(check(make_kp002_import_not_allowed(), {{"m.py", "from typing_extensions import override\n"}}).empty())
+      << "every Torch requires typing-extensions";
+  EXPECT_EQ(check(make_kp002_import_not_allowed(), {{"m.py", "from packaging.version import Version\n"}}).size(), 1u)
+      << "packaging is no requirement of Torch";
 }
 
 TEST(KP003, MatchStatementFiresUnderFloor39) {

@@ -63,12 +63,15 @@ class ImportNotAllowed final : public PerPythonFileRule {
     }
   }
 
-  // Whether the backend's Torch installs `module` itself (triton with a CUDA Torch).
+  // Whether Torch installs `module` itself: on every backend ("all": typing_extensions, ...)
+  // or on the variant's (triton with a CUDA Torch).
   static bool bundled_with_torch(const Policy& policy, const std::optional<std::string>& backend, const std::string& module) {
-    if (!backend) return false;
-    auto modules = policy.python.torch_bundled_modules.find(*backend);
-    return modules != policy.python.torch_bundled_modules.end() &&
-           std::find(modules->second.begin(), modules->second.end(), module) != modules->second.end();
+    auto bundled_on = [&](const std::string& key) {
+      auto modules = policy.python.torch_bundled_modules.find(key);
+      return modules != policy.python.torch_bundled_modules.end() &&
+             std::find(modules->second.begin(), modules->second.end(), module) != modules->second.end();
+    };
+    return bundled_on("all") || (backend && bundled_on(*backend));
   }
 
   // Whether metadata.json declares the dependency (unknown metadata: assume so).
@@ -96,7 +99,8 @@ class ImportNotAllowed final : public PerPythonFileRule {
   RuleInfo info_{"KP002", "Import of a module that is not stdlib, torch, the kernel or an allowed dependency", Severity::error,
                  R"doc(Flags absolute imports whose top-level module is not in the standard library
 (the policy's list, from `sys.stdlib_module_names`), not `torch` or a module
-the backend's Torch installs itself (`triton`; `cuda.bindings` with CUDA), not the
+Torch installs itself (`typing_extensions` everywhere; `triton` with a CUDA,
+ROCm or XPU Torch, `cuda.bindings` with CUDA), not the
 kernel itself, and not provided by a python-depends entry that the policy
 allows for the variant's backend and that metadata.json declares.
 
