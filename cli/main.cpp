@@ -56,7 +56,7 @@ struct BuildArguments {
   std::string output_dir;
   std::string scratch_dir;
   std::string deps_dir;
-  double build_timeout_seconds = 0;  // 0: two hours
+  unsigned build_timeout_seconds = 0;  // 0: two hours
 };
 
 // `kcheck scan` and `kcheck merge`.
@@ -230,6 +230,7 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   if (build.build_timeout_seconds > 0)
     request.build_timeout = std::chrono::seconds(static_cast<long long>(build.build_timeout_seconds));
   request.jobs = arguments.threads;
+  request.self_audit = audit_options(arguments, rules);
   kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda, build.rocm);
   kcheck::KernelBuild results = kcheck::build_kernel(
       request, toolchain, policy, rules, [](const std::string& line) { std::cerr << "kcheck build: " << line << "\n"; });

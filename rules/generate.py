@@ -232,11 +232,12 @@ def shim_versions(text):
 # the torch 2.11.0 wheels on Linux: on every backend filelock,
 # typing-extensions, setuptools, sympy, networkx, jinja2 and fsspec ("all");
 # the CUDA wheel also requires triton==3.6.0 and cuda-bindings (import name
-# `cuda`, cuda.bindings); the ROCm wheels require pytorch-triton-rocm and the
-# XPU wheels pytorch-triton-xpu, both imported as `triton`.
+# `cuda.bindings`, listed as that package so that other `cuda.*` packages stay
+# undeclared); the ROCm wheels require pytorch-triton-rocm and the XPU wheels
+# pytorch-triton-xpu, both imported as `triton`.
 TORCH_BUNDLED_MODULES = {
     "all": ["filelock", "fsspec", "jinja2", "networkx", "setuptools", "sympy", "typing_extensions"],
-    "cuda": ["cuda", "triton"],
+    "cuda": ["cuda.bindings", "triton"],
     "rocm": ["triton"],
     "xpu": ["triton"],
 }

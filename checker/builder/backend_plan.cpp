@@ -28,9 +28,22 @@ std::string torch_range_problem(const KernelSource& kernel, const TorchInstallat
   return {};
 }
 
+// What no machine of this kind can build, whatever is installed; empty otherwise.
+std::string platform_problem(const std::string& backend, const Toolchain& toolchain) {
+  if (backend == "metal")
+    return "needs macOS with Xcode (the Metal shader compiler, metal-cpp and an MPS build of Torch); this is " +
+           toolchain.cpu + "-" + toolchain.os;
+  if (backend == "xpu") return "needs Intel oneAPI DPC++ (icpx with SYCL) and an XPU build of Torch, which kcheck build does not drive";
+  if (backend != "cpu" && backend != "cuda" && backend != "rocm")
+    return "has no compiled build configuration upstream (" + backend + " kernels are Python-only)";
+  return {};
+}
+
 // Why this machine cannot compile `backend`'s components; empty when it can.
 std::string compiled_backend_problem(const KernelSource& kernel, const std::string& backend, const Toolchain& toolchain) {
+  if (std::string problem = platform_problem(backend, toolchain); !problem.empty()) return problem;
   if (!toolchain.torch) return toolchain.torch_problem;
+  if (!toolchain.python_problem.empty()) return toolchain.python_problem;
   if (std::string problem = torch_range_problem(kernel, *toolchain.torch); !problem.empty()) return problem;
   if (backend == "cpu") return {};
   if (backend == "cuda") {
@@ -43,12 +56,7 @@ std::string compiled_backend_problem(const KernelSource& kernel, const std::stri
              " (pass --cuda with an older toolkit)";
     return {};
   }
-  if (backend == "rocm") return toolchain.rocm ? std::string() : "needs hipcc (ROCm): " + toolchain.rocm_problem;
-  if (backend == "metal")
-    return "needs macOS with Xcode (the Metal shader compiler, metal-cpp and an MPS build of Torch); this is " +
-           toolchain.cpu + "-" + toolchain.os;
-  if (backend == "xpu") return "needs Intel oneAPI DPC++ (icpx with SYCL) and an XPU build of Torch, which kcheck build does not drive";
-  return "has no compiled build configuration upstream (" + backend + " kernels are Python-only)";
+  return toolchain.rocm ? std::string() : "needs hipcc (ROCm): " + toolchain.rocm_problem;
 }
 
 }  // namespace

@@ -96,7 +96,8 @@ ResolvedCppDependency resolve_cpp_dependency(const std::string& name, const fs::
   ResolvedCppDependency resolved{name, {}, false};
   if (info->name == "torch") return resolved;  // the Torch the build uses
   const fs::path root = deps_dir / (lowercase(info->library) + "-" + info->version);
-  if (fs::is_directory(root / "include")) {
+  std::error_code present;
+  if (fs::is_directory(root / "include", present)) {
     resolved.include_dirs = include_dirs_of(root);
     return resolved;
   }
@@ -109,7 +110,9 @@ ResolvedCppDependency resolve_cpp_dependency(const std::string& name, const fs::
         " source release) and build again");
   const fs::path download = deps_dir / (".download-" + name + "-" + std::to_string(::getpid()));
   const fs::path staging = deps_dir / (".staging-" + name + "-" + std::to_string(::getpid()));
-  fs::create_directories(download);
+  std::error_code error;
+  fs::create_directories(download, error);
+  if (error) throw BuildError("depends = \"" + name + "\": cannot create " + download.string() + ": " + error.message());
   CommandResult fetched = run({python.string(), "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                                "--only-binary=:all:", "-d", download.string(),
                                info->pypi_package + "==" + info->pypi_version});
@@ -121,8 +124,8 @@ ResolvedCppDependency resolve_cpp_dependency(const std::string& name, const fs::
                      "\n(or put " + wanted + "'s headers at " + (root / "include").string() + ")");
   }
   fs::path wheel;
-  for (const fs::directory_entry& entry : fs::directory_iterator(download))
-    if (entry.path().extension() == ".whl") wheel = entry.path();
+  for (fs::directory_iterator it(download, error), end; !error && it != end; it.increment(error))
+    if (it->path().extension() == ".whl") wheel = it->path();
   CommandResult unpacked = wheel.empty() ? CommandResult{1, "pip wrote no wheel"}
                                          : run({python.string(), "-c", kUnpackCutlassWheel, wheel.string(), staging.string()});
   fs::remove_all(download, ignored);
@@ -132,10 +135,12 @@ ResolvedCppDependency resolve_cpp_dependency(const std::string& name, const fs::
                      unpacked.output);
   }
   // Concurrent builds may race here: the first rename wins, the others use it.
-  fs::rename(staging, root, ignored);
+  std::error_code renamed;
+  fs::rename(staging, root, renamed);
   fs::remove_all(staging, ignored);
-  if (!fs::is_directory(root / "include"))
-    throw BuildError("depends = \"" + name + "\": " + (root / "include").string() + " is missing after unpacking");
+  if (!fs::is_directory(root / "include", ignored))
+    throw BuildError("depends = \"" + name + "\": cannot move the unpacked headers to " + root.string() +
+                     (renamed ? ": " + renamed.message() : std::string(" (it exists without include/)")));
   resolved.include_dirs = include_dirs_of(root);
   resolved.fetched = true;
   return resolved;

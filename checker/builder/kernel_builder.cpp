@@ -1,6 +1,7 @@
 #include "checker/builder/kernel_builder.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -12,6 +13,7 @@
 #include "checker/builder/build_prechecks.h"
 #include "checker/builder/generated_sources.h"
 #include "checker/builder/gpu_archs.h"
+#include "checker/config/config_values.h"
 #include "checker/builder/build_tool.h"
 #include "checker/builder/cpp_dependencies.h"
 #include "checker/builder/unique_id.h"
@@ -47,6 +49,12 @@ std::string tail(const std::string& text, std::size_t lines = 40) {
 
 std::string cmake_quote(const std::string& text) { return "\"" + text + "\""; }
 
+std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ") {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
 std::string cmake_list(const std::vector<std::string>& items) {
   std::string list;
   for (const std::string& item : items) list += "\n  " + cmake_quote(item);
@@ -55,7 +63,7 @@ std::string cmake_list(const std::vector<std::string>& items) {
 
 // nvcc -gencode options for one capability: SASS, plus PTX where "+PTX" asks for it.
 std::vector<std::string> gencode_options(const std::string& capability) {
-  std::string arch = without_ptx(capability);
+  std::string arch = build_config::without_ptx(capability);
   arch.erase(std::remove(arch.begin(), arch.end(), '.'), arch.end());
   std::vector<std::string> options = {"-gencode=arch=compute_" + arch + ",code=sm_" + arch};
   if (capability.ends_with("+PTX")) options.push_back("-gencode=arch=compute_" + arch + ",code=compute_" + arch);
@@ -64,9 +72,8 @@ std::vector<std::string> gencode_options(const std::string& capability) {
 
 // The toolkit's default capability set (build-variants.md §5.1), "12.1+PTX" style.
 std::vector<std::string> toolkit_default_capabilities(const CudaToolkit& cuda, const Policy& policy) {
-  for (const CudaToolkitDefaults& defaults : policy.cuda_toolkit_defaults)
-    if (!(cuda.version < defaults.min_toolkit)) return defaults.capabilities;
-  return policy.cuda_supported_capabilities;
+  std::vector<std::string> defaults = build_config::toolkit_default_capabilities(cuda.version, policy.cuda_toolkit_defaults);
+  return defaults.empty() ? policy.cuda_supported_capabilities : defaults;
 }
 
 // The capabilities one CUDA component is compiled for: its own list
@@ -78,26 +85,23 @@ std::vector<std::string> component_cuda_capabilities(const BuildRequest& request
   const std::vector<std::string> defaults =
       request.cuda_capabilities.empty() ? toolkit_default_capabilities(cuda, policy) : request.cuda_capabilities;
   std::vector<std::string> targets;
-  for (const std::string& capability : defaults) targets.push_back(without_ptx(capability));
-  std::vector<std::string> chosen =
-      component.cuda_capabilities.empty() ? defaults : intersect_cuda_capabilities(component.cuda_capabilities, targets);
-  std::string list;
-  for (const std::string& capability : component.cuda_capabilities) list += (list.empty() ? "" : ", ") + capability;
-  std::string target_list;
-  for (const std::string& target : targets) target_list += (target_list.empty() ? "" : ", ") + target;
+  for (const std::string& capability : defaults) targets.push_back(build_config::without_ptx(capability));
+  std::vector<std::string> chosen = component.cuda_capabilities.empty()
+                                        ? defaults
+                                        : build_config::intersect_cuda_capabilities(component.cuda_capabilities, targets);
   if (chosen.empty())
-    throw BuildError("kernel." + component.name + ": its cuda-capabilities (" + list + ") select none of the targets (" +
-                     target_list + ")");
+    throw BuildError("kernel." + component.name + ": its cuda-capabilities (" + joined(component.cuda_capabilities) +
+                     ") select none of the targets (" + joined(targets) + ")");
   std::vector<std::string> compiled;
   for (const std::string& capability : chosen) {
-    std::string numeric = without_ptx(capability);
+    std::string numeric = build_config::without_ptx(capability);
     if (!numeric.empty() && std::isalpha(static_cast<unsigned char>(numeric.back()))) numeric.pop_back();
     if (std::find(cuda.supported_capabilities.begin(), cuda.supported_capabilities.end(), numeric) !=
         cuda.supported_capabilities.end())
       compiled.push_back(capability);
   }
   if (compiled.empty())
-    throw BuildError("kernel." + component.name + ": none of its CUDA capabilities (" + target_list +
+    throw BuildError("kernel." + component.name + ": none of its CUDA capabilities (" + joined(chosen) +
                      ") is supported by nvcc " + cuda.version.str());
   return compiled;
 }
@@ -216,10 +220,8 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
   text += ")\n";
   for (const auto& [source, options] : plan.source_options) {
     if (options.empty()) continue;
-    std::string joined;
-    for (const std::string& option : options) joined += (joined.empty() ? "" : ";") + option;
     text += "set_source_files_properties(" + cmake_quote(source) + " PROPERTIES COMPILE_OPTIONS " +
-            cmake_quote(joined) + ")\n";
+            cmake_quote(joined(options, ";")) + ")\n";
   }
   text += "target_link_directories(variant PRIVATE" + cmake_list(link_dirs) + ")\n";
   text += "target_link_libraries(variant PRIVATE" + cmake_list(libraries) + ")\n";
@@ -238,8 +240,12 @@ bool is_compiled_source(const std::string& path) {
 // Device code: nvcc compiles it for cuda, hipcc for rocm (hipify done in the sources).
 bool is_device_source(const std::string& path) { return path.ends_with(".cu") || path.ends_with(".hip"); }
 
+// C++ dependency name -> the include directories it adds (resolved before anything compiles).
+using ResolvedDependencies = std::map<std::string, std::vector<fs::path>>;
+
 VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
-                         const std::string& backend, const std::string& unique, const fs::path& deps_dir) {
+                         const std::string& backend, const std::string& unique, const fs::path& deps_dir,
+                         const ResolvedDependencies& dependencies) {
   const KernelSource& kernel = request.kernel;
   VariantPlan plan;
   plan.backend = backend;
@@ -265,7 +271,6 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
   add_sources(kernel.binding_sources, kernel.binding_cxx_flags, {});
   for (const std::string& include : kernel.binding_includes) plan.includes.push_back((kernel.root / include).string());
   std::vector<std::string> listed_rocm_archs;
-  std::vector<std::string> dependencies;
   for (const KernelComponentSource& component : kernel.components) {
     if (component.backend != backend) continue;
     // A component's cuda-minver leaves it out of builds with an older toolkit (build-toml.md §4.8).
@@ -285,32 +290,27 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
     add_sources(component.sources, component.cxx_flags, device_options);
     for (const std::string& include : component.includes) plan.includes.push_back((kernel.root / include).string());
     listed_rocm_archs.insert(listed_rocm_archs.end(), component.rocm_archs.begin(), component.rocm_archs.end());
-    for (const std::string& dependency : component.depends) {
-      const CppDependencyInfo* info = find_cpp_dependency(dependency);
-      if (info && !info->backend.empty() && info->backend != backend)
-        throw BuildError("kernel." + component.name + " (backend " + backend + ") depends on " + dependency + ", which is for " +
-                         info->backend + " components");
-      if (std::find(dependencies.begin(), dependencies.end(), dependency) == dependencies.end())
-        dependencies.push_back(dependency);
-    }
+    for (const std::string& dependency : component.depends)
+      if (auto resolved = dependencies.find(dependency); resolved != dependencies.end())
+        for (const fs::path& include : resolved->second)
+          if (std::find(plan.includes.begin(), plan.includes.end(), include.string()) == plan.includes.end())
+            plan.includes.push_back(include.string());
   }
   // A .cu file among the binding sources gets the default capabilities.
   if (backend == "cuda") {
     KernelComponentSource binding{.name = "torch-binding"};
     std::vector<std::string> defaults = component_cuda_capabilities(request, binding, *toolchain.cuda, policy);
-    for (auto& [source, options] : plan.source_options)
-      if (is_device_source(source) && std::none_of(options.begin(), options.end(),
-                                                   [](const std::string& o) { return o.starts_with("-gencode="); }))
-        for (const std::string& capability : defaults)
-          for (const std::string& option : gencode_options(capability)) options.push_back(option);
-  }
-  for (const std::string& dependency : dependencies) {
-    ResolvedCppDependency resolved = resolve_cpp_dependency(
-        dependency, deps_dir, toolchain.python, [](const std::vector<std::string>& argv) {
-          ProcessEnd end = run_build_tool(argv);
-          return CommandResult{end.exit_code, end.output};
-        });
-    for (const fs::path& include : resolved.include_dirs) plan.includes.push_back(include.string());
+    for (auto& [source, options] : plan.source_options) {
+      if (!is_device_source(source) ||
+          std::any_of(options.begin(), options.end(), [](const std::string& o) { return o.starts_with("-gencode="); }))
+        continue;
+      for (const std::string& capability : defaults) {
+        for (const std::string& option : gencode_options(capability)) options.push_back(option);
+        if (std::find(plan.cuda_capabilities.begin(), plan.cuda_capabilities.end(), capability) ==
+            plan.cuda_capabilities.end())
+          plan.cuda_capabilities.push_back(capability);
+      }
+    }
   }
   if (backend == "rocm") {
     if (plan.hip_sources.empty()) throw BuildError("backend rocm has no device source (.cu, .hip) in build.toml");
@@ -321,7 +321,7 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
   plan.prefix_maps = {"-ffile-prefix-map=" + kernel.root.string() + "=.",
                       "-ffile-prefix-map=" + plan.project_dir.string() + "=kcheck-build",
                       "-ffile-prefix-map=" + toolchain.torch->package_dir.string() + "=torch",
-                      "-ffile-prefix-map=" + fs::absolute(deps_dir).string() + "=deps"};
+                      "-ffile-prefix-map=" + deps_dir.string() + "=deps"};
   if (toolchain.cuda) plan.prefix_maps.push_back("-ffile-prefix-map=" + toolchain.cuda->root.string() + "=cuda");
   return plan;
 }
@@ -473,10 +473,10 @@ void write_variant_directory(const BuildRequest& request, VariantBuild& result, 
 
 // What the upstream builder refuses (build-toml.md B8, B9), refused before compiling anything.
 void check_before_building(const KernelSource& kernel, const std::vector<PlannedBackend>& backends,
-                           const TorchInstallation& torch) {
+                           const Toolchain& toolchain) {
   for (const PlannedBackend& backend : backends)
     if (backend.kind == VariantBuildKind::compiled)
-      if (std::string problem = stable_abi_problem(kernel, backend.backend, torch); !problem.empty())
+      if (std::string problem = stable_abi_problem(kernel, backend.backend, *toolchain.torch); !problem.empty())
         throw BuildError("cannot build " + backend.backend + ": " + problem);
   const fs::path package = kernel.root / "torch-ext" / kernel.module_name();
   std::vector<UnprefixedOpRegistration> unprefixed = unprefixed_op_registrations(package);
@@ -486,6 +486,37 @@ void check_before_building(const KernelSource& kernel, const std::vector<Planned
   for (const UnprefixedOpRegistration& registration : unprefixed)
     why += "\n  " + registration.file + ":" + std::to_string(registration.line) + " " + registration.decorator;
   throw BuildError(why);
+}
+
+// Every C++ dependency of the components to compile, checked against its
+// backend and made available (fetched into `deps_dir` if need be) before
+// anything compiles, so an unserved version stops the build at once.
+ResolvedDependencies resolve_dependencies(const KernelSource& kernel, const std::vector<PlannedBackend>& backends,
+                                          const fs::path& deps_dir, const Toolchain& toolchain,
+                                          const BuildProgress& progress) {
+  ResolvedDependencies resolved;
+  for (const PlannedBackend& backend : backends) {
+    if (backend.kind != VariantBuildKind::compiled) continue;
+    for (const KernelComponentSource& component : kernel.components) {
+      if (component.backend != backend.backend) continue;
+      for (const std::string& dependency : component.depends) {
+        const CppDependencyInfo* info = find_cpp_dependency(dependency);
+        if (info && !info->backend.empty() && info->backend != backend.backend)
+          throw BuildError("kernel." + component.name + " (backend " + backend.backend + ") depends on " + dependency +
+                           ", which is for " + info->backend + " components");
+        if (resolved.contains(dependency)) continue;
+        ResolvedCppDependency dependency_headers =
+            resolve_cpp_dependency(dependency, deps_dir, toolchain.python, [](const std::vector<std::string>& argv) {
+              ProcessEnd end = run_build_tool(argv, std::chrono::minutes(10));
+              return CommandResult{end.exit_code, end.output};
+            });
+        if (dependency_headers.fetched)
+          progress("fetched " + dependency + " into " + dependency_headers.include_dirs.front().parent_path().string());
+        resolved[dependency] = dependency_headers.include_dirs;
+      }
+    }
+  }
+  return resolved;
 }
 
 }  // namespace
@@ -511,9 +542,10 @@ namespace {
 
 // Compiles one backend's variant and writes it; `result.failure` says why not.
 void build_compiled_variant(const BuildRequest& request, const Toolchain& toolchain, const Policy& policy,
-                            const UniqueMaterial& unique, const fs::path& deps_dir, unsigned jobs,
-                            const BuildProgress& progress, VariantBuild& result) {
-  VariantPlan plan = plan_variant(request, toolchain, policy, result.backend, unique.unique, deps_dir);
+                            const UniqueMaterial& unique, const fs::path& deps_dir,
+                            const ResolvedDependencies& dependencies, unsigned jobs, const BuildProgress& progress,
+                            VariantBuild& result) {
+  VariantPlan plan = plan_variant(request, toolchain, policy, result.backend, unique.unique, deps_dir, dependencies);
   result.variant = plan.variant;
   result.id = plan.id;
   result.directory = fs::absolute(request.output_dir / plan.variant);
@@ -563,30 +595,32 @@ KernelBuild build_kernel(const BuildRequest& request, const Toolchain& toolchain
     throw BuildError("cannot build on this machine: " + describe_unbuildable(backends.cannot_build));
   if (backends.build.empty())
     throw BuildError("nothing to build on this machine: " + describe_unbuildable(backends.cannot_build));
-  const bool compiles = std::any_of(backends.build.begin(), backends.build.end(),
-                                    [](const PlannedBackend& b) { return b.kind == VariantBuildKind::compiled; });
-  if (compiles && !toolchain.torch) throw BuildError("cannot build: " + toolchain.torch_problem);
-  if (compiles && !toolchain.python_problem.empty()) throw BuildError("cannot build: " + toolchain.python_problem);
-  if (compiles) check_before_building(request.kernel, backends.build, *toolchain.torch);
+  check_before_building(request.kernel, backends.build, toolchain);
   const UniqueMaterial unique =
       request.unique_id.empty() ? unique_material_for(request.kernel.root) : UniqueMaterial{request.unique_id, "explicit"};
-  const fs::path deps_dir = request.deps_dir.empty() ? default_deps_dir() : request.deps_dir;
+  const fs::path deps_dir = fs::absolute(request.deps_dir.empty() ? default_deps_dir() : request.deps_dir);
   KernelBuild build;
   build.skipped = backends.cannot_build;
   for (const UnbuildableBackend& skipped : build.skipped)
     progress("skipping " + skipped.backend + ": " + skipped.reason);
+  const ResolvedDependencies dependencies =
+      resolve_dependencies(request.kernel, backends.build, deps_dir, toolchain, progress);
   for (const PlannedBackend& backend : backends.build) {
     VariantBuild& result = build.variants.emplace_back();
     result.backend = backend.backend;
     result.kind = backend.kind;
-    if (backend.kind == VariantBuildKind::compiled)
-      build_compiled_variant(request, toolchain, policy, unique, deps_dir, jobs, progress, result);
-    else
-      build_python_only_variant(request, toolchain, unique, jobs, progress, result);
+    try {
+      if (backend.kind == VariantBuildKind::compiled)
+        build_compiled_variant(request, toolchain, policy, unique, deps_dir, dependencies, jobs, progress, result);
+      else
+        build_python_only_variant(request, toolchain, unique, jobs, progress, result);
+    } catch (const fs::filesystem_error& error) {  // one variant's file trouble (disk full, permissions) is its failure
+      result.built = false;
+      result.failure = error.what();
+    }
     if (!result.built) continue;
     progress("auditing " + result.directory.string());
-    AuditOptions options;
-    result.audit = run_audit(result.directory, policy, options, rules);
+    result.audit = run_audit(result.directory, policy, request.self_audit, rules);
   }
   return build;
 }

@@ -11,6 +11,7 @@
 #include "checker/builder/kernel_source.h"
 #include "checker/builder/symbol_pinning.h"
 #include "checker/builder/toolchain.h"
+#include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"
@@ -34,6 +35,7 @@ struct BuildRequest {
   std::filesystem::path deps_dir;              // C++ dependencies' headers (empty: default_deps_dir())
   std::chrono::seconds build_timeout{std::chrono::hours(2)};  // per variant compile; past it the build fails
   unsigned jobs = 0;                           // 0: one per hardware thread
+  AuditOptions self_audit;                     // how each written variant is audited (--strict, --select, ...)
 };
 
 // What happened to one variant.

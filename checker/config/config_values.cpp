@@ -125,34 +125,98 @@ std::string capability_base(std::string_view capability) {
   return std::string(capability);
 }
 
+std::vector<std::string> toolkit_default_capabilities(const Version& toolkit,
+                                                      const std::vector<CudaToolkitDefaults>& defaults) {
+  for (const CudaToolkitDefaults& entry : defaults)
+    if (!(toolkit < entry.min_toolkit)) return entry.capabilities;
+  return {};
+}
+
 std::vector<Version> toolkit_targets(const Version& toolkit, const std::vector<CudaToolkitDefaults>& defaults) {
   std::vector<Version> targets;
-  for (const CudaToolkitDefaults& entry : defaults) {
-    if (toolkit < entry.min_toolkit) continue;
-    for (const std::string& capability : entry.capabilities)
-      if (auto target = Version::parse(capability_base(capability))) targets.push_back(*target);
-    break;
-  }
+  for (const std::string& capability : toolkit_default_capabilities(toolkit, defaults))
+    if (auto target = Version::parse(capability_base(capability))) targets.push_back(*target);
   return targets;
+}
+
+namespace {
+
+// Orders "8.0" < "8.6" < "9.0" < "9.0a" < "10.0" (numerically, suffix last).
+std::pair<std::pair<int, int>, std::string> capability_key(const std::string& capability) {
+  // Saturating: a capability of absurd length (user input) orders last instead of overflowing.
+  auto number = [&capability](std::size_t& i) {
+    int value = 0;
+    for (; i < capability.size() && std::isdigit(static_cast<unsigned char>(capability[i])); ++i)
+      value = std::min(value * 10 + (capability[i] - '0'), 1'000'000);
+    return value;
+  };
+  std::size_t i = 0;
+  const int major = number(i);
+  if (i < capability.size() && capability[i] == '.') ++i;
+  const int minor = number(i);
+  return {{major, minor}, capability.substr(i)};
+}
+
+bool has_arch_suffix(const std::string& capability) {
+  return !capability.empty() && (capability.back() == 'a' || capability.back() == 'f');
+}
+
+}  // namespace
+
+std::string without_ptx(const std::string& capability) {
+  return capability.ends_with("+PTX") ? capability.substr(0, capability.size() - 4) : capability;
+}
+
+std::vector<std::string> intersect_cuda_capabilities(const std::vector<std::string>& listed,
+                                                     const std::vector<std::string>& targets) {
+  std::vector<std::string> bases, with_ptx;
+  for (const std::string& capability : listed) {
+    std::string base = without_ptx(capability);
+    if (base != capability) with_ptx.push_back(base);
+    if (std::find(bases.begin(), bases.end(), base) == bases.end()) bases.push_back(base);
+  }
+  std::vector<std::string> remaining_targets = targets, chosen;
+  std::vector<std::string> plain;
+  for (const std::string& base : bases) {
+    if (!has_arch_suffix(base)) {
+      plain.push_back(base);
+      continue;
+    }
+    const std::string numeric = base.substr(0, base.size() - 1);
+    auto target = std::find(remaining_targets.begin(), remaining_targets.end(), numeric);
+    if (target == remaining_targets.end()) continue;
+    remaining_targets.erase(target);
+    chosen.push_back(base);
+  }
+  auto by_version = [](const std::string& a, const std::string& b) { return capability_key(a) < capability_key(b); };
+  std::sort(plain.begin(), plain.end(), by_version);
+  for (const std::string& target : remaining_targets) {
+    const auto target_key = capability_key(target);
+    std::string best;
+    for (const std::string& candidate : plain) {
+      const auto key = capability_key(candidate);
+      if (target_key.first < key.first) break;
+      const bool ptx = std::find(with_ptx.begin(), with_ptx.end(), candidate) != with_ptx.end();
+      if (ptx || key.first.first == target_key.first.first) best = candidate;
+    }
+    if (!best.empty() && std::find(chosen.begin(), chosen.end(), best) == chosen.end()) chosen.push_back(best);
+  }
+  for (std::string& capability : chosen)
+    if (std::find(with_ptx.begin(), with_ptx.end(), capability) != with_ptx.end()) capability += "+PTX";
+  std::sort(chosen.begin(), chosen.end(), [&](const std::string& a, const std::string& b) {
+    return capability_key(without_ptx(a)) < capability_key(without_ptx(b));
+  });
+  return chosen;
 }
 
 bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit,
                                      const std::vector<CudaToolkitDefaults>& defaults) {
-  std::vector<Version> targets = toolkit_targets(toolkit, defaults);
-  for (const std::string& capability : capabilities) {
-    if (!is_valid_cuda_capability(capability)) continue;
-    std::string base_text = capability_base(capability);
-    const std::optional<Version> parsed = Version::parse(base_text);
-    if (!parsed) continue;  // digits past 2^32: not a capability any toolkit builds
-    const Version& base = *parsed;
-    bool ptx = capability.ends_with("+PTX");
-    bool arch_specific = capability.size() > base_text.size() + (ptx ? 4 : 0);
-    for (const Version& target : targets) {
-      if (arch_specific ? target == base : (target >= base && (ptx || target.major() == base.major())))
-        return true;
-    }
-  }
-  return false;
+  std::vector<std::string> listed, targets;
+  for (const std::string& capability : capabilities)
+    if (is_valid_cuda_capability(capability) && Version::parse(capability_base(capability))) listed.push_back(capability);
+  for (const std::string& capability : toolkit_default_capabilities(toolkit, defaults))
+    targets.push_back(capability_base(capability));
+  return !intersect_cuda_capabilities(listed, targets).empty();
 }
 
 }  // namespace kcheck::build_config

@@ -39,14 +39,33 @@ bool is_valid_rocm_arch(std::string_view arch);
 // "9.0a+PTX" -> "9.0"; the capability without suffix letter and "+PTX".
 std::string capability_base(std::string_view capability);
 
+// The capabilities the CUDA toolkit `toolkit` compiles by default, as the
+// policy lists them ("12.1+PTX" marks PTX); empty when no entry applies.
+std::vector<std::string> toolkit_default_capabilities(const Version& toolkit,
+                                                      const std::vector<CudaToolkitDefaults>& defaults);
+
 // The capabilities (without "+PTX" and suffix letters) the CUDA toolkit
 // `toolkit` compiles by default: the first entry of the policy's
 // `defaults` (newest first) whose minimum the toolkit reaches.
 std::vector<Version> toolkit_targets(const Version& toolkit, const std::vector<CudaToolkitDefaults>& defaults);
 
+// The CUDA capabilities a component is compiled for (build-variants.md §5.1,
+// the upstream builder's "loose intersection"): each target capability picks
+// the highest capability the component lists at or below it with the same
+// major version (an entry with +PTX may match across majors); an entry with
+// an `a`/`f` suffix is kept when its base is a target (and takes that target's
+// place); +PTX is kept where the component asked for it, never added.
+// `targets` are plain capabilities ("8.0", "9.0"). Sorted by version; empty
+// when nothing matches.
+std::vector<std::string> intersect_cuda_capabilities(const std::vector<std::string>& listed,
+                                                     const std::vector<std::string>& targets);
+
+// "9.0a+PTX" -> "9.0a"; "8.0" -> "8.0".
+std::string without_ptx(const std::string& capability);
+
 // Whether a component listing `capabilities` compiles anything with the
-// CUDA toolkit `toolkit` (build-variants.md §5.1: the toolkit's default
-// targets and the highest-listed-≤-target selection).
+// CUDA toolkit `toolkit`: the intersection above with the toolkit's default
+// targets is not empty (malformed entries are left out).
 bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilities, const Version& toolkit,
                                      const std::vector<CudaToolkitDefaults>& defaults);
 

@@ -45,8 +45,10 @@ std::optional<std::string> legacy_package_name(const VariantFacts& variant) {
     for (const std::string& package : packages)
       if (stem.starts_with("_" + package + "_")) return package;
   }
-  // Only the nested package and no top-level one: that package is the kernel.
-  if (packages.size() == 1 && !variant.find_file("__init__.py")) return packages.front();
+  // Only the nested package, no top-level one, and it holds the kernel's
+  // generated _ops.py: that package is the kernel (a lone `utils/` is not).
+  if (packages.size() == 1 && !variant.find_file("__init__.py") && variant.find_file(packages.front() + "/_ops.py"))
+    return packages.front();
   return std::nullopt;
 }
 

@@ -88,6 +88,12 @@ TEST(KP002, ModulesTheBackendsTorchInstallsPass) {
   cuda.metadata.backend_type = "cuda";
   EXPECT_TRUE(run_rule(*make_kp002_import_not_allowed(), make_tree(std::move(cuda)), hub_policy()).empty());
   EXPECT_EQ(check(make_kp002_import_not_allowed(), sources).size(), 3u) << "not on the cpu backend";
+  VariantFacts cuda_core = make_variant({{"kernel.py", "import cuda.core\n"}});
+  cuda_core.directory_name = "torch-cuda";
+  cuda_core.name = parse_variant_name("torch-cuda");
+  cuda_core.metadata.backend_type = "cuda";
+  EXPECT_EQ(run_rule(*make_kp002_import_not_allowed(), make_tree(std::move(cuda_core)), hub_policy()).size(), 1u)
+      << "Torch requires cuda-bindings, not other cuda.* packages";
   EXPECT_TRUE(check(make_kp002_import_not_allowed(), {{"m.py", "from typing_extensions import override\n"}}).empty())
       << "every Torch requires typing-extensions";
   EXPECT_EQ(check(make_kp002_import_not_allowed(), {{"m.py", "from packaging.version import Version\n"}}).size(), 1u)

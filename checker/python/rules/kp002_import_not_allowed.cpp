@@ -53,7 +53,7 @@ class ImportNotAllowed final : public PerPythonFileRule {
       const std::string top = top_level_module(import.module);
       if (top == "torch" || top == own_module || top == own_id) continue;  // KP001 judges own-package imports
       if (context.policy.python.stdlib_modules.contains(top)) continue;
-      if (bundled_with_torch(context.policy, backend, top)) continue;
+      if (bundled_with_torch(context.policy, backend, import.module)) continue;
       const AllowedPythonDependency* dependency = dependency_providing(allowed, top);
       if (dependency && declared(variant, dependency->name)) continue;
       const Severity severity = import.in_type_checking || import.in_import_error_guard ? Severity::note
@@ -63,13 +63,16 @@ class ImportNotAllowed final : public PerPythonFileRule {
     }
   }
 
-  // Whether Torch installs `module` itself: on every backend ("all": typing_extensions, ...)
-  // or on the variant's (triton with a CUDA Torch).
+  // Whether Torch installs the imported module itself: on every backend ("all":
+  // typing_extensions, ...) or on the variant's (triton with a CUDA Torch). An
+  // entry is a package: "cuda.bindings" covers cuda.bindings.driver, not cuda.core.
   static bool bundled_with_torch(const Policy& policy, const std::optional<std::string>& backend, const std::string& module) {
     auto bundled_on = [&](const std::string& key) {
-      auto modules = policy.python.torch_bundled_modules.find(key);
-      return modules != policy.python.torch_bundled_modules.end() &&
-             std::find(modules->second.begin(), modules->second.end(), module) != modules->second.end();
+      auto packages = policy.python.torch_bundled_modules.find(key);
+      return packages != policy.python.torch_bundled_modules.end() &&
+             std::any_of(packages->second.begin(), packages->second.end(), [&](const std::string& package) {
+               return module == package || module.starts_with(package + ".");
+             });
     };
     return bundled_on("all") || (backend && bundled_on(*backend));
   }
