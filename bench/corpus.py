@@ -26,7 +26,11 @@ def config_row(kcheck: str, kernel: Path) -> tuple[str, str]:
     findings = [f for f in report.get("findings", []) if not f.get("suppressed")]
     if not findings:
         return "clean", ""
-    return "findings", "; ".join(f"{f['code']} {f['severity']}: {f['message']}" for f in findings)
+    shown = []
+    for f in findings:  # one line per finding, long messages cut at their first clause
+        message = f["message"].split(": upstream accepts")[0].split("; supported:")[0]
+        shown.append(f"{f['code']} {f['severity']}: {message}")
+    return "findings", "; ".join(shown)
 
 
 def last_lines(text: str, count: int = 3) -> str:

@@ -19,17 +19,17 @@ const std::vector<CppDependencyInfo>& known_cpp_dependencies() {
   // looked up 2026-11-23. Their wheels carry CUTLASS's include/ and
   // tools/util/include/ trees under cutlass_library/source/.
   static const std::vector<CppDependencyInfo> dependencies = {
-      {"torch", "Torch", "", "", "", ""},
-      {"cutlass_2_10", "CUTLASS", "2.10.0", "cuda", "nvidia-cutlass", ""},
-      {"cutlass_3_5", "CUTLASS", "3.5.1", "cuda", "nvidia-cutlass", "3.5.1.0"},
-      {"cutlass_3_6", "CUTLASS", "3.6.0", "cuda", "nvidia-cutlass", "3.6.0.0"},
-      {"cutlass_3_8", "CUTLASS", "3.8.0", "cuda", "nvidia-cutlass", "3.8.0.0"},
-      {"cutlass_3_9", "CUTLASS", "3.9.2", "cuda", "nvidia-cutlass", ""},
-      {"cutlass_4_0", "CUTLASS", "4.0.0", "cuda", "nvidia-cutlass", ""},
-      {"cutlass_4_4", "CUTLASS", "4.4.2", "cuda", "nvidia-cutlass", ""},
-      {"cutlass_4_5", "CUTLASS", "4.5.2", "cuda", "nvidia-cutlass", ""},
-      {"sycl_tla", "sycl-tla", "", "xpu", "", ""},
-      {"metal-cpp", "metal-cpp", "", "metal", "", ""},
+      {"torch", "Torch", "", "", ""},
+      {"cutlass_2_10", "CUTLASS", "2.10.0", "nvidia-cutlass", ""},
+      {"cutlass_3_5", "CUTLASS", "3.5.1", "nvidia-cutlass", "3.5.1.0"},
+      {"cutlass_3_6", "CUTLASS", "3.6.0", "nvidia-cutlass", "3.6.0.0"},
+      {"cutlass_3_8", "CUTLASS", "3.8.0", "nvidia-cutlass", "3.8.0.0"},
+      {"cutlass_3_9", "CUTLASS", "3.9.2", "nvidia-cutlass", ""},
+      {"cutlass_4_0", "CUTLASS", "4.0.0", "nvidia-cutlass", ""},
+      {"cutlass_4_4", "CUTLASS", "4.4.2", "nvidia-cutlass", ""},
+      {"cutlass_4_5", "CUTLASS", "4.5.2", "nvidia-cutlass", ""},
+      {"sycl_tla", "sycl-tla", "", "", ""},
+      {"metal-cpp", "metal-cpp", "", "", ""},
   };
   return dependencies;
 }

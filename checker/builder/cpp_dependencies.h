@@ -6,12 +6,12 @@
 
 namespace kcheck {
 
-// A C++ dependency a component names in `depends` (build-toml.md §5.4).
+// A C++ dependency a component names in `depends` (build-toml.md §5.4);
+// the backend it belongs to is build_config::conventional_backend(name).
 struct CppDependencyInfo {
   std::string name;          // "cutlass_3_8"
   std::string library;       // "CUTLASS"
   std::string version;       // the version upstream builds with: "3.8.0"
-  std::string backend;       // the backend it belongs to: "cuda", "xpu", "metal"; "" for torch
   std::string pypi_package;  // where kcheck gets its headers: "nvidia-cutlass"; "" if nowhere
   std::string pypi_version;  // "3.8.0.0"; "" when PyPI serves no release of `version`
 };

@@ -500,10 +500,10 @@ ResolvedDependencies resolve_dependencies(const KernelSource& kernel, const std:
     for (const KernelComponentSource& component : kernel.components) {
       if (component.backend != backend.backend) continue;
       for (const std::string& dependency : component.depends) {
-        const CppDependencyInfo* info = find_cpp_dependency(dependency);
-        if (info && !info->backend.empty() && info->backend != backend.backend)
+        const std::string_view owner = build_config::conventional_backend(dependency);
+        if (!owner.empty() && owner != backend.backend)
           throw BuildError("kernel." + component.name + " (backend " + backend.backend + ") depends on " + dependency +
-                           ", which is for " + info->backend + " components");
+                           ", which is for " + std::string(owner) + " components");
         if (resolved.contains(dependency)) continue;
         ResolvedCppDependency dependency_headers =
             resolve_cpp_dependency(dependency, deps_dir, toolchain.python, [](const std::vector<std::string>& argv) {
