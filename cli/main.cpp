@@ -36,6 +36,7 @@ struct ReportArguments {
   std::vector<std::string> ignore;
   bool strict = false;
   bool security = false;
+  bool no_repo_config = false;  // suppressions in the repository are reported, not applied
   std::string repo_id;
   unsigned threads = 0;
   // Walk bounds; 0 keeps the default (kcheck::WalkLimits; a lower file size under --security).
@@ -135,6 +136,7 @@ kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kchec
   check_codes_known(options.selection.ignore, rules);
   options.strict = arguments.strict;
   options.security = arguments.security;
+  options.apply_repository_suppressions = !arguments.security && !arguments.no_repo_config;
   options.repo_id = arguments.repo_id;
   options.threads = arguments.threads;
   if (arguments.security) options.limits.max_file_size = kcheck::WalkLimits::kSecurityMaxFileSize;
@@ -418,6 +420,24 @@ int run_rules_command() {
   return 0;
 }
 
+// Every subcommand falls through to the top-level app for the options it does
+// not define itself, so the one set of report options (--security, --format,
+// --strict, ...) is parsed once and means the same before or after the
+// subcommand's name.
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description) {
+  CLI::App* command = app.add_subcommand(name, description);
+  command->fallthrough();
+  return command;
+}
+
+// A positional argument that a subcommand did not take falls through to the
+// top-level PATH; with a subcommand there is no place for it.
+void refuse_stray_path(const CLI::App& app, const CLI::Option& path) {
+  const std::vector<CLI::App*> commands = app.get_subcommands();
+  if (commands.empty() || path.count() == 0) return;
+  throw CLI::ExtrasError(commands.front()->get_name(), path.results());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -427,33 +447,29 @@ int main(int argc, char** argv) {
 
   std::string audit_path = ".";
   ReportArguments report;
-  app.add_option("path", audit_path,
-                 "kernel repository (audits PATH/build), build directory, one variant, or one native module")
+  CLI::Option* path_option = app.add_option(
+      "path", audit_path, "kernel repository (audits PATH/build), build directory, one variant, or one native module")
       ->capture_default_str();
   add_report_options(app, report);
+  app.add_flag("--no-repo-config", report.no_repo_config,
+               "report the repository's kcheck.toml/pyproject.toml suppressions but do not apply them "
+               "(always so under --security)");
 
   std::string explain_code;
-  CLI::App* explain = app.add_subcommand("explain", "print a rule's explanation, with the fix");
+  CLI::App* explain = add_command(app, "explain", "print a rule's explanation, with the fix");
   explain->add_option("code", explain_code, "rule code, e.g. KE001")->required();
-  CLI::App* rules = app.add_subcommand("rules", "list every rule code with its severity and title");
+  CLI::App* rules = add_command(app, "rules", "list every rule code with its severity and title");
 
   std::string config_dir = ".";
-  ReportArguments config_report;
-  CLI::App* config = app.add_subcommand("config", "check a kernel source tree's build.toml (KC rules)");
+  CLI::App* config = add_command(app, "config", "check a kernel source tree's build.toml (KC rules)");
   config->add_option("kernel_dir", config_dir, "kernel source directory holding build.toml")->capture_default_str();
-  add_report_options(*config, config_report);
 
   std::string saved_report;
-  ReportArguments render_arguments;
-  CLI::App* report_command = app.add_subcommand("report", "render a saved JSON report (--format json) again");
+  CLI::App* report_command = add_command(app, "report", "render a saved JSON report (--format json) again");
   report_command->add_option("file", saved_report, "report written by kcheck --format json")->required();
-  report_command->add_option("--format", render_arguments.format, "output format: " + format_list())
-      ->capture_default_str();
-  report_command->add_option("-o,--output", render_arguments.output, "write to FILE instead of standard output");
 
   BuildArguments build;
-  ReportArguments build_report;
-  CLI::App* build_command = app.add_subcommand("build", "build conformant variants from build.toml and audit them");
+  CLI::App* build_command = add_command(app, "build", "build conformant variants from build.toml and audit them");
   build_command->add_option("kernel_dir", build.kernel_dir, "kernel source directory holding build.toml")
       ->capture_default_str();
   build_command->add_option("--backends", build.backends,
@@ -475,26 +491,20 @@ int main(int argc, char** argv) {
                             "PyPI (default: ~/.cache/kcheck/deps)");
   build_command->add_option("--build-timeout", build.build_timeout_seconds,
                             "seconds one variant may compile before the build fails (default: 7200)");
-  add_report_options(*build_command, build_report);
 
   DynamicArguments run_arguments;
-  ReportArguments run_report;
   CLI::App* run_command =
-      app.add_subcommand("run", "load each variant in a worker process and check its ops (KD, KO006 rules)");
+      add_command(app, "run", "load each variant in a worker process and check its ops (KD, KO006 rules)");
   add_dynamic_options(*run_command, run_arguments, false);
-  add_report_options(*run_command, run_report);
 
   DynamicArguments bench_arguments;
-  ReportArguments bench_report;
   CLI::App* bench_command =
-      app.add_subcommand("bench", "kcheck run, then time each op against its reference and the device (KB rules)");
+      add_command(app, "bench", "kcheck run, then time each op against its reference and the device (KB rules)");
   add_dynamic_options(*bench_command, bench_arguments, true);
-  add_report_options(*bench_command, bench_report);
 
   ScanArguments scan_arguments;
-  ReportArguments scan_report;
   CLI::App* scan_command =
-      app.add_subcommand("scan", "audit every kernel repository under the roots, with a facts cache (docs/scan.md)");
+      add_command(app, "scan", "audit every kernel repository under the roots, with a facts cache (docs/scan.md)");
   scan_command->add_option("roots", scan_arguments.roots, "repositories, or directories holding them (NAME@REVISION)")
       ->required();
   scan_command->add_option("--cache", scan_arguments.cache_dir, "facts cache directory (default: ~/.cache/kcheck)");
@@ -503,19 +513,14 @@ int main(int argc, char** argv) {
   scan_command->add_option("--report-dir", scan_arguments.report_dir,
                            "write one report per repository in --format, and scan.json, to DIR");
   scan_command->add_flag("--stats", scan_arguments.stats, "print what the cache did on standard error");
-  add_report_options(*scan_command, scan_report);
 
   std::vector<std::string> merge_files;
-  ReportArguments merge_report;
-  merge_report.format = "json";  // the merged document is what array jobs collect (docs/scan.md)
-  CLI::App* merge_command = app.add_subcommand("merge", "combine the JSON documents of `kcheck scan --shard` runs");
+  CLI::App* merge_command = add_command(app, "merge", "combine the JSON documents of `kcheck scan --shard` runs");
   merge_command->add_option("files", merge_files, "scan documents (kcheck scan --format json)")->required();
-  merge_command->add_option("--format", merge_report.format, "json (the merged document), text or markdown (summary)")
-      ->capture_default_str();
-  merge_command->add_option("-o,--output", merge_report.output, "write to FILE instead of standard output");
 
   try {
     app.parse(argc, argv);
+    refuse_stray_path(app, *path_option);
   } catch (const CLI::CallForHelp& help) {
     return app.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
@@ -526,17 +531,19 @@ int main(int argc, char** argv) {
     std::cerr << "kcheck: " << error.what() << "\n";
     return kExitUsage;
   }
+  // The merged document is what array jobs collect (docs/scan.md): json unless --format says otherwise.
+  if (merge_command->parsed() && app.get_option("--format")->count() == 0) report.format = "json";
 
   try {
     if (explain->parsed()) return run_explain_command(explain_code);
     if (rules->parsed()) return run_rules_command();
-    if (report_command->parsed()) return run_report_command(saved_report, render_arguments);
-    if (config->parsed()) return run_config_command(config_dir, config_report);
-    if (build_command->parsed()) return run_build_command(build, build_report);
-    if (run_command->parsed()) return run_dynamic_command(run_arguments, false, run_report);
-    if (bench_command->parsed()) return run_dynamic_command(bench_arguments, true, bench_report);
-    if (scan_command->parsed()) return run_scan_command(scan_arguments, scan_report);
-    if (merge_command->parsed()) return run_merge_command(merge_files, merge_report);
+    if (report_command->parsed()) return run_report_command(saved_report, report);
+    if (config->parsed()) return run_config_command(config_dir, report);
+    if (build_command->parsed()) return run_build_command(build, report);
+    if (run_command->parsed()) return run_dynamic_command(run_arguments, false, report);
+    if (bench_command->parsed()) return run_dynamic_command(bench_arguments, true, report);
+    if (scan_command->parsed()) return run_scan_command(scan_arguments, report);
+    if (merge_command->parsed()) return run_merge_command(merge_files, report);
     return run_audit_command(audit_path, report);
   } catch (const std::exception& error) {
     std::cerr << "kcheck: " << error.what() << "\n";

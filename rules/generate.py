@@ -200,6 +200,8 @@ def write_policy(name, spec, reference, out):
     lines += ["", "[rocm]", f"supported-archs = {toml_list(ROCM_ARCHS)}"]
     lines += ["", "[torch]", 'stable-abi-shims = "data/torch-stable-abi-shims.json"']
     lines += ["", "[licenses]", f"accepted = {toml_list(HUB_LICENSES)}"]
+    # A repository's kcheck.toml may silence one rule per entry, never a family ("KP") or everything ("K").
+    lines += ["", "[suppressions]", "code-prefixes = false"]
     for (system, backend), variants in sorted(spec["required"].items()):
         lines += ["", "[[required-variants]]", f"system = {toml_string(system)}",
                   f"backend = {toml_string(backend)}", f"variants = {toml_list(variants)}"]

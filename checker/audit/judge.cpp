@@ -42,7 +42,7 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
     FindingSink sink(rule->info(), report.findings);
     rule->check(context, sink);
   }
-  apply_tree_suppressions(tree, report.findings);
+  apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings);
   finalise_report(report);
   return report;
 }

@@ -1,7 +1,13 @@
 #pragma once
+#include "checker/core/audit_options.h"
+#include "checker/core/policy.h"
 #include "checker/core/tree_facts.h"
 
 namespace kcheck {
+
+// Which of the repository's suppressions this audit applies: none under
+// --security or --no-repo-config, code prefixes only where the policy allows.
+SuppressionTrust suppression_trust(const Policy& policy, const AuditOptions& options);
 
 // Reads the kernel repository's suppressions (kcheck.toml, or pyproject.toml's
 // [tool.kcheck]) into the tree's facts: at the audited root of a tree or source
@@ -9,7 +15,8 @@ namespace kcheck {
 // SuppressionConfigError for a config file that cannot be used.
 void read_suppression_facts(TreeFacts& tree);
 
-// Marks the findings the tree's suppressions match; judge() calls it after the rules ran.
-void apply_tree_suppressions(const TreeFacts& tree, Findings& findings);
+// Marks the findings the tree's suppressions match, leaving out the entries
+// `trust` does not apply; judge() calls it after the rules ran.
+void apply_tree_suppressions(const TreeFacts& tree, const SuppressionTrust& trust, Findings& findings);
 
 }  // namespace kcheck

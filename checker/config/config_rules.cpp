@@ -11,6 +11,7 @@ void add_config_rules(RuleRegistry& registry) {
   registry.add(make_kc004_python_package_missing());
   registry.add(make_kc005_restricts_required_variants());
   registry.add(make_kc006_suppression_without_reason());
+  registry.add(make_kc007_suppression_not_applied());
 }
 
 }  // namespace kcheck

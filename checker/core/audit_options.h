@@ -12,6 +12,9 @@ struct AuditOptions {
   CodeSelection selection;
   bool strict = false;      // warnings fail the gate
   bool security = false;    // Hub-side profile: no code execution, KP006 as error
+  // The repository's kcheck.toml suppressions are applied; false (--security,
+  // --no-repo-config): reported by KC007, never applied, so an upload cannot silence its own audit.
+  bool apply_repository_suppressions = true;
   std::string repo_id;      // --repo-id owner/name, for KM005
   unsigned threads = 0;     // 0 = one per hardware thread
   ProgressSink* progress = nullptr;  // counts files scanned, bytes hashed, variants run; none: silent

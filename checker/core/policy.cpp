@@ -35,6 +35,7 @@ class PolicyReader {
     policy.cuda_toolkit_defaults = cuda_toolkit_defaults();
     policy.rocm_supported_archs = string_list("rocm.supported-archs");
     for (const std::string& license : string_list("licenses.accepted")) policy.accepted_licenses.insert(license);
+    policy.suppression_code_prefixes_allowed = optional_bool("suppressions.code-prefixes", false);
     return policy;
   }
 
@@ -56,6 +57,13 @@ class PolicyReader {
   std::string optional_string(const std::string& key) const {
     if (!at(key)) return {};
     return required_string(key);
+  }
+
+  bool optional_bool(const std::string& key, bool fallback) const {
+    if (!at(key)) return fallback;
+    auto value = at(key).value<bool>();
+    if (!value) fail(key, "must be true or false");
+    return *value;
   }
 
   std::vector<std::string> string_list(const std::string& key, const toml::node* node = nullptr) const {

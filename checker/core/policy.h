@@ -94,6 +94,8 @@ struct Policy {
   std::vector<CudaToolkitDefaults> cuda_toolkit_defaults;  // newest toolkit first
   std::vector<std::string> rocm_supported_archs;            // "gfx90a", ...
   std::set<std::string> accepted_licenses;  // lowercase Hub license ids
+  // Whether a repository suppression may name a code prefix ("KP") instead of one rule.
+  bool suppression_code_prefixes_allowed = false;
 };
 
 // A policy file that cannot be used; the message names the file and key.

@@ -1,7 +1,9 @@
 #include "checker/core/suppressions.h"
 
-#include <fstream>
-#include <iterator>
+#include <algorithm>
+#include <cctype>
+
+#include "checker/core/bounded_read.h"
 
 #include <toml++/toml.h>
 
@@ -38,30 +40,56 @@ Suppression read_entry(const toml::node& node, const std::string& source) {
   suppression.code = string_member(*entry, "code", source);
   if (suppression.code.empty()) fail(source, suppression.line, "ignore entry needs a rule code: code = \"KL005\"");
   suppression.path = string_member(*entry, "path", source);
+  if (suppression.path.size() > kMaxSuppressionPathLength)
+    fail(source, suppression.line,
+         "ignore entry: path is longer than " + std::to_string(kMaxSuppressionPathLength) + " characters");
   suppression.reason = string_member(*entry, "reason", source);
   return suppression;
 }
 
-std::optional<std::string> read_file(const fs::path& path) {
+bool is_inside(const fs::path& path, const fs::path& root) {
+  auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return root_end == root.end();
+}
+
+// The config file as every file of an upload is read: a link must stay inside
+// the repository, only a regular file of a bounded size, never more read than the bound.
+std::optional<std::string> read_config_file(const fs::path& repository_root, const fs::path& path) {
   std::error_code error;
-  if (!fs::is_regular_file(path, error)) return std::nullopt;
-  std::ifstream stream(path, std::ios::binary);
-  std::string text(std::istreambuf_iterator<char>(stream), {});
-  if (!stream && !stream.eof()) throw SuppressionConfigError("cannot read " + path.string());
+  fs::file_status status = fs::symlink_status(path, error);
+  if (error || !fs::exists(status)) return std::nullopt;
+  if (fs::is_symlink(status)) {
+    fs::path target = fs::canonical(path, error);
+    fs::path root = fs::canonical(repository_root, error);
+    if (error || !is_inside(target, root))
+      throw SuppressionConfigError(path.string() + ": a link that leaves the repository; not read");
+  }
+  std::string problem;
+  std::optional<std::string> text = read_bounded_file(path, kMaxSuppressionConfigBytes, problem);
+  if (!text) throw SuppressionConfigError(path.string() + ": " + problem);
   return text;
 }
 
-// Matches pattern segments against path segments; `**` spans zero or more.
+// One path segment against a pattern segment (`*` any run, `?` one character):
+// greedy with a return to the last `*` only, so O(pattern × text), never exponential.
 bool match_segment(std::string_view pattern, std::string_view text) {
-  if (pattern.empty()) return text.empty();
-  if (pattern.front() == '*') {
-    for (std::size_t skip = 0; skip <= text.size(); ++skip)
-      if (match_segment(pattern.substr(1), text.substr(skip))) return true;
-    return false;
+  std::size_t p = 0, t = 0, star = std::string_view::npos, star_text = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      star_text = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++star_text;
+    } else {
+      return false;
+    }
   }
-  if (text.empty()) return false;
-  if (pattern.front() != '?' && pattern.front() != text.front()) return false;
-  return match_segment(pattern.substr(1), text.substr(1));
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 std::vector<std::string_view> split_path(std::string_view path) {
@@ -74,17 +102,6 @@ std::vector<std::string_view> split_path(std::string_view path) {
     path.remove_prefix(slash + 1);
   }
   return segments;
-}
-
-bool match_segments(const std::vector<std::string_view>& pattern, std::size_t p,
-                    const std::vector<std::string_view>& path, std::size_t s) {
-  if (p == pattern.size()) return s == path.size();
-  if (pattern[p] == "**") {
-    for (std::size_t next = s; next <= path.size(); ++next)
-      if (match_segments(pattern, p + 1, path, next)) return true;
-    return false;
-  }
-  return s < path.size() && match_segment(pattern[p], path[s]) && match_segments(pattern, p + 1, path, s + 1);
 }
 
 }  // namespace
@@ -107,6 +124,8 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
   if (!ignore) return config;
   const toml::array* entries = ignore->as_array();
   if (!entries) fail(file_name, line_of(*ignore), "'ignore' must be an array of tables [{code, path, reason}]");
+  if (entries->size() > kMaxSuppressionEntries)
+    fail(file_name, line_of(*ignore), "more than " + std::to_string(kMaxSuppressionEntries) + " ignore entries");
   for (const toml::node& entry : *entries) config.entries.push_back(read_entry(entry, file_name));
   return config;
 }
@@ -114,7 +133,7 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
 std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_root) {
   for (std::string_view name : {kConfigFile, kPyproject}) {
     fs::path file = repository_root / name;
-    std::optional<std::string> text = read_file(file);
+    std::optional<std::string> text = read_config_file(repository_root, file);
     if (!text) continue;
     SuppressionConfig config = parse_suppressions(*text, file.string());
     if (name == kPyproject && config.entries.empty()) return std::nullopt;  // a pyproject without [tool.kcheck]
@@ -134,15 +153,55 @@ SuppressionScope suppression_scope(const fs::path& audited_root) {
   return {audited_root, ""};
 }
 
+// Which path segments each pattern segment can end at, pattern segment by
+// pattern segment (`**` spans zero or more): a walk over a table of
+// pattern × path segments, never a search that branches.
 bool glob_matches(std::string_view pattern, std::string_view path) {
-  return match_segments(split_path(pattern), 0, split_path(path), 0);
+  const std::vector<std::string_view> pattern_segments = split_path(pattern);
+  const std::vector<std::string_view> path_segments = split_path(path);
+  std::vector<char> reached(path_segments.size() + 1, 0), next(path_segments.size() + 1, 0);
+  reached[0] = 1;
+  for (std::string_view segment : pattern_segments) {
+    std::fill(next.begin(), next.end(), 0);
+    bool any_before = false;
+    for (std::size_t s = 0; s <= path_segments.size(); ++s) {
+      if (segment == "**") {
+        any_before = any_before || reached[s];
+        next[s] = any_before;
+      } else if (s < path_segments.size() && reached[s] && match_segment(segment, path_segments[s])) {
+        next[s + 1] = 1;
+      }
+    }
+    reached.swap(next);
+  }
+  return reached[path_segments.size()];
 }
 
-void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, Findings& findings) {
+bool is_single_rule_code(std::string_view code) {
+  return code.size() == 5 && std::isupper(static_cast<unsigned char>(code[0])) &&
+         std::isupper(static_cast<unsigned char>(code[1])) && std::isdigit(static_cast<unsigned char>(code[2])) &&
+         std::isdigit(static_cast<unsigned char>(code[3])) && std::isdigit(static_cast<unsigned char>(code[4]));
+}
+
+std::string why_suppression_not_applied(const Suppression& suppression, const SuppressionTrust& trust) {
+  if (!trust.repository_config_applied)
+    return "repository suppressions are reported, not applied (--security or --no-repo-config)";
+  if (!trust.code_prefixes_allowed && !is_single_rule_code(suppression.code))
+    return "'" + suppression.code + "' is wider than one rule, and the policy allows only whole rule codes";
+  return "";
+}
+
+void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, const SuppressionTrust& trust,
+                        Findings& findings) {
+  std::vector<const Suppression*> applied;
+  for (const Suppression& suppression : config.entries)
+    if (why_suppression_not_applied(suppression, trust).empty()) applied.push_back(&suppression);
+  if (applied.empty()) return;
   for (Finding& finding : findings) {
     if (finding.suppressed) continue;
     std::string path = finding.file.empty() ? std::string() : std::string(path_prefix) + finding.file;
-    for (const Suppression& suppression : config.entries) {
+    for (const Suppression* entry : applied) {
+      const Suppression& suppression = *entry;
       if (!finding.code.starts_with(suppression.code)) continue;
       if (!suppression.path.empty() && !glob_matches(suppression.path, path)) continue;
       finding.suppressed = true;

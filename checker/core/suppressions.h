@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -33,7 +34,13 @@ class SuppressionConfigError : public std::runtime_error {
 };
 
 // Reads kcheck.toml in `repository_root`, else pyproject.toml's [tool.kcheck]
-// table. nullopt when there is neither. Throws SuppressionConfigError.
+// table. nullopt when there is neither. Throws SuppressionConfigError, also
+// for a file that is a link out of the repository, not a regular file, or
+// larger than kMaxSuppressionConfigBytes: the config obeys the bounded,
+// in-root reading of every other file of an upload.
+inline constexpr std::uint64_t kMaxSuppressionConfigBytes = 1u << 20;
+inline constexpr std::size_t kMaxSuppressionEntries = 1000;
+inline constexpr std::size_t kMaxSuppressionPathLength = 1024;
 std::optional<SuppressionConfig> load_suppressions(const std::filesystem::path& repository_root);
 
 // The same from text already read; `file_name` says which of the two it is.
@@ -50,12 +57,26 @@ struct SuppressionScope {
 };
 SuppressionScope suppression_scope(const std::filesystem::path& audited_root);
 
+// Why a repository suppression is not applied, or "" when it is: the caller
+// does not trust the repository's config (--security, --no-repo-config), or
+// its code is a prefix wider than one rule ("KP", "K") and the policy does not
+// allow prefixes.
+struct SuppressionTrust {
+  bool repository_config_applied = true;
+  bool code_prefixes_allowed = false;
+};
+std::string why_suppression_not_applied(const Suppression& suppression, const SuppressionTrust& trust);
+
+// A rule code names one rule: two capital letters and three digits ("KL005").
+bool is_single_rule_code(std::string_view code);
+
 // `*` matches within one path segment, `**` any number of segments, `?` one
 // character (not '/').
 bool glob_matches(std::string_view pattern, std::string_view path);
 
 // Marks every finding a suppression matches (code prefix and path glob) as
-// suppressed, with the entry's reason.
-void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, Findings& findings);
+// suppressed, with the entry's reason; entries `trust` does not apply are left out.
+void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, const SuppressionTrust& trust,
+                        Findings& findings);
 
 }  // namespace kcheck

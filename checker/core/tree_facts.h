@@ -64,6 +64,9 @@ struct VariantFacts {
   std::optional<VariantName> name;
   std::string name_error;      // why the name does not parse (KL002)
   std::vector<FileEntry> files;  // every entry below the variant, sorted by path
+  // False when the variant directory itself cannot be listed (KL007 names it):
+  // rules about what it lacks (KL003, KM001) have nothing to judge.
+  bool listed = true;
 
   MetadataFacts metadata;
   std::optional<DigestCheck> digest;

@@ -131,6 +131,12 @@ bool is_variant_candidate(const fs::directory_entry& entry) {
   return entry.is_directory(error) && !entry.is_symlink(error) && entry.path().filename() != "benchmarks";
 }
 
+bool is_listable(const fs::path& directory) {
+  std::error_code error;
+  fs::directory_iterator probe(directory, error);
+  return !error;
+}
+
 VariantFacts make_variant(const fs::path& directory, const fs::path& audited_root, const WalkLimits& limits) {
   VariantFacts variant;
   variant.directory_name = directory.filename().string();
@@ -138,6 +144,7 @@ VariantFacts make_variant(const fs::path& directory, const fs::path& audited_roo
   variant.relative_path = directory == audited_root ? "" : directory.lexically_relative(audited_root).generic_string();
   variant.name = parse_variant_name(variant.directory_name, &variant.name_error);
   variant.files = walk_variant(directory, limits);
+  variant.listed = is_listable(directory);
   return variant;
 }
 
@@ -163,7 +170,8 @@ std::vector<FileEntry> walk_variant(const fs::path& variant_root, const WalkLimi
     if (error) {
       FileEntry unreadable = inspect(directory, variant_root, canonical_root, limits);
       unreadable.read_error = "cannot list directory: " + error.message();
-      if (directory != variant_root) files.push_back(std::move(unreadable));
+      if (directory == variant_root) unreadable.relative_path = ".";  // the variant itself (KL007), as for --max-files
+      files.push_back(std::move(unreadable));
       continue;
     }
     for (fs::directory_iterator end; it != end && files.size() < limits.max_entries; it.increment(error)) {

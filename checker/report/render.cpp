@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "checker/core/display_text.h"
 #include "checker/report/html_format.h"
 #include "checker/report/junit_format.h"
 #include "checker/report/markdown_format.h"
@@ -43,16 +44,18 @@ std::vector<RuleInfo> rule_catalogue(const RuleRegistry& registry) {
 
 std::string render_report(const Report& report, OutputFormat format, const RenderOptions& options) {
   switch (format) {
-    case OutputFormat::text: return render_text(report, options.text);
+    // The human formats (and JUnit, which CI shows to humans) render a copy in
+    // which upload text can neither forge lines nor drive a terminal.
+    case OutputFormat::text: return render_text(display_safe_report(report), options.text);
     // Paths and symbol names come from the upload and need not be UTF-8: the
     // bad bytes become U+FFFD rather than an exception (exit 2).
     case OutputFormat::json:
       return report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::sarif:
       return render_sarif(report, options.rules).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    case OutputFormat::junit: return render_junit(report);
-    case OutputFormat::markdown: return render_markdown(report);
-    case OutputFormat::html: return render_html(report, options.rules);
+    case OutputFormat::junit: return render_junit(display_safe_report(report));
+    case OutputFormat::markdown: return render_markdown(display_safe_report(report));
+    case OutputFormat::html: return render_html(display_safe_report(report), options.rules);
   }
   return {};
 }

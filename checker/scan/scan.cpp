@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "checker/audit/audit.h"
+#include "checker/core/display_text.h"
 #include "checker/core/kernel_identity.h"
 #include "checker/core/parallel.h"
 #include "checker/metadata/digest.h"
@@ -270,7 +271,7 @@ std::string render_scan_summary(const ScanReport& scan, bool markdown) {
   if (markdown) out << "| repository | verdict | errors | warnings | notes |\n| --- | --- | ---: | ---: | ---: |\n";
   else out << std::left << std::setw(48) << "repository" << " verdict  errors warnings  notes\n";
   for (const RepositoryReport& repository : scan.repositories) {
-    std::string name = repository.id + (repository.revision.empty() ? "" : "@" + repository.revision);
+    std::string name = display_safe(repository.id + (repository.revision.empty() ? "" : "@" + repository.revision));
     row(name, repository.error.empty() ? (repository.failed() ? "fail" : "pass") : "error", repository.report.summary);
   }
   const SeverityCounts totals = scan.totals();
@@ -279,7 +280,8 @@ std::string render_scan_summary(const ScanReport& scan, bool markdown) {
       << " notes\n";
   for (const RepositoryReport& repository : scan.repositories)
     if (!repository.error.empty())
-      out << (markdown ? "- " : "") << repository.id << ": could not be audited: " << repository.error << "\n";
+      out << (markdown ? "- " : "") << display_safe(repository.id) << ": could not be audited: "
+          << display_safe(repository.error) << "\n";
   return out.str();
 }
 

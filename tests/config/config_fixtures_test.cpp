@@ -172,7 +172,7 @@ TEST(ConfigRules, EveryRuleExplainsItself) {
     EXPECT_FALSE(rule->info().example_fix.empty()) << rule->info().code;
     EXPECT_NE(rule->info().explanation.find("Fix"), std::string::npos) << rule->info().code;
   }
-  EXPECT_EQ(codes, (std::vector<std::string>{"KC001", "KC002", "KC003", "KC004", "KC005", "KC006"}));
+  EXPECT_EQ(codes, (std::vector<std::string>{"KC001", "KC002", "KC003", "KC004", "KC005", "KC006", "KC007"}));
 }
 
 }  // namespace

@@ -27,6 +27,25 @@ TEST(Suppressions, GlobsMatchWholeSegments) {
   EXPECT_FALSE(glob_matches("build/v/relu.?", "build/v/relu.so"));
   EXPECT_FALSE(glob_matches("*.o", "build/v/relu.o")) << "* stays inside one segment";
   EXPECT_TRUE(glob_matches("./build/v/relu.o", "build/v/relu.o"));
+  EXPECT_TRUE(glob_matches("**", ""));
+  EXPECT_TRUE(glob_matches("build/**/**/relu.o", "build/relu.o"));
+  EXPECT_TRUE(glob_matches("b*d/*e*u*.o", "build/relu.o"));
+  EXPECT_FALSE(glob_matches("b*d/*e*x*.o", "build/relu.o"));
+}
+
+// The hostile-input class of issue #14: stars that a backtracking matcher
+// explores exponentially (30 stars over 200 characters, 60 `**` over 300
+// segments) complete here; the CTest timeout is what would fail.
+TEST(Suppressions, GlobsThatWouldExplodeABacktrackingMatcherAreLinear) {
+  std::string stars;
+  for (int i = 0; i < 30; ++i) stars += "*a";
+  EXPECT_FALSE(glob_matches(stars + "*b", std::string(200, 'a')));
+  EXPECT_TRUE(glob_matches(stars + "*", std::string(200, 'a')));
+  std::string deep_pattern, deep_path;
+  for (int i = 0; i < 60; ++i) deep_pattern += "**/a/";
+  for (int i = 0; i < 300; ++i) deep_path += "a/";
+  EXPECT_FALSE(glob_matches(deep_pattern + "b", deep_path + "c"));
+  EXPECT_TRUE(glob_matches(deep_pattern + "**", deep_path));
 }
 
 TEST(Suppressions, ReadsEntriesWithTheirLines) {
@@ -84,22 +103,49 @@ TEST(Suppressions, ABrokenFileIsAnErrorNamingTheFileAndLine) {
   expect_error("ignore = [{code = 5}]\n", "/repo/kcheck.toml:1: ignore entry: 'code' must be a string");
 }
 
-TEST(Suppressions, MatchByCodePrefixAndPathWithTheEntrysReason) {
-  SuppressionConfig config{"kcheck.toml",
-                           {{"KL005", "build/*/relu.o", "kept on purpose", 2}, {"KP", "", "", 3}}};
-  Findings findings = {
+Findings findings_to_suppress() {
+  return {
       {"KL005", Severity::warning, "m", kCpu, "build/v/relu.o", {}},
       {"KL005", Severity::warning, "m", kCpu, "build/v/__pycache__", {}},
       {"KP003", Severity::error, "m", kCpu, "build/v/x.py", {.line = 3}},
       {"KE001", Severity::error, "m", kCpu, "build/v/relu.o", {}},
   };
-  apply_suppressions(config, "", findings);
+}
+
+TEST(Suppressions, MatchByCodePrefixAndPathWithTheEntrysReason) {
+  SuppressionConfig config{"kcheck.toml",
+                           {{"KL005", "build/*/relu.o", "kept on purpose", 2}, {"KP", "", "", 3}}};
+  Findings findings = findings_to_suppress();
+  apply_suppressions(config, "", SuppressionTrust{.code_prefixes_allowed = true}, findings);
   EXPECT_TRUE(findings[0].suppressed);
   EXPECT_EQ(findings[0].suppression_reason, "kept on purpose");
   EXPECT_FALSE(findings[1].suppressed);
   EXPECT_TRUE(findings[2].suppressed);
   EXPECT_EQ(findings[2].suppression_reason, "kcheck.toml:3 (no reason given)");
   EXPECT_FALSE(findings[3].suppressed);
+}
+
+TEST(Suppressions, APrefixIsNotAppliedUnlessThePolicyAllowsIt) {
+  SuppressionConfig config{"kcheck.toml", {{"KL005", "build/*/relu.o", "kept", 2}, {"KP", "", "wide", 3}, {"K", "", "", 4}}};
+  Findings findings = findings_to_suppress();
+  apply_suppressions(config, "", SuppressionTrust{}, findings);
+  EXPECT_TRUE(findings[0].suppressed) << "one rule: applied";
+  EXPECT_FALSE(findings[2].suppressed) << "KP is wider than one rule";
+  EXPECT_FALSE(findings[3].suppressed) << "K is wider than one rule";
+  EXPECT_EQ(why_suppression_not_applied(config.entries[1], SuppressionTrust{}),
+            "'KP' is wider than one rule, and the policy allows only whole rule codes");
+  EXPECT_TRUE(is_single_rule_code("KL005"));
+  EXPECT_FALSE(is_single_rule_code("KL00"));
+  EXPECT_FALSE(is_single_rule_code("KL0051"));
+  EXPECT_FALSE(is_single_rule_code("kl005"));
+}
+
+TEST(Suppressions, AnUntrustedRepositoryConfigAppliesNothing) {
+  SuppressionConfig config{"kcheck.toml", {{"KL005", "", "kept", 2}, {"KE001", "", "kept", 3}}};
+  Findings findings = findings_to_suppress();
+  apply_suppressions(config, "", SuppressionTrust{.repository_config_applied = false, .code_prefixes_allowed = true},
+                     findings);
+  for (const Finding& finding : findings) EXPECT_FALSE(finding.suppressed) << finding.code;
 }
 
 TEST(Suppressions, AVariantAuditFindsTheRepositoryAboveBuild) {
@@ -184,6 +230,67 @@ TEST(Suppressions, TheCommandLineGatesOnTheWarningAndShowsTheReason) {
   EXPECT_NE(plain.out.find("· 2 suppressed"), std::string::npos) << plain.out;
   EXPECT_EQ(kcheck("--strict " + shell_quoted(repository)).exit_code, 1) << "KC006 is a warning";
   EXPECT_EQ(kcheck("--ignore KC006 --strict " + shell_quoted(repository)).exit_code, 0);
+}
+
+// Hub side, an upload must not decide its own verdict: its suppressions are
+// notes (KC007), and the findings they would hide fail the gate.
+TEST(Suppressions, SecurityAndNoRepoConfigReportButDoNotApply) {
+  fs::path repository = repository_with_config(
+      "kcheck.toml", "ignore = [\n  {code = \"KL005\", reason = \"trust me\"},\n  {code = \"K\", reason = \"trust me\"},\n]\n");
+  // The fixture's findings are KL005 warnings: --strict makes them fail the gate.
+  RunResult plain = kcheck("--strict --format json " + shell_quoted(repository));
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  for (const std::string options : {"--strict --security --format json ", "--strict --no-repo-config --format json ",
+                                    "--format json --no-repo-config --strict "}) {
+    RunResult run = kcheck(options + shell_quoted(repository));
+    EXPECT_EQ(run.exit_code, 1) << options << run.err;
+    nlohmann::json report = nlohmann::json::parse(run.out);
+    int kl005 = 0;
+    std::vector<std::string> kc007;
+    for (const nlohmann::json& finding : report["findings"]) {
+      if (finding["code"] == "KL005") kl005 += !finding.value("suppressed", false);
+      if (finding["code"] == "KC007") kc007.push_back(finding["message"]);
+    }
+    EXPECT_EQ(kl005, 2) << options;
+    ASSERT_EQ(kc007.size(), 2u) << options;
+    EXPECT_EQ(kc007[0], "kcheck.toml:2: the suppression of KL005 is not applied: repository suppressions are "
+                        "reported, not applied (--security or --no-repo-config)");
+  }
+}
+
+TEST(Suppressions, APrefixEntryIsANoteAndSuppressesNothing) {
+  fs::path repository = repository_with_config("kcheck.toml", "ignore = [{code = \"K\", reason = \"trust me\"}]\n");
+  RunResult run = kcheck("--strict --format json " + shell_quoted(repository));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["summary"]["suppressed"], 0);
+  std::vector<std::string> kc007;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == "KC007") kc007.push_back(finding["message"]);
+  EXPECT_EQ(kc007, std::vector<std::string>{"kcheck.toml:1: the suppression of K is not applied: 'K' is wider than one "
+                                            "rule, and the policy allows only whole rule codes"});
+}
+
+TEST(Suppressions, TheConfigIsReadInsideTheRepositoryAndBounded) {
+  fs::path outside = scratch_dir() / "outside.toml";
+  std::ofstream(outside) << "ignore = [{code = \"KL005\", reason = \"from outside\"}]\n";
+  fs::path repository = repository_with_config("pyproject.toml", "");
+  fs::remove(repository / "pyproject.toml");
+  fs::create_symlink(outside, repository / "kcheck.toml");
+  RunResult link = kcheck(shell_quoted(repository));
+  EXPECT_EQ(link.exit_code, 2);
+  EXPECT_NE(link.err.find("kcheck.toml: a link that leaves the repository; not read"), std::string::npos) << link.err;
+
+  fs::remove(repository / "kcheck.toml");
+  {
+    std::ofstream sparse(repository / "pyproject.toml", std::ios::binary);
+    sparse.seekp((std::streamoff{3} << 30) - 1);
+    sparse.put('\n');
+  }
+  RunResult huge = kcheck(shell_quoted(repository));
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_NE(huge.err.find("pyproject.toml: 3221225472 bytes, above the bound of 1048576"), std::string::npos)
+      << huge.err;
 }
 
 TEST(Suppressions, ABrokenConfigExitsTwoWithOneLineNamingFileAndLine) {

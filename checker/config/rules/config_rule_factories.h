@@ -11,5 +11,6 @@ std::unique_ptr<Rule> make_kc003_listed_path_invalid();
 std::unique_ptr<Rule> make_kc004_python_package_missing();
 std::unique_ptr<Rule> make_kc005_restricts_required_variants();
 std::unique_ptr<Rule> make_kc006_suppression_without_reason();
+std::unique_ptr<Rule> make_kc007_suppression_not_applied();
 
 }  // namespace kcheck

@@ -13,6 +13,7 @@ class NoImportablePackage final : public Rule {
   void check(const RuleContext& context, FindingSink& sink) const override {
     if (context.tree.scope == AuditScope::module) return;
     for (const VariantFacts& variant : context.tree.variants) {
+      if (!variant.listed) continue;  // KL007 says it cannot be read
       Place where{.variant = variant.directory_name, .file = variant.relative_path};
       if (context.policy.package_layout == PackageLayout::top_level) {
         if (!variant.find_file("__init__.py"))

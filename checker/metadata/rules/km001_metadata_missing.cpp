@@ -12,7 +12,7 @@ class MetadataMissing final : public PerVariantMetadataRule {
   bool judges_unreadable_metadata() const override { return true; }
 
   void check_variant(const VariantFacts& variant, const RuleContext&, FindingSink& sink) const override {
-    if (variant.metadata.present) return;
+    if (variant.metadata.present || !variant.listed) return;  // an unlistable variant is KL007
     sink.report(metadata_place(variant), "variant " + variant.directory_name +
                                              " has no metadata.json: the loader needs it to read the kernel's id, "
                                              "backend, dependencies and digest");

@@ -1,0 +1,182 @@
+// Issue #14, "hostile input, round 2": each class an attacker's round found,
+// driven through the kcheck command as the Hub runs it, asserting a finding
+// or a bounded clean exit, output that is valid in its format, and nothing
+// left running. The reproducers are generated here, never committed as
+// megabytes; unit tests and fuzz regressions cover each mechanism too.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "tests/security/security_test_support.h"
+
+namespace kcheck::security_test {
+namespace {
+
+const std::string kVariant = "torch213-cxx11-cpu-x86_64-linux";
+const std::string kVariantPath = "build/" + kVariant;
+constexpr long kMaxRssKb = (kAddressSanitizer ? 2 : 1) * 1024 * 1024;
+
+fs::path fixture(const std::string& name) { return fs::path(KCHECK_TREE_FIXTURES_DIR) / name; }
+
+// A writable copy of a tree fixture (no expected.toml), readable by `nobody`.
+class HostileRound2 : public ::testing::Test {
+ protected:
+  fs::path copy_fixture(const std::string& name) {
+    const fs::path repository = scratch_.path() / name;
+    fs::copy(fixture(name), repository, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::remove(repository / "expected.toml");
+    for (const auto& entry : fs::recursive_directory_iterator(repository))
+      fs::permissions(entry.path(), entry.is_directory() ? fs::perms(0755) : fs::perms(0644));
+    fs::permissions(repository, fs::perms(0755));
+    return repository;
+  }
+
+  Outcome kcheck(const std::vector<std::string>& arguments, const Bounds& bounds = {}) {
+    return run_kcheck(arguments, bounds, scratch_.path());
+  }
+
+  static void expect_bounded(const Outcome& outcome, int exit_code) {
+    EXPECT_FALSE(outcome.killed_at_wall_limit);
+    EXPECT_EQ(outcome.signal, 0) << outcome.err;
+    EXPECT_EQ(outcome.exit_code, exit_code) << outcome.err << outcome.out.substr(0, 2000);
+    EXPECT_LT(outcome.max_rss_kb, kMaxRssKb);
+  }
+
+  static std::multiset<std::string> codes(const nlohmann::json& report) {
+    std::multiset<std::string> found;
+    for (const std::string& key : finding_keys(report)) found.insert(key.substr(0, key.find('@')));
+    return found;
+  }
+
+  ScratchDir scratch_;
+};
+
+// Class 1: options before the subcommand are the same options as after it.
+TEST_F(HostileRound2, OptionsMeanTheSameBeforeAndAfterTheSubcommand) {
+  const std::string clean = fixture("clean_cpu_variants_from_template").string();
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"--security", "--format", "json", "run", clean},
+        {"--security", "bench", clean},
+        {"run", clean, "--security"},
+        {"--format", "json", "--security", "build", (fs::path(KCHECK_SOURCE_DIR) / "reference/relu").string(),
+         "--scratch-dir", (scratch_.path() / "scratch").string()}}) {
+    const Outcome outcome = kcheck(arguments);
+    expect_bounded(outcome, 2);
+    EXPECT_NE(outcome.err.find("executes kernel code; --security forbids it"), std::string::npos) << outcome.err;
+    EXPECT_TRUE(outcome.out.empty()) << outcome.out;
+  }
+  EXPECT_FALSE(fs::exists(scratch_.path() / "scratch")) << "the toolchain ran";
+
+  // A warning only (KC006: a suppression without a reason): --strict fails
+  // the scan's gate wherever it stands.
+  const fs::path warned = copy_fixture("clean_cpu_variants_from_template");
+  std::ofstream(warned / "kcheck.toml") << "ignore = [{code = \"KL005\", path = \"nothing\"}]\n";
+  const std::string warning_only = warned.string();
+  expect_bounded(kcheck({"scan", "--no-cache", warning_only}), 0);
+  expect_bounded(kcheck({"--strict", "scan", "--no-cache", warning_only}), 1);
+  expect_bounded(kcheck({"scan", "--no-cache", warning_only, "--strict"}), 1);
+  const Outcome json = kcheck({"--format", "json", "scan", "--no-cache", warning_only});
+  expect_bounded(json, 0);
+  EXPECT_TRUE(json.report.is_object()) << json.out.substr(0, 500);
+
+  // An argument no command takes is an error, never dropped.
+  const Outcome stray = kcheck({"config", clean, "extra"});
+  expect_bounded(stray, 2);
+  EXPECT_NE(stray.err.find("not expected: extra"), std::string::npos) << stray.err;
+}
+
+// Class 2: the upload does not decide its own verdict.
+TEST_F(HostileRound2, TheUploadsOwnConfigCannotSilenceItsAudit) {
+  const fs::path repository = copy_fixture("kl005_files_that_must_not_ship");
+  std::ofstream(repository / "kcheck.toml") << "ignore = [{code = \"K\", reason = \"trust me\"}]\n";
+  // The fixture's findings are KL005 warnings: --strict makes them fail the gate.
+  const Outcome wide = kcheck({"--strict", "--format", "json", repository.string()});
+  expect_bounded(wide, 1);
+  EXPECT_EQ(codes(wide.report).count("KC007"), 1u) << wide.out.substr(0, 2000);
+
+  std::ofstream(repository / "kcheck.toml") << "ignore = [{code = \"KL005\", reason = \"trust me\"}]\n";
+  expect_bounded(kcheck({"--strict", "--format", "json", repository.string()}), 0);
+  const Outcome secure = kcheck({"--strict", "--security", "--format", "json", repository.string()});
+  expect_bounded(secure, 1);
+  EXPECT_EQ(codes(secure.report).count("KC007"), 1u);
+  EXPECT_EQ(secure.report["summary"]["suppressed"], 0);
+
+  // Read like every file of the upload: in the root, bounded.
+  fs::remove(repository / "kcheck.toml");
+  fs::create_symlink("/etc/passwd", repository / "kcheck.toml");
+  const Outcome link = kcheck({"--format", "json", repository.string()});
+  expect_bounded(link, 2);
+  EXPECT_NE(link.err.find("a link that leaves the repository"), std::string::npos) << link.err;
+  fs::remove(repository / "kcheck.toml");
+  {
+    std::ofstream sparse(repository / "pyproject.toml", std::ios::binary);
+    sparse.seekp((std::streamoff{3} << 30) - 1);
+    sparse.put('\n');
+  }
+  const Outcome huge = kcheck({"--format", "json", repository.string()});
+  expect_bounded(huge, 2);
+  EXPECT_NE(huge.err.find("above the bound of 1048576 bytes"), std::string::npos) << huge.err;
+  fs::remove(repository / "pyproject.toml");
+
+  // A 1 KB suppression path that a backtracking glob explores exponentially,
+  // against a 200-character file name that a finding names.
+  std::ofstream(repository / kVariantPath / (std::string(200, 'a') + ".o")) << "object\n";
+  std::string stars;
+  for (int i = 0; i < 40; ++i) stars += "*a";
+  std::ofstream(repository / "kcheck.toml")
+      << "ignore = [{code = \"KL005\", path = \"build/**/" << stars << "*b\", reason = \"x\"}]\n";
+  Bounds quick;
+  quick.wall_seconds = 60;
+  const Outcome glob = kcheck({"--strict", "--format", "json", repository.string()}, quick);
+  expect_bounded(glob, 1);
+}
+
+// JUnit must parse as XML (the venv's Python reads it) and be UTF-8.
+void expect_valid_junit(const std::string& xml, const fs::path& scratch) {
+  const fs::path file = scratch / "report.xml";
+  std::ofstream(file, std::ios::binary) << xml;
+  const std::string command = std::string(KCHECK_VENV_PYTHON) +
+                              " -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' " + file.string();
+  EXPECT_EQ(std::system(command.c_str()), 0) << xml.substr(0, 3000);
+}
+
+// Classes 9 and 12: names from the upload with escape sequences, line
+// breaks, a right-to-left override and bytes that are not UTF-8 reach every
+// format valid, and cannot forge a line in the human ones.
+TEST_F(HostileRound2, UploadNamesCannotForgeOutputOrBreakItsEncoding) {
+  const fs::path repository = copy_fixture("clean_cpu_variants_from_template");
+  const std::string name = "x\x1b[2J\x1b]8;;evil\x07\nPASS: all clear\xe2\x80\xae\xff.o";
+  std::ofstream(repository / kVariantPath / name) << "object\n";
+  ASSERT_TRUE(fs::exists(repository / kVariantPath / name));
+  for (const char* format : {"text", "markdown", "html", "junit", "json", "sarif"}) {
+    const Outcome outcome = kcheck({"--format", format, repository.string()});
+    expect_bounded(outcome, 1);
+    EXPECT_EQ(outcome.out.find('\x1b'), std::string::npos) << format;
+    EXPECT_EQ(outcome.out.find('\x07'), std::string::npos) << format;
+    EXPECT_EQ(outcome.out.find("\nPASS: all clear"), std::string::npos) << format << ": a forged line";
+    EXPECT_EQ(outcome.out.find('\xff'), std::string::npos) << format;
+    const bool human = std::string(format) != "json" && std::string(format) != "sarif";  // JSON escapes controls itself
+    if (human) EXPECT_EQ(outcome.out.find("\xe2\x80\xae"), std::string::npos) << format << ": a bidi override";
+    if (std::string(format) == "junit") expect_valid_junit(outcome.out, scratch_.path());
+  }
+}
+
+// Class 12: a variant directory nobody may list is KL007, not a variant
+// without a package (KL003) or metadata (KM001).
+TEST_F(HostileRound2, AVariantThatCannotBeListedIsKl007) {
+  const fs::path repository = copy_fixture("clean_cpu_variants_from_template");
+  fs::permissions(repository / kVariantPath, fs::perms::none);
+  Bounds bounds;
+  bounds.as_nobody = true;  // root lists anything
+  const Outcome outcome = kcheck({"--format", "json", repository.string()}, bounds);
+  fs::permissions(repository / kVariantPath, fs::perms(0755));
+  expect_bounded(outcome, 1);
+  EXPECT_EQ(finding_keys(outcome.report), std::multiset<std::string>{"KL007@" + kVariantPath + "/."})
+      << outcome.out.substr(0, 3000);
+  const auto reasons = messages(outcome.report, "KL007", kVariantPath + "/.");
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("cannot list directory"), std::string::npos) << reasons[0];
+}
+
+}  // namespace
+}  // namespace kcheck::security_test
