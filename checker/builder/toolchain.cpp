@@ -5,10 +5,10 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "checker/builder/build_tool.h"
+#include "checker/core/text_scan.h"
 #include "checker/elf/elf_facts.h"
 
 namespace kcheck {
@@ -24,11 +24,39 @@ std::string read_small_file(const fs::path& path) {
   return text.str();
 }
 
+// Torch's version as version.py writes it: __version__ = '2.9.0+cu128'.
+struct TorchVersionLine {
+  std::string release;  // "2.9.0"
+  std::string local;    // "+cu128"
+};
+
+// The first `__version__ = '<digits>(.<digits>)*<anything but quotes>'`.
+std::optional<TorchVersionLine> find_version_line(std::string_view version_py) {
+  constexpr std::string_view kName = "__version__";
+  for (std::size_t at = version_py.find(kName); at != std::string_view::npos; at = version_py.find(kName, at + 1)) {
+    const std::string_view after_name = version_py.substr(at + kName.size());
+    text::Scanner scan(after_name);
+    scan.take_while(text::is_space);
+    if (!scan.take('=')) continue;
+    scan.take_while(text::is_space);
+    if (!scan.take('\'') && !scan.take('"')) continue;
+    const std::size_t release_begin = scan.position();
+    if (scan.take_while(text::is_digit).empty()) continue;
+    while (scan.rest().size() >= 2 && scan.rest()[0] == '.' && text::is_digit(scan.rest()[1])) {
+      scan.take('.');
+      scan.take_while(text::is_digit);
+    }
+    const std::string_view release = after_name.substr(release_begin, scan.position() - release_begin);
+    const std::string_view local = scan.take_while([](char c) { return c != '\'' && c != '"'; });
+    if (scan.done()) continue;
+    return TorchVersionLine{std::string(release), std::string(local)};
+  }
+  return std::nullopt;
+}
+
 std::optional<TorchInstallation> read_torch(const fs::path& package_dir, std::string& problem) {
-  std::smatch match;
-  std::string version_py = read_small_file(package_dir / "version.py");
-  static const std::regex version_line(R"(__version__\s*=\s*['"]([0-9]+(\.[0-9]+)*)([^'"]*)['"])");
-  if (!std::regex_search(version_py, match, version_line)) {
+  const std::optional<TorchVersionLine> version_line = find_version_line(read_small_file(package_dir / "version.py"));
+  if (!version_line) {
     problem = "no __version__ in " + (package_dir / "version.py").string();
     return std::nullopt;
   }
@@ -38,8 +66,13 @@ std::optional<TorchInstallation> read_torch(const fs::path& package_dir, std::st
   }
   TorchInstallation torch;
   torch.package_dir = package_dir;
-  torch.version = *Version::parse(match[1].str());
-  torch.version_text = match[1].str() + match[3].str();
+  const std::optional<Version> version = Version::parse(version_line->release);
+  if (!version) {
+    problem = "__version__ in " + (package_dir / "version.py").string() + " is not a version: " + version_line->release;
+    return std::nullopt;
+  }
+  torch.version = *version;
+  torch.version_text = version_line->release + version_line->local;
   // The C++ ABI Torch was built with shows in its mangled std::string symbols.
   ElfFacts c10 = read_elf_facts(package_dir / "lib/libc10.so");
   torch.cxx11_abi = false;
@@ -64,6 +97,19 @@ fs::path python_include_dir(const fs::path& python, std::string& problem) {
   return include;
 }
 
+// "compute_90" -> "9.0" for each compute_<digits> in nvcc --list-gpu-arch.
+std::vector<std::string> capabilities_listed(std::string_view gpu_archs) {
+  constexpr std::string_view kPrefix = "compute_";
+  std::vector<std::string> capabilities;
+  for (std::size_t at = gpu_archs.find(kPrefix); at != std::string_view::npos; at = gpu_archs.find(kPrefix, at + 1)) {
+    text::Scanner scan(gpu_archs.substr(at + kPrefix.size()));
+    const std::string_view digits = scan.take_while(text::is_digit);
+    if (digits.size() < 2) continue;
+    capabilities.push_back(std::string(digits.substr(0, digits.size() - 1)) + "." + digits.back());
+  }
+  return capabilities;
+}
+
 std::optional<CudaToolkit> find_cuda(const fs::path& hint, std::string& problem) {
   std::vector<fs::path> candidates;
   if (!hint.empty()) candidates.push_back(hint);
@@ -72,14 +118,12 @@ std::optional<CudaToolkit> find_cuda(const fs::path& hint, std::string& problem)
   for (const fs::path& root : candidates) {
     if (!fs::exists(root / "bin/nvcc")) continue;
     ProcessEnd version = run_build_tool({(root / "bin/nvcc").string(), "--version"});
-    std::smatch match;
-    static const std::regex release(R"(release ([0-9]+\.[0-9]+))");
-    if (version.exit_code != 0 || !std::regex_search(version.output, match, release)) continue;
-    CudaToolkit cuda{root, *Version::parse(match[1].str()), {}};
+    const std::optional<std::string_view> release = text::major_minor_after(version.output, "release ");
+    const std::optional<Version> release_version = release ? Version::parse(*release) : std::nullopt;
+    if (version.exit_code != 0 || !release_version) continue;
+    CudaToolkit cuda{root, *release_version, {}};
     ProcessEnd archs = run_build_tool({cuda.nvcc().string(), "--list-gpu-arch"});
-    static const std::regex compute(R"(compute_([0-9]+)([0-9]))");
-    for (std::sregex_iterator it(archs.output.begin(), archs.output.end(), compute), end; it != end; ++it)
-      cuda.supported_capabilities.push_back((*it)[1].str() + "." + (*it)[2].str());
+    cuda.supported_capabilities = capabilities_listed(archs.output);
     return cuda;
   }
   problem = "no CUDA toolkit (nvcc) under " + (hint.empty() ? std::string("$CUDA_HOME or /usr/local/cuda") : hint.string());
@@ -121,9 +165,9 @@ std::optional<RocmToolkit> find_rocm(const fs::path& hint, std::string& problem)
   for (const fs::path& hipcc : candidates) {
     if (!fs::exists(hipcc)) continue;
     ProcessEnd version = run_build_tool({hipcc.string(), "--version"});
-    std::smatch match;
-    static const std::regex hip_version(R"(HIP version: ([0-9]+\.[0-9]+))");
-    if (version.exit_code != 0 || !std::regex_search(version.output, match, hip_version)) {
+    const std::optional<std::string_view> hip_release = text::major_minor_after(version.output, "HIP version: ");
+    const std::optional<Version> hip_version = hip_release ? Version::parse(*hip_release) : std::nullopt;
+    if (version.exit_code != 0 || !hip_version) {
       problem = hipcc.string() + " --version names no HIP version: " + first_line(version.output);
       continue;
     }
@@ -132,7 +176,7 @@ std::optional<RocmToolkit> find_rocm(const fs::path& hint, std::string& problem)
       problem = "hipcc found (" + hipcc.string() + ") but not the HIP runtime libamdhip64.so it links against";
       return std::nullopt;
     }
-    return RocmToolkit{hipcc, *Version::parse(match[1].str()), *runtime};
+    return RocmToolkit{hipcc, *hip_version, *runtime};
   }
   if (problem.empty())
     problem = "no HIP compiler (hipcc) " +

@@ -2,14 +2,26 @@
 // naming/pairing warnings of §4.8 and §5.4). They run on the values read,
 // after the file has been classified; they need no policy.
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "checker/config/build_config_schema.h"
 #include "checker/config/config_values.h"
+#include "checker/core/text_scan.h"
 
 namespace kcheck::build_config {
 namespace {
+
+// A component name: ^[A-Za-z0-9_-]+$.
+bool is_label_char(char c) { return text::is_alnum(c) || c == '_' || c == '-'; }
+
+// ^[A-Za-z0-9][-A-Za-z0-9_.]*/[-A-Za-z0-9_.]+$, e.g. "kernels-community/relu".
+bool is_hub_repo_id(std::string_view repo_id) {
+  auto name_char = [](char c) { return is_label_char(c) || c == '.'; };
+  const std::size_t slash = repo_id.find('/');
+  if (slash == std::string_view::npos || slash == 0 || !text::is_alnum(repo_id.front())) return false;
+  return std::all_of(repo_id.begin(), repo_id.begin() + static_cast<long>(slash), name_char) &&
+         text::consists_of(repo_id.substr(slash + 1), name_char);
+}
 
 class ValueChecks {
  public:
@@ -48,8 +60,7 @@ class ValueChecks {
     if (general.license && std::all_of(general.license->value.begin(), general.license->value.end(), ::isspace))
       add("general.license", general.license->position,
           "`general.license` is empty: write a Hub license id such as \"apache-2.0\"");
-    static const std::regex repo_id(R"(^[A-Za-z0-9][-A-Za-z0-9_.]*/[-A-Za-z0-9_.]+$)");
-    if (general.hub_repo_id && !std::regex_match(general.hub_repo_id->value, repo_id))
+    if (general.hub_repo_id && !is_hub_repo_id(general.hub_repo_id->value))
       add(general.hub_repo_id->key, general.hub_repo_id->position,
           "`general.hub.repo-id` = \"" + general.hub_repo_id->value + "\" is not of the form owner/name",
           Severity::warning);
@@ -96,8 +107,7 @@ class ValueChecks {
   }
 
   void check_component(const KernelComponent& component) {
-    static const std::regex label(R"(^[A-Za-z0-9_-]+$)");
-    if (!std::regex_match(component.name, label))
+    if (!text::consists_of(component.name, is_label_char))
       add(component.key, component.position,
           "component name \"" + component.name + "\" is not made of letters, digits, '_' and '-' only",
           Severity::warning);

@@ -1,9 +1,11 @@
 #include "checker/config/config_values.h"
 
+#include "checker/core/name_shapes.h"
+#include "checker/core/text_scan.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <regex>
 
 namespace kcheck::build_config {
 namespace {
@@ -63,12 +65,12 @@ std::optional<Version> parse_config_version(std::string_view text, std::string* 
     std::size_t dot = text.find('.', start);
     std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (part.starts_with('+')) part.remove_prefix(1);
-    if (part.empty() || part.size() > 9 ||
-        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    const std::optional<std::uint32_t> number = part.size() > 9 ? std::nullopt : text::parse_decimal<std::uint32_t>(part);
+    if (!number) {
       set_reason(why_not, "a version must consist of numbers separated by dots, e.g. \"2.12\"");
       return std::nullopt;
     }
-    components.push_back(static_cast<std::uint32_t>(std::stoul(std::string(part))));
+    components.push_back(*number);
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -76,14 +78,10 @@ std::optional<Version> parse_config_version(std::string_view text, std::string* 
   return Version(std::move(components));
 }
 
-bool is_major_minor(std::string_view text) {
-  static const std::regex pattern(R"(^[0-9]+\.[0-9]+$)");
-  return std::regex_match(text.begin(), text.end(), pattern);
-}
+bool is_major_minor(std::string_view text) { return text::is_major_minor(text); }
 
 bool is_valid_kernel_name(std::string_view name, std::string* why_not) {
-  static const std::regex pattern(R"(^[a-z][-a-z0-9]*[a-z0-9]$)");
-  if (std::regex_match(name.begin(), name.end(), pattern)) return true;
+  if (is_kernel_name_shape(name)) return true;
   return set_reason(why_not,
                     "a kernel name starts with a lowercase letter, continues with lowercase letters, digits and '-', "
                     "ends with a letter or digit, and has at least two characters (no '_', no uppercase)");
@@ -109,15 +107,9 @@ bool is_valid_git_url(std::string_view url, std::string* why_not) {
   return true;
 }
 
-bool is_valid_cuda_capability(std::string_view capability) {
-  static const std::regex pattern(R"(^[0-9]+\.[0-9]+[af]?(\+PTX)?$)");
-  return std::regex_match(capability.begin(), capability.end(), pattern);
-}
+bool is_valid_cuda_capability(std::string_view capability) { return is_cuda_capability_shape(capability); }
 
-bool is_valid_rocm_arch(std::string_view arch) {
-  static const std::regex pattern(R"(^gfx[0-9]+[a-z]?$)");
-  return std::regex_match(arch.begin(), arch.end(), pattern);
-}
+bool is_valid_rocm_arch(std::string_view arch) { return is_rocm_arch_shape(arch); }
 
 std::string capability_base(std::string_view capability) {
   if (capability.ends_with("+PTX")) capability.remove_suffix(4);

@@ -1,10 +1,13 @@
 #include "checker/elf/elf_device_code.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "checker/core/text_scan.h"
 
 namespace kcheck {
 namespace {
@@ -29,11 +32,14 @@ class LittleEndianBytes {
   std::span<const std::byte> bytes_;
 };
 
-// Orders "sm_75" < "sm_80" < "sm_90a" < "sm_100" by the number after '_'.
+// Orders "sm_75" < "sm_80" < "sm_90a" < "sm_100" by the number after '_'. The
+// name comes from the upload: a number too large for 64 bits sorts last.
 bool arch_less(const std::string& a, const std::string& b) {
-  const auto number = [](const std::string& arch) {
+  const auto number = [](std::string_view arch) -> std::uint64_t {
     const auto digits = arch.find_first_of("0123456789");
-    return digits == std::string::npos ? 0UL : std::stoul(arch.substr(digits));
+    if (digits == std::string_view::npos) return 0;
+    text::Scanner scan(arch.substr(digits));
+    return text::parse_decimal<std::uint64_t>(scan.take_while(text::is_digit)).value_or(UINT64_MAX);
   };
   const auto na = number(a), nb = number(b);
   return na != nb ? na < nb : a < b;

@@ -1,13 +1,14 @@
 #include "checker/metadata/metadata_reader.h"
 
 #include "checker/core/bounded_read.h"
+#include "checker/core/name_shapes.h"
+#include "checker/core/text_scan.h"
 
 #include "checker/metadata/ascii_text.h"
 
 #include <algorithm>
 #include <array>
 #include <fstream>
-#include <regex>
 #include <iterator>
 
 namespace kcheck {
@@ -32,25 +33,29 @@ std::string join(const auto& values) {
   return joined;
 }
 
-bool is_kernel_name(std::string_view name) {
-  static const std::regex pattern("^[a-z][-a-z0-9]*[a-z0-9]$");
-  return std::regex_match(name.begin(), name.end(), pattern);
-}
+bool is_kernel_name(std::string_view name) { return is_kernel_name_shape(name); }
 
 bool is_full_commit_id(std::string_view commit) {
   return (commit.size() == 40 || commit.size() == 64) &&
          std::all_of(commit.begin(), commit.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
 }
 
+// The scheme of "<scheme>:..." (^[A-Za-z][A-Za-z0-9+.-]*:), or nullopt.
+std::optional<std::string_view> url_scheme(std::string_view text) {
+  text::Scanner scan(text);
+  if (!scan.take_one(text::is_alpha)) return std::nullopt;
+  scan.take_while([](char c) { return text::is_alnum(c) || c == '+' || c == '.' || c == '-'; });
+  if (!scan.take(':')) return std::nullopt;
+  return text.substr(0, scan.position() - 1);
+}
+
 // build-toml.md §5.2: a URL with an allowed scheme, else SCP-like host:path.
 // Returns the reason when `text` is not a usable git URL.
 std::optional<std::string> git_url_problem(std::string_view text) {
-  static const std::regex url_scheme("^([A-Za-z][A-Za-z0-9+.-]*):");
-  std::match_results<std::string_view::const_iterator> match;
-  if (std::regex_search(text.begin(), text.end(), match, url_scheme)) {
-    const std::string scheme = ascii_lowercase(match[1].str());
+  if (const std::optional<std::string_view> written_scheme = url_scheme(text)) {
+    const std::string scheme = ascii_lowercase(std::string(*written_scheme));
     if (!contains(kGitUrlSchemes, scheme)) return "unsupported scheme '" + scheme + "' (allowed: " + join(kGitUrlSchemes) + ")";
-    if (text.substr(match.length()).empty()) return "nothing after the scheme";
+    if (text.size() == written_scheme->size() + 1) return "nothing after the scheme";
     return std::nullopt;
   }
   const std::size_t colon = text.find(':');
@@ -366,15 +371,9 @@ std::string json_pointer_token(std::string_view key) {
   return token;
 }
 
-bool is_cuda_capability(std::string_view arch) {
-  static const std::regex pattern(R"(^[0-9]+\.[0-9]+[af]?(\+PTX)?$)");
-  return std::regex_match(arch.begin(), arch.end(), pattern);
-}
+bool is_cuda_capability(std::string_view arch) { return is_cuda_capability_shape(arch); }
 
-bool is_rocm_arch(std::string_view arch) {
-  static const std::regex pattern("^gfx[0-9]+[a-z]?$");
-  return std::regex_match(arch.begin(), arch.end(), pattern);
-}
+bool is_rocm_arch(std::string_view arch) { return is_rocm_arch_shape(arch); }
 
 MetadataFacts parse_metadata_text(std::string_view text, bool archs_required) {
   MetadataFacts facts;

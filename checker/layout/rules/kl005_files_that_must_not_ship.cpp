@@ -1,11 +1,18 @@
 #include <array>
-#include <regex>
 
+#include "checker/core/text_scan.h"
 #include "checker/core/tree_facts.h"
 #include "checker/layout/rules/layout_rule_factories.h"
 
 namespace kcheck {
 namespace {
+
+// core, core.<pid> or vgcore.<pid>.
+bool is_core_dump_name(std::string_view name) {
+  if (name == "core") return true;
+  if (!name.starts_with("core.") && !name.starts_with("vgcore.")) return false;
+  return text::consists_of(name.substr(name.find('.') + 1), text::is_digit);
+}
 
 // What kind of stray file a path component is, or nullptr when it is fine.
 const char* stray_kind(std::string_view component, bool is_directory) {
@@ -24,8 +31,7 @@ const char* stray_kind(std::string_view component, bool is_directory) {
     return "editor or OS file";
   if (component == ".gitignore" || component == ".gitattributes" || component == ".gitmodules")
     return "version-control file";
-  static const std::regex core_dump(R"(core(\.[0-9]+)?|vgcore\.[0-9]+)");  // immutable
-  if (std::regex_match(component.begin(), component.end(), core_dump)) return "core dump";
+  if (is_core_dump_name(component)) return "core dump";
   return nullptr;
 }
 

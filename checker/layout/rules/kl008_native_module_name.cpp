@@ -1,10 +1,29 @@
-#include <regex>
+#include <array>
 
+#include "checker/core/text_scan.h"
 #include "checker/core/tree_facts.h"
 #include "checker/layout/rules/layout_rule_factories.h"
 
 namespace kcheck {
 namespace {
+
+constexpr std::array<std::string_view, 8> kBackendSeparators = {"_cann_", "_cpu_",  "_cuda_", "_metal_",
+                                                                 "_neuron_", "_rocm_", "_tpu_", "_xpu_"};
+
+// _[a-z][a-z0-9_]*_<backend>_[A-Za-z0-9_]+ (build-variants.md §3.2), matched
+// by trying each place the backend separator may start: the module part
+// before it must be [a-z0-9_]*, so the candidates stop at the first other
+// character.
+bool has_id_shape(std::string_view id) {
+  auto word_char = [](char c) { return text::is_alnum(c) || c == '_'; };
+  if (id.size() < 2 || id[0] != '_' || !text::is_lower(id[1]) || !text::consists_of(id, word_char)) return false;
+  for (std::size_t at = 2; at < id.size(); ++at) {
+    for (std::string_view separator : kBackendSeparators)
+      if (id.substr(at).starts_with(separator) && id.size() > at + separator.size()) return true;
+    if (text::is_upper(id[at])) return false;  // the module part ends here
+  }
+  return false;
+}
 
 class NativeModuleName final : public Rule {
  public:
@@ -36,7 +55,6 @@ class NativeModuleName final : public Rule {
   }
 
   static void check_module_name(const VariantFacts& variant, const NativeModuleFacts& module, FindingSink& sink) {
-    static const std::regex id_shape(R"(_[a-z][a-z0-9_]*_(cann|cpu|cuda|metal|neuron|rocm|tpu|xpu)_[A-Za-z0-9_]+)");
     Place where{.variant = variant.directory_name, .file = variant.report_path(module.relative_path)};
     const std::string& file = module.relative_path;
     if (variant.metadata.id) {
@@ -47,7 +65,7 @@ class NativeModuleName final : public Rule {
     }
     const std::string suffix = ".abi3.so";
     bool shaped = file.ends_with(suffix) && file.find('/') == std::string::npos &&
-                  std::regex_match(file.substr(0, file.size() - suffix.size()), id_shape);
+                  has_id_shape(std::string_view(file).substr(0, file.size() - suffix.size()));
     if (!shaped)
       sink.report(where, "native module '" + file +
                              "' is not named <id>.abi3.so with id _<module>_<backend>_<unique> in the variant root");

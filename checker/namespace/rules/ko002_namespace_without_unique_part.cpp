@@ -1,7 +1,7 @@
 #include <algorithm>
-#include <regex>
 
 #include "checker/core/kernel_identity.h"
+#include "checker/core/text_scan.h"
 #include "checker/namespace/rules/namespace_rule_factories.h"
 
 namespace kcheck {
@@ -10,15 +10,47 @@ namespace {
 // What the unique part of an id is, as far as a clash between revisions goes.
 enum class UniqueMaterial { hash_or_random, missing, version, tag, unrecognised };
 
+// [0-9a-f]{7,64}(_dirty)?: a git commit, short or full.
+bool is_commit_hash(std::string_view unique) {
+  if (unique.ends_with("_dirty")) unique.remove_suffix(6);
+  return unique.size() >= 7 && unique.size() <= 64 && text::consists_of(unique, text::is_lower_hex);
+}
+
+// [a-z2-7]{13}: 64 random bits in lowercase base32.
+bool is_base32_random(std::string_view unique) {
+  return unique.size() == 13 &&
+         text::consists_of(unique, [](char c) { return text::is_lower(c) || (c >= '2' && c <= '7'); });
+}
+
+// [vV]?[0-9]+([._][0-9]+)*([._]?(dev|rc|post|a|b)[0-9]*)?, e.g. v1_2_3, 0.4.post1.
+bool is_version_like(std::string_view unique) {
+  text::Scanner scan(unique);
+  if (!scan.take('v')) scan.take('V');
+  if (scan.take_while(text::is_digit).empty()) return false;
+  for (;;) {  // each [._] followed by a digit starts one more component
+    const std::string_view rest = scan.rest();
+    if (rest.size() < 2 || (rest[0] != '.' && rest[0] != '_') || !text::is_digit(rest[1])) break;
+    scan.take(rest[0]);
+    scan.take_while(text::is_digit);
+  }
+  if (scan.done()) return true;
+  if (!scan.take('.')) scan.take('_');
+  if (!(scan.take("dev") || scan.take("rc") || scan.take("post") || scan.take('a') || scan.take('b'))) return false;
+  scan.take_while(text::is_digit);
+  return scan.done();
+}
+
+// [A-Za-z]+(_[A-Za-z]+)*: words, e.g. "stable" or "release_candidate".
+bool is_word_tag(std::string_view unique) {
+  return text::consists_of(unique, [](char c) { return text::is_alpha(c) || c == '_'; }) && unique.front() != '_' &&
+         unique.back() != '_' && unique.find("__") == std::string_view::npos;
+}
+
 UniqueMaterial classify_unique_part(const std::string& unique) {
-  static const std::regex hash(R"([0-9a-f]{7,64}(_dirty)?)");
-  static const std::regex base32(R"([a-z2-7]{13})");
-  static const std::regex version(R"([vV]?[0-9]+([._][0-9]+)*([._]?(dev|rc|post|a|b)[0-9]*)?)");
-  static const std::regex tag(R"([A-Za-z]+(_[A-Za-z]+)*)");
   if (unique.empty()) return UniqueMaterial::missing;
-  if (std::regex_match(unique, hash) || std::regex_match(unique, base32)) return UniqueMaterial::hash_or_random;
-  if (std::regex_match(unique, version)) return UniqueMaterial::version;
-  if (std::regex_match(unique, tag)) return UniqueMaterial::tag;
+  if (is_commit_hash(unique) || is_base32_random(unique)) return UniqueMaterial::hash_or_random;
+  if (is_version_like(unique)) return UniqueMaterial::version;
+  if (is_word_tag(unique)) return UniqueMaterial::tag;
   return UniqueMaterial::unrecognised;
 }
 
