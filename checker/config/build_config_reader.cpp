@@ -10,6 +10,7 @@
 #include "checker/config/build_config_schema.h"
 #include "checker/config/config_values.h"
 #include "checker/core/bounded_read.h"
+#include "checker/core/checked_toml.h"
 
 namespace kcheck {
 namespace {
@@ -324,7 +325,7 @@ BuildConfigFacts read_build_config(const fs::path& kernel_dir) {
   const std::string& text = *read;
   toml::table root;
   try {
-    root = toml::parse(text, file.string());
+    root = checked_toml_parse(text, file.string());
   } catch (const toml::parse_error& parse_error) {
     facts.parse_error = std::string(parse_error.description());
     facts.parse_error_line = static_cast<int>(parse_error.source().begin.line);

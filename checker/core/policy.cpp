@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "checker/core/checked_toml.h"
 #include "checker/core/embedded_files.h"
 
 namespace kcheck {
@@ -243,7 +244,7 @@ class PolicyReader {
 Policy parse_policy_document(std::string_view text, const std::string& source, std::optional<fs::path> directory) {
   toml::table root;
   try {
-    root = toml::parse(text, source);
+    root = checked_toml_parse(text, source);
   } catch (const toml::parse_error& error) {
     std::ostringstream message;
     message << "invalid policy " << source << ": not valid TOML at line " << error.source().begin.line << ", column "

@@ -7,7 +7,9 @@
 
 #include <toml++/toml.h>
 
+#include "checker/core/checked_toml.h"
 #include "checker/core/embedded_files.h"
+#include "checker/core/text_scan.h"
 
 namespace kcheck {
 namespace fs = std::filesystem;
@@ -133,8 +135,10 @@ std::int64_t evaluate_dimension(const std::string& expression, const std::map<st
     if (term.empty()) throw OpSpecError("empty factor in dimension '" + expression + "'");
     std::int64_t factor = 0;
     if (std::all_of(term.begin(), term.end(), [](unsigned char c) { return std::isdigit(c); })) {
-      if (term.size() > 12) throw OpSpecError("dimension '" + expression + "' is too large");
-      factor = std::stoll(term);
+      const std::optional<std::uint64_t> number =
+          term.size() > 12 ? std::nullopt : text::parse_decimal<std::uint64_t>(term);
+      if (!number) throw OpSpecError("dimension '" + expression + "' is too large");
+      factor = static_cast<std::int64_t>(*number);
     } else if (auto found = size.find(term); found != size.end()) {
       factor = found->second;
     } else {
@@ -152,7 +156,7 @@ std::int64_t evaluate_dimension(const std::string& expression, const std::map<st
 OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
   toml::table root;
   try {
-    root = toml::parse(text, source);
+    root = checked_toml_parse(text, source);
   } catch (const toml::parse_error& error) {
     throw OpSpecError(source + ":" + std::to_string(error.source().begin.line) + ": " + std::string(error.description()));
   }
