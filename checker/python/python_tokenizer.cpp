@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+
+#include "checker/core/text_scan.h"
 
 namespace kcheck::python {
 namespace {
@@ -40,11 +43,72 @@ StringPrefix parse_string_prefix(std::string_view word) {
   return prefix;
 }
 
+// The encoding a PEP 263 declaration on `line` names ("# -*- coding: latin-1 -*-"),
+// "" when the line declares none.
+std::string_view declared_encoding(std::string_view line) {
+  const std::size_t hash = line.find_first_not_of(" \t\f");
+  if (hash == std::string_view::npos || line[hash] != '#') return {};
+  for (std::size_t at = line.find("coding", hash); at != std::string_view::npos; at = line.find("coding", at + 1)) {
+    text::Scanner scan(line.substr(at + 6));
+    if (!scan.take(':') && !scan.take('=')) continue;
+    scan.take_while([](char c) { return c == ' ' || c == '\t'; });
+    return scan.take_while([](char c) { return text::is_alnum(c) || c == '-' || c == '_' || c == '.'; });
+  }
+  return {};
+}
+
+// The encoding declared on line 1, or on line 2 when line 1 is a comment or
+// blank (PEP 263); "" when none is.
+std::string_view source_encoding_declaration(std::string_view source) {
+  const std::size_t first_end = std::min(source.find_first_of("\r\n"), source.size());
+  const std::string_view first = source.substr(0, first_end);
+  if (const std::string_view declared = declared_encoding(first); !declared.empty()) return declared;
+  const std::size_t first_code = first.find_first_not_of(" \t\f");
+  if (first_code != std::string_view::npos && first[first_code] != '#') return {};
+  std::string_view rest = source.substr(first_end);
+  if (rest.starts_with("\r\n")) rest.remove_prefix(2);
+  else if (!rest.empty()) rest.remove_prefix(1);
+  return declared_encoding(rest.substr(0, std::min(rest.find_first_of("\r\n"), rest.size())));
+}
+
+bool names_utf8(std::string_view encoding) {
+  std::string normal;
+  for (char c : encoding) normal += c == '_' ? '-' : text::is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
+  return normal == "utf-8" || normal == "utf8" || normal.starts_with("utf-8-") || normal.starts_with("utf8-");
+}
+
+// Why the bytes of `source` cannot be decoded as CPython would, if they cannot:
+// UTF-8 everywhere (comments and string literals too) unless line 1 or 2
+// declares another encoding, which a BOM then contradicts.
+std::optional<SyntaxProblem> source_encoding_problem(std::string_view source, bool has_bom) {
+  const std::string_view declared = source_encoding_declaration(source);
+  if (!declared.empty() && !names_utf8(declared)) {
+    if (has_bom) return SyntaxProblem{"encoding problem: " + std::string(declared) + " with BOM", 1};
+    return std::nullopt;  // decoded by that codec, which kcheck does not second-guess
+  }
+  const std::optional<std::size_t> invalid = text::first_invalid_utf8(source);
+  if (!invalid) return std::nullopt;
+  char byte[5];
+  std::snprintf(byte, sizeof byte, "\\x%02x", static_cast<unsigned char>(source[*invalid]));
+  const int line = 1 + static_cast<int>(std::count(source.begin(), source.begin() + static_cast<long>(*invalid), '\n'));
+  return SyntaxProblem{"Non-UTF-8 code starting with '" + std::string(byte) + "' on line " + std::to_string(line) +
+                           ", but no encoding declared; see https://peps.python.org/pep-0263/ for details",
+                       line};
+}
+
 // The quote that delimits a string being scanned.
 struct Quote {
   char character = '"';
   bool triple = false;
 };
+
+// CPython's own limits (Parser/tokenizer.h MAXINDENT, MAXLEVEL,
+// MAXFSTRINGLEVEL): a source past them does not compile. They also bound the
+// recursion of this tokenizer (nested f-strings and replacement fields) and of
+// the statement parser and fact collector (one level per indented block).
+constexpr std::size_t kMaxIndentLevels = 100;
+constexpr std::size_t kMaxBracketNesting = 200;
+constexpr int kMaxFStringNesting = 150;
 
 constexpr std::array<std::string_view, 5> kThreeCharOperators = {"**=", "//=", ">>=", "<<=", "..."};
 constexpr std::array<std::string_view, 19> kTwoCharOperators = {
@@ -56,9 +120,14 @@ class Tokenizer {
   explicit Tokenizer(std::string_view source) : source_(source) {}
 
   TokenizedSource run() {
-    if (source_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
+    const bool has_bom = source_.starts_with("\xEF\xBB\xBF");
+    if (has_bom) pos_ = 3;
     if (const auto nul = source_.find('\0'); nul != std::string_view::npos) {
       fail("source code cannot contain null bytes", line_at(nul));
+      return std::move(out_);
+    }
+    if (auto problem = source_encoding_problem(source_.substr(pos_), has_bom)) {
+      out_.problem = std::move(problem);
       return std::move(out_);
     }
     while (!failed()) {
@@ -120,6 +189,7 @@ class Tokenizer {
     }
     if (at_end() || at_newline() || peek() == '#') return;  // blank line: no indentation change
     if (column > indents_.back()) {
+      if (indents_.size() >= kMaxIndentLevels) return fail("too many levels of indentation", line_);
       indents_.push_back(column);
       emit(TokenKind::indent, pos_, line_);
       return;
@@ -173,6 +243,7 @@ class Tokenizer {
     if (op.size() != 1) return;
     const char c = op[0];
     if (c == '(' || c == '[' || c == '{') {
+      if (brackets_.size() >= kMaxBracketNesting) return fail("too many nested parentheses", line);
       brackets_.push_back({c, line});
     } else if (c == ')' || c == ']' || c == '}') {
       if (brackets_.empty()) {
@@ -367,7 +438,16 @@ class Tokenizer {
   }
 
   // pos_ is just after the '{' of a replacement field; returns after its '}'.
+  // Fields nest through nested f-strings and format specs, each level a few
+  // frames of recursion: bounded like CPython bounds nested f-strings.
   void scan_replacement_field(std::vector<Quote>& enclosing) {
+    if (field_nesting_ >= kMaxFStringNesting) return fail("too many nested f-strings", line_);
+    ++field_nesting_;
+    scan_replacement_field_body(enclosing);
+    --field_nesting_;
+  }
+
+  void scan_replacement_field_body(std::vector<Quote>& enclosing) {
     const Quote own = enclosing.back();
     int depth = 0;
     while (!failed()) {
@@ -396,7 +476,7 @@ class Tokenizer {
         }
         if (kind != TokenKind::op) continue;
         if (text == "(" || text == "[" || text == "{") {
-          ++depth;
+          if (++depth > static_cast<int>(kMaxBracketNesting)) return fail("too many nested parentheses", line);
         } else if (text == ")" || text == "]") {
           if (--depth < 0) return fail(std::string("f-string: unmatched '") + text[0] + "'", line);
         } else if (text == "}") {
@@ -455,6 +535,7 @@ class Tokenizer {
   bool at_line_start_ = true;
   bool logical_line_has_tokens_ = false;
   bool current_fstring_is_pep701_ = false;
+  int field_nesting_ = 0;  // replacement fields open around pos_
   std::vector<int> indents_{0};
   std::vector<OpenBracket> brackets_;
   TokenizedSource out_;

@@ -41,7 +41,10 @@ struct TokenizedSource {
 };
 
 // Tokenizes like CPython 3.12 (f-strings per PEP 701), accepting a UTF-8 BOM,
-// CRLF or CR line ends, tabs in indentation and non-ASCII identifiers.
+// CRLF or CR line ends, tabs in indentation and non-ASCII identifiers. Like
+// CPython it refuses bytes that are not UTF-8 (unless a PEP 263 line declares
+// another encoding) and nesting past its limits (100 indentation levels, 200
+// brackets, 150 nested f-strings), so no input drives recursion deeper.
 TokenizedSource tokenize(std::string_view source);
 
 }  // namespace kcheck::python

@@ -296,3 +296,53 @@ TEST(PythonAnalyser, EveryTruncationIsHandled) {
 
 }  // namespace
 }  // namespace kcheck
+
+namespace kcheck {
+namespace {
+
+std::string repeated(std::string_view piece, std::size_t times) {
+  std::string text;
+  for (std::size_t i = 0; i < times; ++i) text += piece;
+  return text;
+}
+
+// CPython's nesting limits (issue #14): past them a file does not compile,
+// and no input drives the tokenizer's or parser's recursion deeper.
+TEST(PythonAnalyser, NestingPastCPythonsLimitsDoesNotParse) {
+  EXPECT_TRUE(analyse("x = " + repeated("(", 200) + repeated(")", 200) + "\n").parsed);
+  const PythonFileFacts brackets = analyse("x = " + repeated("[", 201) + repeated("]", 201) + "\n");
+  EXPECT_FALSE(brackets.parsed);
+  EXPECT_EQ(brackets.parse_error, "too many nested parentheses");
+  auto blocks = [](int levels) {
+    std::string source;
+    for (int level = 0; level < levels; ++level) source += std::string(static_cast<std::size_t>(level), ' ') + "if x:\n";
+    return source + std::string(static_cast<std::size_t>(levels), ' ') + "pass\n";
+  };
+  EXPECT_TRUE(analyse(blocks(99)).parsed);
+  EXPECT_EQ(analyse(blocks(100)).parse_error, "too many levels of indentation");
+  EXPECT_TRUE(analyse("x = " + repeated("f'{", 100) + "1" + repeated("}'", 100) + "\n").parsed);
+  EXPECT_EQ(analyse("x = " + repeated("f'{", 30000) + "1" + repeated("}'", 30000) + "\n").parse_error,
+            "too many nested f-strings");
+  EXPECT_EQ(analyse("x = f'{1:" + repeated("{1:", 30000) + repeated("}", 30001) + "'\n").parse_error,
+            "too many nested f-strings");
+  EXPECT_EQ(analyse("x = f'{" + repeated("(", 300) + "'\n").parse_error, "too many nested parentheses");
+}
+
+// CPython decodes the whole file before it tokenizes (PEP 263).
+TEST(PythonAnalyser, SourceMustBeUtf8UnlessAnotherEncodingIsDeclared) {
+  for (const char* bad : {"x = '\xff'\n", "# caf\xe9\nx = 1\n", "x = 1  # \xed\xa0\x80\n"}) {
+    const PythonFileFacts facts = analyse(bad);
+    EXPECT_FALSE(facts.parsed) << bad;
+    EXPECT_NE(facts.parse_error.find("Non-UTF-8 code starting with"), std::string::npos) << facts.parse_error;
+  }
+  EXPECT_EQ(analyse("x = 1\ny = '\xff'\n").parse_error_line, 2);
+  EXPECT_TRUE(analyse("# -*- coding: latin-1 -*-\nx = '\xff'\n").parsed);
+  EXPECT_TRUE(analyse("#!/usr/bin/env python\n# vim: set fileencoding=iso-8859-15 :\nx = '\xff'\n").parsed);
+  EXPECT_FALSE(analyse("x = 1\n# coding: latin-1\nx = '\xff'\n").parsed);  // line 2 only after a comment line
+  EXPECT_FALSE(analyse("# coding: utf-8\nx = '\xff'\n").parsed);
+  EXPECT_EQ(analyse("\xEF\xBB\xBF# coding: latin-1\nx = 1\n").parse_error, "encoding problem: latin-1 with BOM");
+  EXPECT_TRUE(analyse("\xEF\xBB\xBFx = 'caf\xc3\xa9'\n").parsed);
+}
+
+}  // namespace
+}  // namespace kcheck
