@@ -10,6 +10,7 @@
 #include <array>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 namespace kcheck {
 namespace {
@@ -64,6 +65,69 @@ std::optional<std::string> git_url_problem(std::string_view text) {
   }
   return std::nullopt;
 }
+
+// Finds the first key that occurs twice in one object, through nlohmann's
+// parse callback. Readers disagree on such a document (the kernels loader
+// refuses a repeated known field, Python's json keeps the last value, kcheck
+// would judge one of them), so it is refused as a whole.
+class DuplicateKeyFinder {
+ public:
+  const std::optional<std::string>& found() const { return found_; }
+
+  auto callback() {
+    return [this](int, json::parse_event_t event, json& parsed) {
+      if (!found_) observe(event, parsed);
+      return true;
+    };
+  }
+
+ private:
+  struct OpenContainer {
+    bool is_object = false;
+    std::set<std::string> keys;
+    std::string token;  // the current key, or the current element's index
+    std::size_t next_index = 0;
+  };
+
+  void observe(json::parse_event_t event, const json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        enter_element();
+        open_.push_back({.is_object = event == json::parse_event_t::object_start});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!open_.empty()) open_.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!open_.empty() && parsed.is_string()) add_key(parsed.get<std::string>());
+        break;
+      case json::parse_event_t::value:
+        enter_element();
+        break;
+    }
+  }
+
+  // A value or container starts: in an array it is the next element.
+  void enter_element() {
+    if (!open_.empty() && !open_.back().is_object) open_.back().token = std::to_string(open_.back().next_index++);
+  }
+
+  void add_key(std::string key) {
+    OpenContainer& object = open_.back();
+    if (object.keys.insert(key).second) {
+      object.token = std::move(key);
+      return;
+    }
+    std::string pointer;
+    for (std::size_t i = 0; i + 1 < open_.size(); ++i) pointer += "/" + json_pointer_token(open_[i].token);
+    found_ = "key \"" + key + "\" occurs twice in the object at " + (pointer.empty() ? "the top level" : pointer);
+  }
+
+  std::vector<OpenContainer> open_;
+  std::optional<std::string> found_;
+};
 
 // Walks the document once, filling the typed view and every schema problem.
 class MetadataSchemaReader {
@@ -378,8 +442,20 @@ bool is_rocm_arch(std::string_view arch) { return is_rocm_arch_shape(arch); }
 MetadataFacts parse_metadata_text(std::string_view text, bool archs_required) {
   MetadataFacts facts;
   facts.present = true;
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    // JSON forbids it (RFC 8259 §8.1) and the kernels loader refuses it.
+    facts.parse_error = "not valid JSON at line 1, column 1: the file starts with a UTF-8 byte order mark";
+    facts.parse_error_line = facts.parse_error_column = 1;
+    return facts;
+  }
+  DuplicateKeyFinder duplicates;
   try {
-    facts.document = json::parse(text.begin(), text.end());
+    facts.document = json::parse(text.begin(), text.end(), duplicates.callback());
+    if (duplicates.found()) {
+      facts.document = json();
+      facts.parse_error = "not valid JSON for the kernels loader: " + *duplicates.found();
+      return facts;
+    }
   } catch (const json::parse_error& error) {
     locate_byte(text, error.byte, facts.parse_error_line, facts.parse_error_column);
     facts.parse_error = "not valid JSON at line " + std::to_string(facts.parse_error_line) + ", column " +

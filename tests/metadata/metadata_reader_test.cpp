@@ -233,3 +233,32 @@ TEST(MetadataReader, NumberOutOfRangeIsAParseErrorNotAnException) {
 
 }  // namespace
 }  // namespace kcheck
+
+namespace kcheck {
+namespace {
+
+// What the kernels loader (serde_json) refuses, kcheck refuses too (issue #14).
+TEST(MetadataReader, ByteOrderMarkIsNotJson) {
+  const MetadataFacts facts = parse_metadata_text("\xEF\xBB\xBF" + std::string(testing::kCleanCpuMetadata), false);
+  EXPECT_FALSE(facts.readable());
+  EXPECT_NE(facts.parse_error.find("byte order mark"), std::string::npos) << facts.parse_error;
+  EXPECT_EQ(facts.parse_error_line, 1);
+}
+
+TEST(MetadataReader, DuplicateKeysAnywhereAreRefusedWithTheirPlace) {
+  std::string top(testing::kCleanCpuMetadata);
+  top.insert(top.find('{') + 1, "\"id\": \"_relu_cpu_0a1b2c3\",");
+  const MetadataFacts at_top = parse_metadata_text(top, false);
+  EXPECT_FALSE(at_top.readable());
+  EXPECT_NE(at_top.parse_error.find("key \"id\" occurs twice in the object at the top level"), std::string::npos)
+      << at_top.parse_error;
+  const MetadataFacts nested = parse_metadata_text(
+      clean_with(R"(, "provenance": {"x": [1, {"a": 1}, {"k": 1, "k": 2}]})"), false);
+  EXPECT_FALSE(nested.readable());
+  EXPECT_NE(nested.parse_error.find("key \"k\" occurs twice in the object at /provenance/x/2"), std::string::npos)
+      << nested.parse_error;
+  EXPECT_TRUE(parse_metadata_text(clean_with(R"(, "provenance": {"k": {"k": {"k": 1}}})"), false).parse_error.empty());
+}
+
+}  // namespace
+}  // namespace kcheck
