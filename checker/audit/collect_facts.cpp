@@ -50,6 +50,30 @@ PythonFileFacts analyse_python_file(const FileEntry& file) {
   return facts;
 }
 
+// kcheck's own failure on one file (an analyser that threw: a bug, or memory
+// exhausted) becomes that file's finding, through the fact its parse-error
+// rule reads; the rest of the tree is still audited.
+template <typename Analyse, typename OnFailure>
+auto analysed_or_failure(Analyse analyse, OnFailure on_failure) -> decltype(analyse()) {
+  std::string reason;
+  try {
+    return analyse();
+  } catch (const std::exception& error) {
+    reason = error.what();
+  } catch (...) {
+    reason = "an unknown error";
+  }
+  return on_failure("not analysed: kcheck failed on this file (" + reason + ")");
+}
+
+PythonFileFacts python_analysis_failure(const FileEntry& file, std::string reason) {
+  PythonFileFacts facts;
+  facts.relative_path = file.relative_path;
+  facts.parsed = false;
+  facts.parse_error = std::move(reason);
+  return facts;
+}
+
 // One unit of per-file work and where its result goes.
 struct FileTask {
   VariantFacts* variant;
@@ -81,6 +105,15 @@ NativeModuleFacts analyse_native_module(const FileTask& task, const ElfReadOptio
   facts.relative_path = task.file->relative_path;
   if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path, elf_options);
   else facts.macho = read_macho_facts(task.file->path);
+  return facts;
+}
+
+// A native module kcheck failed on: KE007 reports it as not a usable module.
+NativeModuleFacts native_analysis_failure(const FileTask& task, std::string reason) {
+  NativeModuleFacts facts;
+  facts.relative_path = task.file->relative_path;
+  if (task.format == BinaryFormat::elf) facts.elf.emplace().error = std::move(reason);
+  else facts.macho.emplace().error = std::move(reason);
   return facts;
 }
 
@@ -118,12 +151,22 @@ void analyse_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache*
     if (task.format == BinaryFormat::none) {
       python[i] = cached_or_analysed<PythonFileFacts>(
           cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
-          [&] { return analyse_python_file(*task.file); }, [](const PythonFileFacts&) { return true; });
+          [&] {
+            return analysed_or_failure([&] { return analyse_python_file(*task.file); },
+                                       [&](std::string reason) { return python_analysis_failure(*task.file, std::move(reason)); });
+          },
+          [](const PythonFileFacts&) { return true; });
       return;
     }
     native[i] = cached_or_analysed<NativeModuleFacts>(cache, *task.file, &FileFactsCache::load_native,
                                                       &FileFactsCache::store_native,
-                                                      [&] { return analyse_native_module(task, elf_options); },
+                                                      [&] {
+                                                        return analysed_or_failure(
+                                                            [&] { return analyse_native_module(task, elf_options); },
+                                                            [&](std::string reason) {
+                                                              return native_analysis_failure(task, std::move(reason));
+                                                            });
+                                                      },
                                                       [&](const NativeModuleFacts& facts) { return covers(facts, elf_options); });
   });
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -145,12 +188,28 @@ void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, 
                       bool digest_judged) {
   if (tree.scope == AuditScope::module) return;
   for (VariantFacts& variant : tree.variants) {
-    variant.metadata = read_metadata_facts(variant);
+    variant.metadata = analysed_or_failure([&] { return read_metadata_facts(variant); }, [](std::string reason) {
+      MetadataFacts facts;  // KM002 reports it as a file that does not parse
+      facts.present = true;
+      facts.parse_error = std::move(reason);
+      return facts;
+    });
     variant.metadata.relative_path = variant.report_path("metadata.json");
     if (!variant.metadata.present || !digest_judged) continue;
     variant.digest = verify_digest(variant, variant.metadata, threads, cache);
     report_progress(progress, ProgressCounter::bytes_hashed, covered_bytes(variant));
   }
+}
+
+// build.toml, with kcheck's own failure on it reported by KC001.
+BuildConfigFacts read_build_config_guarded(const fs::path& kernel_dir) {
+  return analysed_or_failure([&] { return read_build_config(kernel_dir); }, [&](std::string reason) {
+    BuildConfigFacts facts;
+    facts.kernel_dir = kernel_dir;
+    facts.present = true;
+    facts.read_error = std::move(reason);
+    return facts;
+  });
 }
 
 }  // namespace
@@ -162,7 +221,7 @@ TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, File
   analyse_metadata(tree, options.threads, cache, options.progress, options.selection.selects("KM007"));
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).
-    BuildConfigFacts config = read_build_config(tree.audited_root);
+    BuildConfigFacts config = read_build_config_guarded(tree.audited_root);
     if (config.present) tree.build_config = std::move(config);
   }
   read_suppression_facts(tree);
@@ -175,7 +234,7 @@ TreeFacts collect_source_facts(const fs::path& kernel_dir) {
   TreeFacts tree;
   tree.scope = AuditScope::source;
   tree.audited_root = fs::absolute(kernel_dir).lexically_normal();
-  tree.build_config = read_build_config(tree.audited_root);
+  tree.build_config = read_build_config_guarded(tree.audited_root);
   read_suppression_facts(tree);
   return tree;
 }
