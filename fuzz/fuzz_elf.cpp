@@ -1,7 +1,12 @@
 // The ELF reader and every fact it derives (identity, segments, dynamic
 // section, symbols and versions, Torch registrations, build leaks, device
 // code), then the KE rules on those facts; and the version-definition reader
-// the builder uses on system libraries.
+// the builder uses on system libraries. The fat binary walkers also get the
+// raw bytes, so that their inputs (entry and bundle headers, arch lists up
+// to and past kMaxDeviceCodeArchs) need no ELF around them to be searched.
+#include <span>
+
+#include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_facts.h"
 #include "checker/elf/elf_rules.h"
 #include "checker/elf/elf_version_definitions.h"
@@ -27,5 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   module.elf = read_elf_facts(file.path());
   fuzz::run_rules(rules, tree, policy, false);
   read_version_definitions(file.path());
+  const auto bytes = std::as_bytes(std::span(data, size));
+  DeviceCodeFacts device_code;
+  read_cuda_fatbin(bytes, device_code);
+  read_hip_fatbin(bytes, device_code);
   return 0;
 }

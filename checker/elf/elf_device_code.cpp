@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -32,22 +33,52 @@ class LittleEndianBytes {
   std::span<const std::byte> bytes_;
 };
 
-// Orders "sm_75" < "sm_80" < "sm_90a" < "sm_100" by the number after '_'. The
-// name comes from the upload: a number too large for 64 bits sorts last.
-bool arch_less(const std::string& a, const std::string& b) {
-  const auto number = [](std::string_view arch) -> std::uint64_t {
-    const auto digits = arch.find_first_of("0123456789");
-    if (digits == std::string_view::npos) return 0;
-    text::Scanner scan(arch.substr(digits));
-    return text::parse_decimal<std::uint64_t>(scan.take_while(text::is_digit)).value_or(UINT64_MAX);
-  };
-  const auto na = number(a), nb = number(b);
-  return na != nb ? na < nb : a < b;
+// The first run of digits in an arch name without leading zeros ("sm_090a"
+// -> "90"); compared as text it needs no integer, so no length overflows.
+std::string_view arch_number(std::string_view arch) {
+  const std::size_t first = std::min(arch.find_first_of("0123456789"), arch.size());
+  std::string_view digits = arch.substr(first);
+  digits = digits.substr(0, std::min(digits.find_first_not_of("0123456789"), digits.size()));
+  while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+  return digits;
 }
 
-void add_unique(std::vector<std::string>& list, std::string value) {
-  const auto at = std::lower_bound(list.begin(), list.end(), value, arch_less);
-  if (at == list.end() || *at != value) list.insert(at, std::move(value));
+// Orders "sm_75" < "sm_80" < "sm_90a" < "sm_100" by the number after '_'.
+struct ArchLess {
+  bool operator()(const std::string& a, const std::string& b) const {
+    const std::string_view na = arch_number(a), nb = arch_number(b);
+    if (na.size() != nb.size()) return na.size() < nb.size();
+    return na != nb ? na < nb : a < b;
+  }
+};
+
+// The distinct archs of one kind, sorted as they are listed. A module built
+// for every GPU carries a few dozen; a set keeps each insertion O(log n), and
+// the bound stops a section crafted to hold hundreds of thousands.
+class ArchList {
+ public:
+  // Starts from what `listed` holds and writes the sorted list back into it
+  // when the walk that uses it ends.
+  explicit ArchList(std::vector<std::string>& listed) : listed_(listed), archs_(listed.begin(), listed.end()) {}
+  ArchList(const ArchList&) = delete;
+  ArchList& operator=(const ArchList&) = delete;
+  ~ArchList() { listed_.assign(archs_.begin(), archs_.end()); }
+
+  // False (nothing added) when `arch` is new and the list is full.
+  bool add(std::string arch) {
+    if (archs_.size() >= kMaxDeviceCodeArchs && !archs_.contains(arch)) return false;
+    archs_.insert(std::move(arch));
+    return true;
+  }
+
+ private:
+  std::vector<std::string>& listed_;
+  std::set<std::string, ArchLess> archs_;
+};
+
+std::string too_many_archs(std::string_view kind, std::string_view section) {
+  return "more than " + std::to_string(kMaxDeviceCodeArchs) + " distinct " + std::string(kind) + " in " +
+         std::string(section) + "; the rest are not listed";
 }
 
 constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
@@ -69,7 +100,7 @@ std::string at_offset(std::uint64_t offset) { return " at offset " + std::to_str
 // Reads the entries of one container; returns false (with the reason in
 // device_code.error) when an entry does not fit.
 bool read_fatbin_entries(const LittleEndianBytes& bytes, std::uint64_t offset, std::uint64_t end, DeviceCodeFacts& device_code,
-                         const std::function<void(std::uint64_t)>& consumed) {
+                         ArchList& sass, ArchList& ptx, const std::function<void(std::uint64_t)>& consumed) {
   while (offset < end) {
     if (end - offset < kEntryHeaderSize) {
       device_code.error = "truncated fat binary entry header" + at_offset(offset);
@@ -84,8 +115,11 @@ bool read_fatbin_entries(const LittleEndianBytes& bytes, std::uint64_t offset, s
       device_code.error = "fat binary entry" + at_offset(offset) + " extends past its container";
       return false;
     }
-    if (kind == kEntryCubin) add_unique(device_code.cuda_sass_archs, "sm_" + arch + arch_suffix(flags));
-    if (kind == kEntryPtx) add_unique(device_code.cuda_ptx_archs, "compute_" + arch + arch_suffix(flags));
+    if ((kind == kEntryCubin && !sass.add("sm_" + arch + arch_suffix(flags))) ||
+        (kind == kEntryPtx && !ptx.add("compute_" + arch + arch_suffix(flags)))) {
+      device_code.error = too_many_archs(kind == kEntryCubin ? "SASS archs" : "PTX archs", ".nv_fatbin");
+      return false;
+    }
     offset += header_size + payload_size;
     if (consumed) consumed(offset);
   }
@@ -106,6 +140,7 @@ std::optional<std::uint64_t> find_bytes(const LittleEndianBytes& bytes, std::uin
 void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code,
                       const std::function<void(std::uint64_t)>& consumed) {
   const LittleEndianBytes bytes(section);
+  ArchList sass(device_code.cuda_sass_archs), ptx(device_code.cuda_ptx_archs);
   std::uint64_t offset = 0;
   while (bytes.has(offset, kContainerHeaderSize)) {
     const std::uint64_t magic = bytes.read(offset, 4);
@@ -124,7 +159,7 @@ void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& devic
       return;
     }
     const std::uint64_t end = offset + header_size + body_size;
-    if (!read_fatbin_entries(bytes, offset + header_size, end, device_code, consumed)) return;
+    if (!read_fatbin_entries(bytes, offset + header_size, end, device_code, sass, ptx, consumed)) return;
     offset = end;
   }
 }
@@ -135,6 +170,7 @@ void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device
   const LittleEndianBytes bytes(section);
   std::uint64_t offset = 0;
   bool found_bundle = false;
+  ArchList targets(device_code.hip_targets);
   while (const auto start = find_bytes(bytes, offset, kBundleMagic)) {
     found_bundle = true;
     std::uint64_t cursor = *start + kBundleMagic.size();
@@ -156,7 +192,10 @@ void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device
       // "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-": keep the processor, drop features.
       if (const auto gfx = triple.find("gfx"); triple.find("amdgcn") != std::string_view::npos && gfx != std::string_view::npos) {
         const std::string_view target = triple.substr(gfx);
-        add_unique(device_code.hip_targets, std::string(target.substr(0, target.find(':'))));
+        if (!targets.add(std::string(target.substr(0, target.find(':'))))) {
+          device_code.error = too_many_archs("targets", ".hip_fatbin");
+          return;
+        }
       }
       if (bytes.has(*start + code_offset, code_size)) bundle_end = std::max(bundle_end, *start + code_offset + code_size);
       cursor += 24 + triple_size;

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -6,6 +7,11 @@
 #include "checker/elf/elf_facts.h"
 
 namespace kcheck {
+
+// Distinct archs listed per kind (SASS, PTX, HIP targets) of one module; a
+// module for every GPU generation has a few dozen. Past it the walk stops and
+// DeviceCodeFacts::error says so.
+inline constexpr std::size_t kMaxDeviceCodeArchs = 256;
 
 // Lists the cubin (SASS) and PTX entries of a `.nv_fatbin` section by
 // walking container and entry headers only; payloads are skipped, never

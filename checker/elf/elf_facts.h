@@ -52,6 +52,10 @@ struct DeviceCodeFacts {
 // Everything the KE/KO rules need from one ELF file, read once, lazily, from
 // an mmap. When `error` is set the file is not a usable shared object and the
 // other members hold whatever was read before the problem was found.
+// A module registers its ops under one namespace (two with a fragment); past
+// this many distinct ones the rest are not recorded (KO001 says so).
+inline constexpr std::size_t kMaxTorchLibraryNamespaces = 64;
+
 struct ElfFacts {
   std::string error;          // e.g. "truncated: section header table ends past the file (offset ...)"
   int elf_class = 0;          // 32 or 64
@@ -91,8 +95,10 @@ struct ElfFacts {
 
   // Namespaces of Torch operator libraries registered by the module, from
   // TORCH_LIBRARY/STABLE_TORCH_LIBRARY static-initialiser symbols and strings.
-  // Read from .dynsym and .symtab; distinct, in order of appearance.
+  // Read from .dynsym and .symtab; distinct, in order of appearance, at most
+  // kMaxTorchLibraryNamespaces; `more_torch_library_namespaces` when there were more.
   std::vector<std::string> torch_library_namespaces;
+  bool more_torch_library_namespaces = false;
 
   bool is_shared_object() const { return elf_type == 3; }  // ET_DYN
 };

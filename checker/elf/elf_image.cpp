@@ -45,7 +45,8 @@ bool host_is_little_endian() {
 
 }  // namespace
 
-ElfImage::ElfImage(std::span<const std::byte> file) : file_(file) {
+ElfImage::ElfImage(std::span<const std::byte> file)
+    : file_(file), string_bytes_left_(kStringBytesPerFileByte * file.size() + (std::uint64_t{1} << 20)) {
   read_header();
   read_sections();
   read_segments();
@@ -223,7 +224,14 @@ std::string_view ElfImage::string_at(const ElfSection& string_table, std::uint64
   const char* start = reinterpret_cast<const char*>(table.data()) + index;
   const void* end = std::memchr(start, '\0', table.size() - index);
   if (end == nullptr) throw ElfFormatError("string at " + hex(index) + " in " + std::string(string_table.name) + " is not terminated");
-  return {start, static_cast<std::size_t>(static_cast<const char*>(end) - start)};
+  const std::size_t length = static_cast<std::size_t>(static_cast<const char*>(end) - start);
+  if (length + 1 > string_bytes_left_) {
+    throw ElfFormatError("the string tables are referenced far beyond their size (more than " +
+                         std::to_string(kStringBytesPerFileByte) + " bytes of names per byte of the file, last at " +
+                         hex(index) + " in " + std::string(string_table.name) + "): entries crafted to share long strings");
+  }
+  string_bytes_left_ -= length + 1;
+  return {start, length};
 }
 
 std::uint64_t ElfImage::symbol_count(const ElfSection& table) const {

@@ -71,8 +71,13 @@ class ElfImage {
   std::uint64_t word(std::span<const std::byte> data, std::uint64_t offset) const;
   std::uint64_t word_size() const { return is_64_bit_ ? 8 : 4; }
 
-  // The NUL-terminated string at `index` of a string table section.
+  // The NUL-terminated string at `index` of a string table section. All the
+  // strings read from one image may total at most kStringBytesPerFileByte
+  // times the file's size (plus 1 MiB): entries crafted to point at one long
+  // string would otherwise cost entries x length in time and, once copied
+  // into facts, memory. Past that it throws ElfFormatError. Not thread-safe.
   std::string_view string_at(const ElfSection& string_table, std::uint64_t index) const;
+  static constexpr std::uint64_t kStringBytesPerFileByte = 8;
 
   // Symbol tables (SHT_SYMTAB, SHT_DYNSYM).
   std::uint64_t symbol_count(const ElfSection& table) const;
@@ -96,6 +101,7 @@ class ElfImage {
   std::uint64_t segment_count_ = 0;
   std::vector<ElfSection> sections_;
   std::vector<ElfSegment> segments_;
+  mutable std::uint64_t string_bytes_left_ = 0;  // see string_at
 };
 
 }  // namespace kcheck

@@ -1,4 +1,5 @@
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -174,12 +175,27 @@ std::optional<std::string> torch_library_namespace(std::string_view symbol) {
   return std::nullopt;
 }
 
-void add_namespace(std::vector<std::string>& namespaces, std::string name) {
-  for (const std::string& known : namespaces) {
-    if (known == name) return;
+// The distinct namespaces in order of appearance, at most
+// kMaxTorchLibraryNamespaces of them (a module registers one or two); a set
+// answers "seen?" so that a table of 100,000s of registrations stays linear.
+class NamespaceList {
+ public:
+  explicit NamespaceList(ElfFacts& facts) : facts_(facts) {}
+
+  void add(std::string name) {
+    if (seen_.contains(name)) return;
+    if (facts_.torch_library_namespaces.size() >= kMaxTorchLibraryNamespaces) {
+      facts_.more_torch_library_namespaces = true;
+      return;
+    }
+    seen_.insert(name);
+    facts_.torch_library_namespaces.push_back(std::move(name));
   }
-  namespaces.push_back(std::move(name));
-}
+
+ private:
+  ElfFacts& facts_;
+  std::set<std::string> seen_;
+};
 
 }  // namespace
 
@@ -209,11 +225,12 @@ void read_dynamic_symbols(const ElfImage& image, ElfFacts& facts) {
 }
 
 void read_torch_library_namespaces(const ElfImage& image, ElfFacts& facts) {
+  NamespaceList namespaces(facts);
   for (const auto& [type, table_name] : {std::pair{kSymbolTable, ".symtab"}, std::pair{kDynamicSymbols, ".dynsym"}}) {
     const ElfSection* table = image.find_section_of_type(type);
     if (table == nullptr) continue;
     for_each_symbol(image, *table, table_name, [&](std::string_view name, const ElfSymbolEntry&, std::uint64_t) {
-      if (auto found = torch_library_namespace(name)) add_namespace(facts.torch_library_namespaces, std::move(*found));
+      if (auto found = torch_library_namespace(name)) namespaces.add(std::move(*found));
     });
   }
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <new>
 
 namespace kcheck {
 namespace {
@@ -59,7 +60,6 @@ std::optional<std::string> git_url_problem(std::string_view text) {
     if (text.size() == written_scheme->size() + 1) return "nothing after the scheme";
     return std::nullopt;
   }
-  const std::size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() || text[colon + 1] == '/') {
     return "not a URL with a scheme and not an SCP-like user@host:path";
   }
@@ -151,16 +151,47 @@ class MetadataSchemaReader {
     read_backend(root);
     read_provenance(root);
     read_digest(root);
-    for (const auto& [key, value] : root.items()) {
-      if (!contains(kTopLevelKeys, key)) facts_.unknown_keys.push_back(key);
+    read_unknown_keys(root);
+    if (problems_not_listed_ > 0) {
+      facts_.schema_errors.push_back({"", std::to_string(problems_not_listed_) + " more schema problems not listed (kcheck lists the first " +
+                                              std::to_string(kMaxMetadataProblems) + ")"});
     }
   }
 
  private:
   enum class Presence { required, optional };
 
+  // Problems past kMaxMetadataProblems are counted, not kept: a hostile file
+  // can break the schema once per byte.
   void problem(std::string pointer, std::string message) {
+    if (facts_.schema_errors.size() >= kMaxMetadataProblems) {
+      ++problems_not_listed_;
+      return;
+    }
     facts_.schema_errors.push_back({std::move(pointer), std::move(message)});
+  }
+
+  // Unknown keys are warnings, one each up to the bound; more than that is
+  // no typo but a file built to be large, an error.
+  void read_unknown_keys(const json& root) {
+    std::size_t beyond_bound = 0;
+    for (const auto& [key, value] : root.items()) {
+      if (contains(kTopLevelKeys, key)) continue;
+      if (facts_.unknown_keys.size() < kMaxMetadataProblems) facts_.unknown_keys.push_back(key);
+      else ++beyond_bound;
+    }
+    if (beyond_bound > 0) {
+      problem("", "more than " + std::to_string(kMaxMetadataProblems) + " unknown top-level keys (" +
+                      std::to_string(beyond_bound) + " not listed)");
+    }
+  }
+
+  // Reports an array longer than kMaxMetadataListEntries; its first entries are still read.
+  bool within_list_bound(const json& array, const std::string& pointer) {
+    if (array.size() <= kMaxMetadataListEntries) return true;
+    problem(pointer, "has " + std::to_string(array.size()) + " entries, more than the bound of " +
+                         std::to_string(kMaxMetadataListEntries) + "; the rest are not read");
+    return false;
   }
 
   static std::string child(const std::string& pointer, std::string_view key) {
@@ -199,7 +230,8 @@ class MetadataSchemaReader {
   std::optional<std::vector<std::string>> string_list(const json& value, const std::string& pointer) {
     if (!expect_type(value, value.is_array(), pointer, "an array of strings")) return std::nullopt;
     std::vector<std::string> strings;
-    for (std::size_t index = 0; index < value.size(); ++index) {
+    within_list_bound(value, pointer);
+    for (std::size_t index = 0; index < std::min(value.size(), kMaxMetadataListEntries); ++index) {
       const json& item = value[index];
       if (expect_type(item, item.is_string(), pointer + "/" + std::to_string(index), "a string")) {
         strings.push_back(item.get<std::string>());
@@ -263,7 +295,8 @@ class MetadataSchemaReader {
   void read_kernel_depends(const json& root) {
     const json* value = root.contains("kernel-depends") ? &root["kernel-depends"] : nullptr;
     if (value == nullptr || !expect_type(*value, value->is_array(), "/kernel-depends", "an array of objects")) return;
-    for (std::size_t index = 0; index < value->size(); ++index) {
+    within_list_bound(*value, "/kernel-depends");
+    for (std::size_t index = 0; index < std::min(value->size(), kMaxMetadataListEntries); ++index) {
       read_kernel_dependency((*value)[index], "/kernel-depends/" + std::to_string(index));
     }
   }
@@ -383,7 +416,32 @@ class MetadataSchemaReader {
 
   MetadataFacts& facts_;
   bool archs_required_;
+  std::size_t problems_not_listed_ = 0;
 };
+
+// Whether arrays and objects nest deeper than `max_depth` anywhere in `text`
+// (outside strings). Checked before parsing: every recursive walk of the
+// document (dump, comparisons) would otherwise be a stack risk. A linear
+// scan, not nlohmann's parse callback, whose bookkeeping rescans a parent's
+// members after each child and so is quadratic in the members of one object.
+bool nests_deeper_than(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
 
 // nlohmann reports a 1-based byte count; editors want line and column.
 void locate_byte(std::string_view text, std::size_t byte, int& line, int& column) {
@@ -418,7 +476,7 @@ std::optional<std::string> read_whole_file(const FileEntry& entry, std::string& 
     error = entry.read_error.empty() ? "not a regular file inside the variant" : "not readable: " + entry.read_error;
     return std::nullopt;
   }
-  auto text = read_bounded_file(entry.path, kMaxParsedFileBytes, error);
+  auto text = read_bounded_file(entry.path, kMaxMetadataBytes, error);
   if (!text) error = "not readable: " + error;
   return text;
 }
@@ -450,6 +508,10 @@ MetadataFacts parse_metadata_text(std::string_view text, bool archs_required) {
   }
   DuplicateKeyFinder duplicates;
   try {
+    if (nests_deeper_than(text, kMaxMetadataDepth)) {
+      facts.parse_error = "not read: nested deeper than " + std::to_string(kMaxMetadataDepth) + " levels";
+      return facts;
+    }
     facts.document = json::parse(text.begin(), text.end(), duplicates.callback());
     if (duplicates.found()) {
       facts.document = json();
@@ -479,7 +541,15 @@ MetadataFacts read_metadata_facts(const VariantFacts& variant) {
       facts.present = true;
       facts.parse_error = "a directory, not a file";
     } else if (auto text = read_whole_file(*entry, error)) {
-      facts = parse_metadata_text(*text, requires_archs(variant));
+      try {
+        facts = parse_metadata_text(*text, requires_archs(variant));
+      } catch (const std::bad_alloc&) {
+        // The bounds above should make this unreachable; if memory still runs
+        // out, this file is the finding and the rest of the tree is audited.
+        facts = MetadataFacts{};
+        facts.present = true;
+        facts.parse_error = "not read: memory ran out while parsing it";
+      }
     } else {
       facts.present = true;
       facts.parse_error = error;

@@ -1,10 +1,21 @@
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "checker/core/tree_facts.h"
 
 namespace kcheck {
+
+// What one metadata.json may make kcheck hold. Real files are a few KB (a
+// digest of a thousand files is about 100 KB); the parsed document takes at
+// most ~60 times the text, so a file at the byte bound stays well under
+// 100 MB, and every bound reached is a KM002 error, not a silent cut.
+inline constexpr std::uint64_t kMaxMetadataBytes = std::uint64_t{1} << 20;
+inline constexpr int kMaxMetadataDepth = 32;                 // real files nest 4 levels
+inline constexpr std::size_t kMaxMetadataListEntries = 1024;  // items kept of one array
+inline constexpr std::size_t kMaxMetadataProblems = 256;     // schema problems and unknown keys listed
 
 // Reads `<variant>/metadata.json` once and checks its shape against
 // build-variants.md §4.2–4.7. Never throws: a missing file leaves `present`

@@ -1,5 +1,6 @@
 #include "checker/scan/fact_codec.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -22,7 +23,7 @@ template <typename Archive> void members(Archive& a, ElfFacts& e) {
     e.version_needs, e.exports, e.has_gnu_stack, e.executable_stack, e.writable_and_executable_segment, e.has_relro, e.bind_now,
     e.text_relocations, e.has_debug_sections, e.debug_section_names, e.leaked_build_paths, e.read_only_data_build_paths,
     e.read_only_data_scanned, e.device_code,
-    e.torch_library_namespaces);
+    e.torch_library_namespaces, e.more_torch_library_namespaces);
 }
 template <typename Archive> void members(Archive& a, MachOFacts& m) {
   a(m.error, m.arch, m.libraries, m.imported_symbols, m.exported_symbols, m.minimum_macos);
@@ -93,6 +94,38 @@ class Writer {
   std::string bytes_;
 };
 
+// The fewest bytes an encoding of a value can take (strings and sequences
+// empty, optionals absent), found by walking a default value's member list.
+class MinimumSize {
+ public:
+  template <typename... Values> void operator()(Values&... values) { (add(values), ...); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  template <typename T> void add(T& value) {
+    if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Version> || is_vector<T>::value) {
+      bytes_ += 8;  // the length
+    } else if constexpr (std::is_same_v<T, bool> || is_optional<T>::value) {
+      bytes_ += 1;  // the value, or the presence byte
+    } else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) {
+      bytes_ += 8;
+    } else {
+      members(*this, value);
+    }
+  }
+  std::size_t bytes_ = 0;
+};
+
+template <typename T> std::size_t minimum_encoded_size() {
+  static const std::size_t size = [] {
+    T value{};
+    MinimumSize minimum;
+    minimum(value);
+    return std::max<std::size_t>(minimum.bytes(), 1);
+  }();
+  return size;
+}
+
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
@@ -113,11 +146,12 @@ class Reader {
     for (int i = 0; i < 8; ++i) value |= std::uint64_t(static_cast<unsigned char>(raw[i])) << (8 * i);
     return value;
   }
-  // A count can never exceed the bytes left (each item takes at least one),
-  // so a corrupt length cannot make the reader allocate without bound.
-  std::size_t read_count() {
+  // A count can never exceed what the bytes left can hold (each item takes
+  // at least `item_bytes`), so a corrupt or planted length cannot make the
+  // reader allocate more than a few times the entry's size.
+  std::size_t read_count(std::size_t item_bytes = 1) {
     const std::uint64_t count = read_u64();
-    if (count > bytes_.size()) ok_ = false;
+    if (count > bytes_.size() / item_bytes) ok_ = false;
     return ok_ ? static_cast<std::size_t>(count) : 0;
   }
   template <typename T> void read(T& value) {
@@ -135,8 +169,11 @@ class Reader {
       read(components);
       value = Version(std::move(components));
     } else if constexpr (is_vector<T>::value) {
-      value.resize(read_count());
-      for (auto& item : value) read(item);
+      value.resize(read_count(minimum_encoded_size<typename T::value_type>()));
+      for (auto& item : value) {
+        if (!ok_) break;
+        read(item);
+      }
     } else if constexpr (is_optional<T>::value) {
       bool present = false;
       read(present);

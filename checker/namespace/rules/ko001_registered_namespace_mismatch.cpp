@@ -17,8 +17,13 @@ std::vector<ExpectedName> expected_names(const VariantFacts& variant, const Nati
     expected.push_back({"_ops.py torch.ops namespace (line " + std::to_string(ops->line) + ")", ops->name});
   }
   expected.push_back({"native module file name " + native.relative_path, native_module_stem(native.relative_path)});
+  // A module has one PyInit_; a few are named, so that a table crafted with
+  // 100,000s of them cannot make each finding list them all (KE008 judges them).
+  constexpr std::size_t kMaxInitSymbolsNamed = 8;
+  std::size_t init_symbols = 0;
   for (const ElfExportedSymbol& symbol : native.elf->exports) {
-    if (symbol.name.starts_with("PyInit_")) expected.push_back({"init symbol " + symbol.name, symbol.name.substr(7)});
+    if (!symbol.name.starts_with("PyInit_") || ++init_symbols > kMaxInitSymbolsNamed) continue;
+    expected.push_back({"init symbol " + symbol.name, symbol.name.substr(7)});
   }
   return expected;
 }
@@ -50,6 +55,12 @@ class RegisteredNamespaceMismatch final : public Rule {
                   "the native module registers its Torch ops under namespace `" + registered + "`, but " + differences +
                       ": torch.ops." + registered + " is not the namespace the package uses");
     }
+    if (native.elf->more_torch_library_namespaces) {
+      sink.report({.variant = variant.directory_name, .file = variant.report_path(native.relative_path)},
+                  "the native module registers Torch ops under more than " + std::to_string(kMaxTorchLibraryNamespaces) +
+                      " namespaces; only the first " + std::to_string(kMaxTorchLibraryNamespaces) +
+                      " are compared (a kernel registers one)");
+    }
   }
 
   RuleInfo info_{"KO001", "Registered op namespace differs from id, _ops.py, file name or PyInit_", Severity::error,
@@ -58,6 +69,8 @@ under (the `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY` (and `_FRAGMENT`)
 static-initialiser symbols in the binary) and compares it with metadata.json
 `id`, the `torch.ops.<ns>` of `_ops.py`, the module's file name
 (`<id>.abi3.so`) and its `PyInit_<id>` export. Each disagreement is named.
+A module registering under more than 64 distinct namespaces is itself a
+finding (only the first 64 are read and compared): a kernel registers one.
 
 Why: the package reaches its ops through `torch.ops.<id>` (the `ops` object
 of `_ops.py`); ops registered under another namespace are unreachable, and a
