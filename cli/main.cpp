@@ -68,6 +68,7 @@ struct ScanArguments {
   std::string shard;
   std::string report_dir;
   bool stats = false;
+  unsigned repo_timeout_seconds = kcheck::ScanOptions::kDefaultRepositoryTimeout.count();  // 0: none
 };
 
 std::string format_list() {
@@ -359,6 +360,8 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
   if (!scan_arguments.shard.empty()) options.shard = kcheck::parse_shard(scan_arguments.shard);
   if (!scan_arguments.no_cache)
     options.cache_directory = scan_arguments.cache_dir.empty() ? default_cache_directory() : scan_arguments.cache_dir;
+  options.repository_timeout = std::nullopt;
+  if (scan_arguments.repo_timeout_seconds) options.repository_timeout = std::chrono::seconds(scan_arguments.repo_timeout_seconds);
   kcheck::Policy policy = kcheck::load_policy(arguments.policy);
   std::vector<fs::path> roots(scan_arguments.roots.begin(), scan_arguments.roots.end());
   kcheck::ScanStats stats;
@@ -369,6 +372,7 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
               << " files analysed, " << stats.cache.facts_reused << " from the cache; " << stats.cache.files_hashed
               << " files hashed, " << stats.cache.hashes_reused << " hashes from the path index";
     if (stats.cache.write_failures) std::cerr << "; " << stats.cache.write_failures << " cache writes failed";
+    if (stats.cache.entries_rejected) std::cerr << "; " << stats.cache.entries_rejected << " cache entries rejected";
     std::cerr << "\n";
   }
   return scan.gate_status();
@@ -513,6 +517,8 @@ int main(int argc, char** argv) {
   scan_command->add_option("--report-dir", scan_arguments.report_dir,
                            "write one report per repository in --format, and scan.json, to DIR");
   scan_command->add_flag("--stats", scan_arguments.stats, "print what the cache did on standard error");
+  scan_command->add_option("--repo-timeout", scan_arguments.repo_timeout_seconds,
+                           "seconds one repository's audit may take before it is reported as an error (default 300; 0: none)");
 
   std::vector<std::string> merge_files;
   CLI::App* merge_command = add_command(app, "merge", "combine the JSON documents of `kcheck scan --shard` runs");

@@ -14,7 +14,8 @@ namespace kcheck {
 RuleRegistry make_rule_registry();
 
 // Finds the tree behind `input` and computes every analyser's facts once,
-// in parallel across files. Throws InputError when the input cannot be read.
+// in parallel across files. Throws InputError when the input cannot be read,
+// AuditTimeout when options.deadline passes.
 // With a `cache`, each file's facts and SHA-256 are taken from it when known
 // and offered to it when computed (`kcheck scan`).
 TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options,

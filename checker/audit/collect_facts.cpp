@@ -58,6 +58,8 @@ auto analysed_or_failure(Analyse analyse, OnFailure on_failure) -> decltype(anal
   std::string reason;
   try {
     return analyse();
+  } catch (const AuditTimeout&) {
+    throw;  // the repository's budget, not this file's failure
   } catch (const std::exception& error) {
     reason = error.what();
   } catch (...) {
@@ -147,6 +149,7 @@ void analyse_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache*
   std::vector<NativeModuleFacts> native(tasks.size());
   parallel_for(tasks.size(), threads, [&](std::size_t i) {
     const FileTask& task = tasks[i];
+    options.deadline.check();
     report_progress(progress, ProgressCounter::files_scanned);
     if (task.format == BinaryFormat::none) {
       python[i] = cached_or_analysed<PythonFileFacts>(
@@ -184,10 +187,12 @@ std::uint64_t covered_bytes(const VariantFacts& variant) {
 
 // The digest is verified only when KM007, its one reader, runs: hashing
 // every byte of a variant is most of an audit's reading.
-void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, ProgressSink* progress,
-                      bool digest_judged) {
+void analyse_metadata(TreeFacts& tree, const AuditOptions& options, FileFactsCache* cache, bool digest_judged) {
   if (tree.scope == AuditScope::module) return;
+  const unsigned threads = options.threads;
+  ProgressSink* progress = options.progress;
   for (VariantFacts& variant : tree.variants) {
+    options.deadline.check();
     variant.metadata = analysed_or_failure([&] { return read_metadata_facts(variant); }, [](std::string reason) {
       MetadataFacts facts;  // KM002 reports it as a file that does not parse
       facts.present = true;
@@ -196,7 +201,7 @@ void analyse_metadata(TreeFacts& tree, unsigned threads, FileFactsCache* cache, 
     });
     variant.metadata.relative_path = variant.report_path("metadata.json");
     if (!variant.metadata.present || !digest_judged) continue;
-    variant.digest = verify_digest(variant, variant.metadata, threads, cache);
+    variant.digest = verify_digest(variant, variant.metadata, threads, cache, options.deadline);
     report_progress(progress, ProgressCounter::bytes_hashed, covered_bytes(variant));
   }
 }
@@ -218,7 +223,7 @@ TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, File
   TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
   analyse_files(tree, options, cache);
-  analyse_metadata(tree, options.threads, cache, options.progress, options.selection.selects("KM007"));
+  analyse_metadata(tree, options, cache, options.selection.selects("KM007"));
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).
     BuildConfigFacts config = read_build_config_guarded(tree.audited_root);

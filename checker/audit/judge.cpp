@@ -38,6 +38,7 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
   RuleContext context{tree, policy, options};
   for (const Rule* rule : rules.rules()) {
     if (!options.selection.selects(rule->info().code)) continue;
+    options.deadline.check();
     report.rules_run.push_back(rule->info().code);
     FindingSink sink(rule->info(), report.findings);
     rule->check(context, sink);

@@ -1,6 +1,7 @@
 #pragma once
 #include <string>
 
+#include "checker/core/audit_deadline.h"
 #include "checker/core/progress.h"
 #include "checker/core/rule_registry.h"
 #include "checker/core/tree_facts.h"
@@ -19,6 +20,7 @@ struct AuditOptions {
   unsigned threads = 0;     // 0 = one per hardware thread
   ProgressSink* progress = nullptr;  // counts files scanned, bytes hashed, variants run; none: silent
   WalkLimits limits;        // --max-depth, --max-files, --max-file-size
+  AuditDeadline deadline;   // kcheck scan --repo-timeout; by default none
 };
 
 }  // namespace kcheck

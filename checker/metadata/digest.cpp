@@ -118,13 +118,14 @@ std::string hash_bytes(std::string_view bytes, DigestAlgorithm algorithm) {
 }
 
 FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads,
-                      FileFactsCache* known) {
+                      FileFactsCache* known, const AuditDeadline& deadline) {
   struct Outcome {
     std::optional<std::string> hash;
     std::string error;
   };
   std::vector<Outcome> outcomes(files.size());
   parallel_for(files.size(), threads, [&](std::size_t index) {
+    deadline.check();
     if (known && algorithm == DigestAlgorithm::sha256) outcomes[index].hash = known->content_sha256(*files[index]);
     if (!outcomes[index].hash) outcomes[index].hash = hash_file(files[index]->path, algorithm, outcomes[index].error);
   });
@@ -146,7 +147,7 @@ ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorit
 }
 
 DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads,
-                          FileFactsCache* known) {
+                          FileFactsCache* known, const AuditDeadline& deadline) {
   DigestCheck check;
   check.has_digest = metadata.digest_declared;
   if (!metadata.digest) return check;  // absent, or malformed (a schema problem, KM002)
@@ -167,7 +168,7 @@ DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& meta
     if (found == on_disk.end()) check.missing.push_back(path);
     else to_hash.push_back(found->second);
   }
-  const FileHashes hashes = hash_files(to_hash, *algorithm, threads, known);
+  const FileHashes hashes = hash_files(to_hash, *algorithm, threads, known, deadline);
   for (const auto& [path, hash] : declared.files) {
     if (const auto error = hashes.errors.find(path); error != hashes.errors.end()) {
       check.unreadable.push_back(path + ": " + error->second);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/core/audit_deadline.h"
 #include "checker/core/file_facts_cache.h"
 #include "checker/core/tree_facts.h"
 
@@ -31,8 +32,9 @@ struct FileHashes {
   std::map<std::string, std::string> errors;  // relative path -> why it could not be read
 };
 // With `known` (a facts cache), SHA-256 hashes come from it when it has them.
+// Throws AuditTimeout when `deadline` passes between two files.
 FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads,
-                      FileFactsCache* known = nullptr);
+                      FileFactsCache* known = nullptr, const AuditDeadline& deadline = AuditDeadline{});
 
 // Standard base64 of the digest of `bytes` (for tests and small inputs).
 std::string hash_bytes(std::string_view bytes, DigestAlgorithm algorithm);
@@ -49,7 +51,8 @@ ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorit
 // Verifies `metadata.digest` against the variant's files in upstream order:
 // the algorithm, then each recorded path missing or mismatched, then each
 // covered file not recorded. Only recorded files present on disk are hashed.
+// Throws AuditTimeout when `deadline` passes between two files.
 DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads,
-                          FileFactsCache* known = nullptr);
+                          FileFactsCache* known = nullptr, const AuditDeadline& deadline = AuditDeadline{});
 
 }  // namespace kcheck

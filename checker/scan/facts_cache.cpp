@@ -10,6 +10,7 @@
 
 #include <openssl/evp.h>
 
+#include "checker/core/bounded_read.h"
 #include "checker/metadata/digest.h"
 #include "checker/scan/fact_codec.h"
 
@@ -54,6 +55,10 @@ bool settled(const struct stat& status, std::chrono::nanoseconds window) {
   return now - std::max(nanoseconds(status.st_mtim), nanoseconds(status.st_ctim)) >= window.count();
 }
 
+// The header that binds an entry to its key: an entry copied under another
+// name (another file's facts passed off as this one's) is refused.
+std::string entry_header(const std::string& key) { return "kcheck-facts-entry\n" + key + '\n'; }
+
 }  // namespace
 
 ContentFactsCache::ContentFactsCache(fs::path directory, std::string context, std::chrono::nanoseconds racy_window)
@@ -67,13 +72,10 @@ ContentFactsCache::ContentFactsCache(fs::path directory, std::string context, st
   }
 }
 
+// Never more than kMaxFactsEntryBytes, whatever was planted in the directory.
 std::optional<std::string> ContentFactsCache::read_entry(const fs::path& entry) const {
-  std::ifstream in(entry, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return bytes.str();
+  std::string error;
+  return read_bounded_file(entry, kMaxFactsEntryBytes, error);
 }
 
 void ContentFactsCache::write_entry(const fs::path& entry, const std::string& bytes) {
@@ -139,47 +141,70 @@ std::optional<std::string> ContentFactsCache::content_sha256(const FileEntry& fi
   return sha256_by_path_.emplace(key, std::move(hash)).first->second;
 }
 
-std::optional<fs::path> ContentFactsCache::facts_entry(const FileEntry& file, std::string_view kind) {
+std::optional<ContentFactsCache::FactsEntry> ContentFactsCache::facts_entry(const FileEntry& file, std::string_view kind) {
   if (directory_.empty()) return std::nullopt;
   const std::optional<std::string> content = content_sha256(file);
   if (!content) return std::nullopt;
-  std::string key = "kcheck-facts\n" + std::to_string(kFactsEncodingVersion) + '\n' + context_ + '\n';
-  key += std::string(kind) + '\n' + file.relative_path + '\n' + *content;
-  return fan_out(directory_, "facts", sha256_hex(key));
+  std::string material = "kcheck-facts\n" + std::to_string(kFactsEncodingVersion) + '\n' + context_ + '\n';
+  material += std::string(kind) + '\n' + file.relative_path + '\n' + *content;
+  std::string key = sha256_hex(material);
+  fs::path path = fan_out(directory_, "facts", key);
+  return FactsEntry{std::move(path), std::move(key)};
+}
+
+std::optional<std::string> ContentFactsCache::read_facts_encoding(const FactsEntry& entry) {
+  std::string error;
+  std::optional<std::string> bytes = read_bounded_file(entry.path, kMaxFactsEntryBytes, error);
+  if (!bytes) {
+    if (fs::exists(entry.path)) ++entries_rejected_;  // over the bound, or not a regular file
+    return std::nullopt;
+  }
+  const std::string header = entry_header(entry.key);
+  if (!bytes->starts_with(header)) {
+    ++entries_rejected_;
+    return std::nullopt;
+  }
+  bytes->erase(0, header.size());
+  return bytes;
+}
+
+void ContentFactsCache::write_facts_entry(const FactsEntry& entry, const std::string& encoding) {
+  std::string bytes = entry_header(entry.key) + encoding;
+  if (bytes.size() <= kMaxFactsEntryBytes) write_entry(entry.path, bytes);
 }
 
 std::optional<PythonFileFacts> ContentFactsCache::load_python(const FileEntry& file) {
-  const std::optional<fs::path> entry = facts_entry(file, "python");
+  const std::optional<FactsEntry> entry = facts_entry(file, "python");
   if (!entry) return std::nullopt;
-  const std::optional<std::string> bytes = read_entry(*entry);
-  if (!bytes) return std::nullopt;
-  std::optional<PythonFileFacts> facts = decode_python_facts(*bytes);
+  const std::optional<std::string> encoding = read_facts_encoding(*entry);
+  if (!encoding) return std::nullopt;
+  std::optional<PythonFileFacts> facts = decode_python_facts(*encoding);
   if (facts) ++facts_reused_;
   return facts;
 }
 
 std::optional<NativeModuleFacts> ContentFactsCache::load_native(const FileEntry& file) {
-  const std::optional<fs::path> entry = facts_entry(file, "native");
+  const std::optional<FactsEntry> entry = facts_entry(file, "native");
   if (!entry) return std::nullopt;
-  const std::optional<std::string> bytes = read_entry(*entry);
-  if (!bytes) return std::nullopt;
-  std::optional<NativeModuleFacts> facts = decode_native_facts(*bytes);
+  const std::optional<std::string> encoding = read_facts_encoding(*entry);
+  if (!encoding) return std::nullopt;
+  std::optional<NativeModuleFacts> facts = decode_native_facts(*encoding);
   if (facts) ++facts_reused_;
   return facts;
 }
 
 void ContentFactsCache::store_python(const FileEntry& file, const PythonFileFacts& facts) {
   ++facts_analysed_;
-  if (const std::optional<fs::path> entry = facts_entry(file, "python")) write_entry(*entry, encode_python_facts(facts));
+  if (const std::optional<FactsEntry> entry = facts_entry(file, "python")) write_facts_entry(*entry, encode_python_facts(facts));
 }
 
 void ContentFactsCache::store_native(const FileEntry& file, const NativeModuleFacts& facts) {
   ++facts_analysed_;
-  if (const std::optional<fs::path> entry = facts_entry(file, "native")) write_entry(*entry, encode_native_facts(facts));
+  if (const std::optional<FactsEntry> entry = facts_entry(file, "native")) write_facts_entry(*entry, encode_native_facts(facts));
 }
 
 FactsCacheStats ContentFactsCache::stats() const {
-  return {files_hashed_, hashes_reused_, facts_analysed_, facts_reused_, write_failures_};
+  return {files_hashed_, hashes_reused_, facts_analysed_, facts_reused_, write_failures_, entries_rejected_};
 }
 
 }  // namespace kcheck

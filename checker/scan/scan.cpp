@@ -13,6 +13,7 @@
 #include "checker/core/kernel_identity.h"
 #include "checker/core/parallel.h"
 #include "checker/metadata/digest.h"
+#include "checker/scan/analyser_build_id.h"
 
 namespace kcheck {
 namespace {
@@ -55,18 +56,28 @@ void attach_revision_builds(const std::vector<RepositoryInput>& revisions, std::
   }
 }
 
-// The revisions of one repository id: collected together, then judged.
+// The audit options of one revision: the scan's, with its own deadline.
+AuditOptions revision_options(const AuditOptions& options, const ScanOptions& scan) {
+  AuditOptions bounded = options;
+  if (scan.repository_timeout) bounded.deadline = AuditDeadline::after(*scan.repository_timeout);
+  return bounded;
+}
+
+// The revisions of one repository id: collected together, then judged. A
+// revision that cannot be read, or runs past its budget, is an error entry.
 std::vector<RepositoryReport> scan_repository(const std::vector<RepositoryInput>& revisions, const Policy& policy,
-                                              const AuditOptions& options, const RuleRegistry& rules,
-                                              FileFactsCache& cache) {
+                                              const AuditOptions& options, const ScanOptions& scan,
+                                              const RuleRegistry& rules, FileFactsCache& cache) {
   std::vector<RepositoryReport> reports(revisions.size());
   std::vector<std::optional<TreeFacts>> trees(revisions.size());
+  std::vector<AuditOptions> bounded(revisions.size());
   for (std::size_t i = 0; i < revisions.size(); ++i) {
     reports[i].id = revisions[i].id;
     reports[i].revision = revisions[i].revision;
     reports[i].path = revisions[i].path.string();
+    bounded[i] = revision_options(options, scan);
     try {
-      trees[i] = collect_facts(revisions[i].path, options, &cache);
+      trees[i] = collect_facts(revisions[i].path, bounded[i], &cache);
     } catch (const std::exception& error) {
       reports[i].error = error.what();
     }
@@ -74,8 +85,13 @@ std::vector<RepositoryReport> scan_repository(const std::vector<RepositoryInput>
   if (revisions.size() > 1) attach_revision_builds(revisions, trees, cache);
   for (std::size_t i = 0; i < revisions.size(); ++i) {
     if (!trees[i]) continue;
-    reports[i].report = judge(*trees[i], policy, options, rules);
-    reports[i].report.input = reports[i].path;
+    try {
+      reports[i].report = judge(*trees[i], policy, bounded[i], rules);
+      reports[i].report.input = reports[i].path;
+    } catch (const AuditTimeout& timeout) {
+      reports[i].report = Report{};
+      reports[i].error = timeout.what();
+    }
     trees[i].reset();  // facts of large libraries are not kept longer than needed
   }
   return reports;
@@ -128,7 +144,8 @@ SeverityCounts ScanReport::totals() const {
 }
 
 std::string cache_context(const Policy& policy) {
-  std::string context = std::string("kcheck ") + KCHECK_VERSION + "\npolicy " + policy.name + " " + policy.source;
+  std::string context = std::string("kcheck ") + KCHECK_VERSION + "\nbuild " + std::string(analyser_build_id()) +
+                        "\npolicy " + policy.name + " " + policy.source;
   std::error_code error;
   if (fs::is_regular_file(policy.source, error))
     context += " " + hash_bytes(read_file_text(policy.source), DigestAlgorithm::sha256);
@@ -151,7 +168,7 @@ ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Poli
 
   std::vector<std::vector<RepositoryReport>> grouped(groups.size());
   parallel_for(groups.size(), side_by_side, [&](std::size_t i) {
-    grouped[i] = scan_repository(groups[i], policy, per_repository, rules, cache);
+    grouped[i] = scan_repository(groups[i], policy, per_repository, options, rules, cache);
   });
 
   ScanReport scan;

@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -21,6 +22,11 @@ struct ScanOptions {
   AuditOptions audit;                  // selection, strict, security; threads bounds the whole scan
   std::filesystem::path cache_directory;  // empty: no cache on disk
   std::optional<Shard> shard;
+  // Time one revision's audit may take (collect and judge) before it is
+  // reported as an error entry and the scan goes on; nullopt: no budget.
+  std::optional<std::chrono::steady_clock::duration> repository_timeout = kDefaultRepositoryTimeout;
+
+  static constexpr std::chrono::seconds kDefaultRepositoryTimeout{300};
 };
 
 // One repository's (or one revision's) audit.
@@ -53,8 +59,9 @@ struct ScanStats {
   FactsCacheStats cache;
 };
 
-// What the cached facts depend on besides a file's bytes: the kcheck version
-// and the policy (its source, and its text when it is a file of the user's).
+// What the cached facts depend on besides a file's bytes: the analyser build
+// (analyser_build_id()), the kcheck version and the policy (its source, and
+// its text when it is a file of the user's).
 std::string cache_context(const Policy& policy);
 
 // Audits every repository (in `options.shard`, when set) in parallel: the

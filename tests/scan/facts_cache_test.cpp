@@ -3,6 +3,7 @@
 
 #include "checker/elf/elf_facts.h"
 #include "checker/python/python_facts.h"
+#include "checker/scan/analyser_build_id.h"
 #include "checker/scan/fact_codec.h"
 #include "checker/scan/facts_cache.h"
 #include "tests/scan/scan_test_support.h"
@@ -105,6 +106,81 @@ TEST(FactCodec, PythonFactsRoundTrip) {
   EXPECT_EQ(decoded->imports.size(), facts.imports.size());
   EXPECT_EQ(decoded->calls.size(), facts.calls.size());
   EXPECT_EQ(decoded->all_names, facts.all_names);
+}
+
+// The entry files under DIR/facts, in no particular order.
+std::vector<fs::path> facts_entries(const fs::path& cache) {
+  std::vector<fs::path> entries;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cache / "facts"))
+    if (entry.is_regular_file()) entries.push_back(entry.path());
+  return entries;
+}
+
+TEST(FactsCache, APlantedOversizedEntryIsAMissAndIsNotRead) {
+  const fs::path dir = scratch_dir();
+  append_to_file(dir / "a.py", "import os\n");
+  const FileEntry entry = entry_for(dir / "a.py", "a.py");
+  ContentFactsCache(dir / "cache", "context").store_python(entry, analyse_python_source("import os\n", "a.py"));
+  const std::vector<fs::path> entries = facts_entries(dir / "cache");
+  ASSERT_EQ(entries.size(), 1u);
+  // Its own header, then 40 MB (sparse): the size alone refuses it.
+  fs::resize_file(entries[0], std::uint64_t{40} << 20);
+  ContentFactsCache cache(dir / "cache", "context");
+  EXPECT_FALSE(cache.load_python(entry));
+  EXPECT_EQ(cache.stats().entries_rejected, 1u);
+  EXPECT_EQ(cache.stats().facts_reused, 0u);
+}
+
+TEST(FactsCache, AnEntryCopiedUnderAnotherKeyIsRejected) {
+  const fs::path dir = scratch_dir();
+  append_to_file(dir / "a.py", "import os\n");
+  append_to_file(dir / "b.py", "import sys\n");
+  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
+  ContentFactsCache(dir / "cache", "context").store_python(a, analyse_python_source("import os\n", "a.py"));
+  const fs::path a_entry = facts_entries(dir / "cache").at(0);
+  ContentFactsCache(dir / "cache", "context").store_python(b, analyse_python_source("import sys\n", "b.py"));
+  std::vector<fs::path> entries = facts_entries(dir / "cache");
+  ASSERT_EQ(entries.size(), 2u);
+  const fs::path b_entry = entries[0] == a_entry ? entries[1] : entries[0];
+  {
+    ContentFactsCache cache(dir / "cache", "context");
+    EXPECT_TRUE(cache.load_python(b)) << "b's own entry is read";
+  }
+  fs::copy_file(a_entry, b_entry, fs::copy_options::overwrite_existing);  // a's facts passed off as b's
+  ContentFactsCache cache(dir / "cache", "context");
+  EXPECT_FALSE(cache.load_python(b));
+  EXPECT_EQ(cache.stats().entries_rejected, 1u);
+  EXPECT_TRUE(cache.load_python(a)) << "a's entry is still a's";
+}
+
+TEST(FactsCache, FactsOfAnotherAnalyserBuildAreAMiss) {
+  const fs::path dir = scratch_dir();
+  append_to_file(dir / "a.py", "import os\n");
+  const FileEntry entry = entry_for(dir / "a.py", "a.py");
+  const std::string context = cache_context(load_policy("hub"));
+  const std::string build_id(analyser_build_id());
+  ASSERT_EQ(build_id.size(), 64u);
+  EXPECT_EQ(build_id.find_first_not_of("0123456789abcdef"), std::string::npos) << build_id;
+  ASSERT_NE(context.find("build " + build_id), std::string::npos) << context;
+  std::string other_build = context;
+  other_build.replace(context.find(build_id), build_id.size(), std::string(64, '0'));
+  ContentFactsCache(dir / "cache", other_build).store_python(entry, analyse_python_source("import os\n", "a.py"));
+  ContentFactsCache cache(dir / "cache", context);
+  EXPECT_FALSE(cache.load_python(entry));
+  EXPECT_EQ(cache.stats().entries_rejected, 0u) << "another key: not even looked at";
+}
+
+TEST(FactCodec, ASequenceClaimingMoreItemsThanItsBytesCanHoldIsRejected) {
+  // Empty facts, then the import count patched to one item per remaining
+  // byte: each PythonImport takes far more than a byte, so the count alone
+  // is proof of a forged entry (before this check, decoding allocated the
+  // claimed items first: a 40 MB entry took gigabytes).
+  std::string bytes = encode_python_facts(PythonFileFacts{});
+  const std::size_t imports_count = 8 + 1 + 8 + 8;  // relative_path, parsed, parse_error, parse_error_line
+  bytes.append(std::size_t{1} << 20, '\0');
+  const std::uint64_t claimed = bytes.size() - imports_count - 8;
+  for (int i = 0; i < 8; ++i) bytes[imports_count + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
+  EXPECT_FALSE(decode_python_facts(bytes));
 }
 
 }  // namespace
