@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "checker/core/bounded_read.h"
+#include "checker/core/checked_toml.h"
 
 #include <toml++/toml.h>
 
@@ -109,7 +110,7 @@ std::vector<std::string_view> split_path(std::string_view path) {
 SuppressionConfig parse_suppressions(std::string_view toml_text, const std::string& file_name) {
   toml::table root;
   try {
-    root = toml::parse(toml_text, file_name);
+    root = checked_toml_parse(toml_text, file_name);
   } catch (const toml::parse_error& error) {
     fail(file_name, static_cast<int>(error.source().begin.line), "not valid TOML: " + std::string(error.description()));
   }

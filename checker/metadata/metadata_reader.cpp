@@ -60,6 +60,7 @@ std::optional<std::string> git_url_problem(std::string_view text) {
     if (text.size() == written_scheme->size() + 1) return "nothing after the scheme";
     return std::nullopt;
   }
+  const std::size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() || text[colon + 1] == '/') {
     return "not a URL with a scheme and not an SCP-like user@host:path";
   }
