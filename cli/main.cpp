@@ -19,6 +19,7 @@
 #include "checker/report/render.h"
 #include "checker/report/saved_report.h"
 #include "checker/report/terminal_progress.h"
+#include "checker/scan/report_directory.h"
 #include "checker/scan/scan.h"
 
 namespace {
@@ -328,27 +329,30 @@ std::string file_extension(const std::string& format) {
 
 // The scan document (json) or the summary table on standard output or -o;
 // with --report-dir, one report per repository in --format, and scan.json.
-void emit_scan(const kcheck::ScanReport& scan, const ReportArguments& arguments, const std::string& report_dir) {
+// Returns false when a file of the report directory could not be written
+// (each is named on stderr; the others and the summary are still written).
+bool emit_scan(const kcheck::ScanReport& scan, const ReportArguments& arguments, const std::string& report_dir) {
   const kcheck::OutputFormat format = output_format(arguments);
+  bool all_written = true;
   if (!report_dir.empty()) {
-    fs::create_directories(report_dir);
     kcheck::RenderOptions options{{false}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
-    for (const kcheck::RepositoryReport& repository : scan.repositories) {
-      if (!repository.error.empty()) continue;
-      write_output(kcheck::render_report(repository.report, format, options),
-                   (fs::path(report_dir) / (kcheck::repository_file_stem(repository) + "." +
-                                            file_extension(arguments.format)))
-                       .string());
+    auto render = [&](const kcheck::RepositoryReport& repository) {
+      return kcheck::render_report(repository.report, format, options);
+    };
+    for (const kcheck::ReportWriteFailure& failure :
+         kcheck::write_report_directory(scan, report_dir, render, file_extension(arguments.format))) {
+      std::cerr << "kcheck scan: " << failure.file.string() << ": " << failure.reason << "\n";
+      all_written = false;
     }
-    write_output(kcheck::scan_report_to_json(scan).dump(2) + "\n", (fs::path(report_dir) / "scan.json").string());
   }
   if (format == kcheck::OutputFormat::json) {
     write_output(kcheck::scan_report_to_json(scan).dump(2) + "\n", arguments.output);
-    return;
+    return all_written;
   }
   if (format != kcheck::OutputFormat::text && format != kcheck::OutputFormat::markdown && report_dir.empty())
     throw std::invalid_argument("--format " + arguments.format + " makes one file per repository: add --report-dir DIR");
   write_output(kcheck::render_scan_summary(scan, format == kcheck::OutputFormat::markdown), arguments.output);
+  return all_written;
 }
 
 // `kcheck scan ROOT...`: audits every repository under the roots.
@@ -366,7 +370,7 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
   std::vector<fs::path> roots(scan_arguments.roots.begin(), scan_arguments.roots.end());
   kcheck::ScanStats stats;
   kcheck::ScanReport scan = kcheck::run_scan(kcheck::discover_repositories(roots), policy, options, rules, &stats);
-  emit_scan(scan, arguments, scan_arguments.report_dir);
+  const bool reports_written = emit_scan(scan, arguments, scan_arguments.report_dir);
   if (scan_arguments.stats) {
     std::cerr << "kcheck scan: " << stats.repositories << " repositories; facts: " << stats.cache.facts_analysed
               << " files analysed, " << stats.cache.facts_reused << " from the cache; " << stats.cache.files_hashed
@@ -375,7 +379,7 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
     if (stats.cache.entries_rejected) std::cerr << "; " << stats.cache.entries_rejected << " cache entries rejected";
     std::cerr << "\n";
   }
-  return scan.gate_status();
+  return reports_written ? scan.gate_status() : 2;
 }
 
 // `kcheck merge SHARD.json...`: one scan document from the shards' documents.

@@ -18,10 +18,14 @@ bool is_repository(const fs::path& directory) {
   return fs::is_directory(directory / "build", error);
 }
 
-// "relu@v2" -> {"relu", "v2"}; "relu" -> {"relu", ""}.
+// "owner/relu@v2" -> {"owner/relu", "v2"}; "relu" -> {"relu", ""}. Only the
+// repository directory's own name carries a revision: "a@b/relu" is the id
+// "a@b/relu" (a revision never holds a '/').
 std::pair<std::string, std::string> split_revision(const std::string& name) {
+  const std::size_t slash = name.rfind('/');
+  const std::size_t name_start = slash == std::string::npos ? 0 : slash + 1;
   const std::size_t at = name.rfind('@');
-  if (at == std::string::npos || at == 0 || at + 1 == name.size()) return {name, ""};
+  if (at == std::string::npos || at <= name_start || at + 1 == name.size()) return {name, ""};
   return {name.substr(0, at), name.substr(at + 1)};
 }
 

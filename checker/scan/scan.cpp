@@ -267,13 +267,6 @@ ScanReport merge_scan_reports(const std::vector<ScanReport>& parts) {
   return merged;
 }
 
-std::string repository_file_stem(const RepositoryReport& repository) {
-  std::string stem;
-  for (char c : repository.id) stem += c == '/' ? std::string("--") : std::string(1, c);
-  if (!repository.revision.empty()) stem += "@" + repository.revision;
-  return stem;
-}
-
 std::string render_scan_summary(const ScanReport& scan, bool markdown) {
   std::ostringstream out;
   auto row = [&](const std::string& name, const std::string& verdict, const SeverityCounts& counts) {

@@ -83,8 +83,4 @@ ScanReport merge_scan_reports(const std::vector<ScanReport>& parts);
 // verdict, then the totals ("text" or "markdown").
 std::string render_scan_summary(const ScanReport& scan, bool markdown);
 
-// A file name for one repository's report in a report directory:
-// "owner--name@revision" ('/' becomes "--").
-std::string repository_file_stem(const RepositoryReport& repository);
-
 }  // namespace kcheck

@@ -1,6 +1,9 @@
 // `kcheck scan` and `kcheck merge` as a user runs them: exit status, files written.
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <set>
+
 #include "tests/scan/scan_test_support.h"
 
 namespace kcheck::scan_test {
@@ -51,6 +54,47 @@ TEST(ScanCli, ReportDirectoryHoldsOneReportPerRepositoryAndTheScanDocument) {
   EXPECT_NE(summary.find("owner/relu@v1"), std::string::npos) << summary;
   EXPECT_NE(summary.find("2 repositories, 1 failing"), std::string::npos) << summary;
   EXPECT_EQ(kcheck_command("scan --no-cache --format sarif " + quoted(dir / "root"), dir / "no-dir.txt"), 2);
+}
+
+std::set<std::string> files_in(const fs::path& directory) {
+  std::set<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory)) names.insert(entry.path().filename());
+  return names;
+}
+
+// Issue #14: a nested `a@b/c/build/` (no top-level build/) once made the
+// report name "x--a@b/c" and aborted the scan with every other report lost.
+TEST(ScanCli, HostileRepositoryNamesGetSafeReportNamesAndLoseNoOtherReport) {
+  const fs::path dir = scratch_dir();
+  copy_fixture("clean_cpu_variants_from_template", dir / "root" / "x" / "a@b" / "c");
+  copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "relu");
+  EXPECT_EQ(kcheck_command("scan --no-cache --format json --report-dir " + quoted(dir / "out") + " " +
+                               quoted(dir / "root"),
+                           dir / "scan.json"),
+            0)
+      << read_file(dir / "scan.json.err");
+  const std::set<std::string> written = files_in(dir / "out");
+  ASSERT_EQ(written.size(), 3u);
+  EXPECT_TRUE(written.contains("owner--relu.json"));
+  EXPECT_TRUE(written.contains("scan.json"));
+  EXPECT_TRUE(std::any_of(written.begin(), written.end(),
+                          [](const std::string& name) { return name.starts_with("x--a_40b--c-"); }));
+}
+
+TEST(ScanCli, AReportThatCannotBeWrittenIsNamedAndTheOthersAreWritten) {
+  const fs::path dir = scratch_dir();
+  copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "relu");
+  copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "gelu");
+  fs::create_directories(dir / "out" / "owner--gelu.sarif");  // a directory where the report should go
+  EXPECT_EQ(kcheck_command("scan --no-cache --format sarif --report-dir " + quoted(dir / "out") + " " +
+                               quoted(dir / "root"),
+                           dir / "summary.txt"),
+            2);
+  EXPECT_TRUE(fs::is_regular_file(dir / "out" / "owner--relu.sarif"));
+  EXPECT_TRUE(fs::is_regular_file(dir / "out" / "scan.json"));
+  EXPECT_NE(read_file(dir / "summary.txt").find("2 repositories, 0 failing"), std::string::npos);
+  const std::string errors = read_file(dir / "summary.txt.err");
+  EXPECT_NE(errors.find("owner--gelu.sarif"), std::string::npos) << errors;
 }
 
 TEST(ScanCli, StatsShowThatARescanAnalysesNothing) {

@@ -58,13 +58,14 @@ TEST(Shard, AssignmentDependsOnTheIdAloneNotOnOrderOrNeighbours) {
 
 TEST(Discovery, FindsRepositoriesBelowRootsWithRevisionsAndSkipsHiddenDirectories) {
   const fs::path dir = scratch_dir();
-  for (const char* repository : {"owner/relu@v1", "owner/relu@v2", "owner/gelu", ".hidden/x", "single"})
+  for (const char* repository : {"owner/relu@v1", "owner/relu@v2", "owner/gelu", ".hidden/x", "single", "a@b/c"})
     fs::create_directories(dir / "root" / repository / "build");
   fs::create_directories(dir / "root/owner/gelu/build/nested/build");  // never looked for inside a repository
   const std::vector<RepositoryInput> found = discover_repositories({dir / "root"});
   std::vector<std::string> names;
   for (const RepositoryInput& repository : found) names.push_back(repository.id + "|" + repository.revision);
-  EXPECT_EQ(names, (std::vector<std::string>{"owner/gelu|", "owner/relu|v1", "owner/relu|v2", "single|"}));
+  // Only a repository directory's own name carries a revision.
+  EXPECT_EQ(names, (std::vector<std::string>{"a@b/c|", "owner/gelu|", "owner/relu|v1", "owner/relu|v2", "single|"}));
 
   const std::vector<RepositoryInput> direct = discover_repositories({dir / "root/owner/relu@v2"});
   ASSERT_EQ(direct.size(), 1u);
