@@ -25,15 +25,16 @@ std::string describe_signal(int signal) {
   return text;
 }
 
-ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
-                      const std::filesystem::path& directory) {
-  ProcessEnd end;
-  int pipe_fds[2];
-  if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return end;
+namespace {
+
+// Starts argv[0] in its own process group with posix_spawn; the pid, or -1
+// with the reason in `end.output`.
+pid_t spawn_in_process_group(const std::vector<std::string>& argv, int output_fd,
+                             const std::filesystem::path& directory, ProcessEnd& end) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   posix_spawnattr_t attributes;
@@ -47,10 +48,63 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   int spawn_error = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  if (spawn_error == 0) return pid;
+  end.output = "cannot start " + argv[0] + ": " + std::strerror(spawn_error);
+  return -1;
+}
+
+// Past the timeout: a contained process's keeper is asked to kill everything
+// its worker started and report; one that does not answer within a few
+// seconds is killed with its group (and, in a PID namespace, everything in it).
+void kill_at_timeout(pid_t pid, bool contained, int& status) {
+  if (contained) {
+    const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < grace) {
+      stop_contained(pid);  // repeated: one sent just before the keeper waits may be missed
+      if (::waitpid(pid, &status, WNOHANG) == pid) return;
+      ::usleep(20000);
+    }
+  }
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// A contained run's end as its keeper reported it: the worker's status (not
+// the keeper's), what was left behind, what confined it.
+void take_keeper_report(int report_fd, const std::string& program, ProcessEnd& end, int& status) {
+  const KeeperReport report = read_keeper_report(report_fd);
+  end.containment = report.in_force;
+  end.leftover_processes = report.leftover_processes;
+  if (report.exec_error) {
+    end.started = false;
+    end.output = "cannot start " + program + ": " + std::strerror(report.exec_error);
+  }
+  if (report.worker_status) status = *report.worker_status;
+}
+
+}  // namespace
+
+ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
+                      const std::filesystem::path& directory) {
+  ProcessEnd end;
+  int pipe_fds[2];
+  if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return end;
+  const bool contained = limits.containment.has_value();
+  int report_fd = -1;
+  pid_t pid = -1;
+  if (contained) {
+    const ContainedStart start = start_contained(argv, *limits.containment, pipe_fds[1]);
+    if (start.keeper < 0) end.output = "cannot start " + argv[0] + ": " + std::strerror(start.error);
+    pid = start.keeper;
+    report_fd = start.report_fd;
+  } else {
+    pid = spawn_in_process_group(argv, pipe_fds[1], directory, end);
+  }
   ::close(pipe_fds[1]);
-  if (spawn_error != 0) {
+  if (pid < 0) {
     ::close(pipe_fds[0]);
-    end.output = "cannot start " + argv[0] + ": " + std::strerror(spawn_error);
     return end;
   }
   end.started = true;
@@ -84,9 +138,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       end.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      kill_at_timeout(pid, contained, status);
       break;
     }
     if (pipe_open) read_available(static_cast<int>(std::min<long long>(left.count(), 50)), 16);
@@ -99,6 +151,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   ::close(pipe_fds[0]);
   // Descendants the child left behind in its group do not outlive the run.
   ::kill(-pid, SIGKILL);
+  if (contained) take_keeper_report(report_fd, argv[0], end, status);
   if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
   if (end.timed_out) end.signal = 0, end.exit_code = -1;

@@ -1,9 +1,11 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "checker/core/process_containment.h"
 
 namespace kcheck {
 
@@ -16,6 +18,8 @@ struct ProcessEnd {
   std::string output;      // stdout + stderr tail (bounded)
   std::size_t output_bytes = 0;  // everything it wrote, kept or not
   bool output_truncated = false;
+  std::optional<ContainmentInForce> containment;  // when it ran contained: what confined it
+  int leftover_processes = 0;  // contained: processes it started still running when it ended (then killed)
 };
 
 
@@ -24,11 +28,15 @@ struct ProcessEnd {
 struct ProcessLimits {
   std::chrono::milliseconds timeout{60000};
   std::size_t max_output = 64 * 1024;  // the tail is kept; the child is never blocked on its output
+  std::optional<Containment> containment;  // untrusted code: see process_containment.h
 };
 
 // Runs argv[0] (an absolute path or looked up on PATH) in its own process
 // group with stdin from /dev/null and stdout+stderr captured together. Past
 // the timeout the whole group gets SIGKILL. Decodes the exit status or signal.
+// With `limits.containment`, it runs contained instead (and `directory` is
+// not used: the scratch is its working directory); past the timeout its
+// keeper kills it and everything it started.
 ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
                       const std::filesystem::path& directory = {});
 

@@ -1,0 +1,401 @@
+#include "checker/core/process_containment.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+extern char** environ;
+
+// Everything between the clone and the execve below runs in a copy of a
+// process that may have other threads (a lock held by one of them stays held
+// in the copy), so it only makes system calls: no allocation, no stdio, no
+// C++ library beyond what is prepared before the clone.
+
+namespace kcheck {
+namespace {
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef SECBIT_NOROOT
+#define SECBIT_NOROOT (1 << 0)
+#define SECBIT_NOROOT_LOCKED (1 << 1)
+#define SECBIT_NO_SETUID_FIXUP (1 << 2)
+#define SECBIT_NO_SETUID_FIXUP_LOCKED (1 << 3)
+#endif
+
+// struct mount_attr of linux/mount.h (which clashes with sys/mount.h).
+struct MountAttributes {
+  std::uint64_t attr_set = 0;
+  std::uint64_t attr_clr = 0;
+  std::uint64_t propagation = 0;
+  std::uint64_t userns_fd = 0;
+};
+
+// The keeper's messages on the report pipe, each one write (atomic).
+enum class Message : int { exec_failed = 1, worker_status = 2, leftovers = 3, in_force = 4 };
+struct ReportRecord {
+  Message kind;
+  int value;
+};
+
+enum InForceBits : int { pid_ns = 1, user_ns = 2, read_only = 4, nproc = 8 };
+
+// Everything the keeper and the worker need, prepared before the clone.
+struct KeeperPlan {
+  const char* executable = nullptr;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  const char* scratch = nullptr;
+  int output_fd = -1;
+  int report_fd = -1;  // write end
+  bool want_user_namespace = false;
+  std::string uid_map, gid_map;
+  Containment limits;
+};
+
+// Set by the keeper's SIGTERM handler (a signal handler can only reach a
+// static); only ever set in a keeper process, never in kcheck itself.
+volatile sig_atomic_t stop_requested = 0;
+void request_stop(int) { stop_requested = 1; }
+
+void send(int fd, Message kind, int value) {
+  const ReportRecord record{kind, value};
+  (void)!::write(fd, &record, sizeof record);
+}
+
+bool write_whole_file(const char* path, const char* text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const auto length = static_cast<ssize_t>(std::strlen(text));
+  const bool written = ::write(fd, text, static_cast<std::size_t>(length)) == length;
+  ::close(fd);
+  return written;
+}
+
+// Maps kcheck's own user and group into the new user namespace (the only
+// mapping an unprivileged process may write for itself).
+bool map_own_ids(const KeeperPlan& plan) {
+  write_whole_file("/proc/self/setgroups", "deny");  // absent before Linux 3.19
+  return write_whole_file("/proc/self/uid_map", plan.uid_map.c_str()) &&
+         write_whole_file("/proc/self/gid_map", plan.gid_map.c_str());
+}
+
+int set_mount_attributes(const char* path, unsigned flags, const MountAttributes& attributes) {
+#ifdef SYS_mount_setattr
+  return static_cast<int>(::syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &attributes, sizeof attributes));
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+// In the new mount namespace: nothing propagates back, /proc is this PID
+// namespace's, and every mount is read-only but the scratch directory.
+bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+  if (own_pid_namespace) ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);  // best effort
+  if (::mount(plan.scratch, plan.scratch, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
+  MountAttributes read_only;
+  read_only.attr_set = MOUNT_ATTR_RDONLY;
+  if (set_mount_attributes("/", AT_RECURSIVE, read_only) != 0) return false;
+  MountAttributes writable;
+  writable.attr_clr = MOUNT_ATTR_RDONLY;
+  return set_mount_attributes(plan.scratch, 0, writable) == 0;
+}
+
+void set_limit(int resource, std::uint64_t value) {
+  const rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+  ::setrlimit(resource, &limit);
+}
+
+// A root worker keeps no capability, even across execve: it cannot remount,
+// ptrace or signal outside its namespace, or raise its limits.
+void drop_root_capabilities() {
+  if (::geteuid() != 0) return;
+  ::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                 SECBIT_NO_SETUID_FIXUP_LOCKED);
+  for (int capability = 0; capability <= 63; ++capability) ::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[2] = {};
+  ::syscall(SYS_capset, &header, none);
+}
+
+[[noreturn]] void exec_worker(const KeeperPlan& plan, bool process_limit) {
+  ::setpgid(0, 0);
+  ::signal(SIGTERM, SIG_DFL);
+  set_limit(RLIMIT_CORE, 0);  // no core file written anywhere
+  set_limit(RLIMIT_FSIZE, plan.limits.file_size);
+  if (plan.limits.cpu_time.count() > 0) set_limit(RLIMIT_CPU, static_cast<std::uint64_t>(plan.limits.cpu_time.count()));
+  if (plan.limits.address_space > 0) set_limit(RLIMIT_AS, plan.limits.address_space);
+  if (process_limit) set_limit(RLIMIT_NPROC, plan.limits.processes);
+  drop_root_capabilities();
+  ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (::chdir(plan.scratch) == 0) ::execve(plan.executable, plan.argv.data(), plan.envp.data());
+  send(plan.report_fd, Message::exec_failed, errno);
+  ::_exit(127);
+}
+
+// The children of this process, from /proc (raw getdents64: no allocation).
+// Returns how many pids were written to `children`.
+std::size_t list_children(pid_t parent, pid_t* children, std::size_t capacity) {
+  std::size_t found = 0;
+  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return 0;
+  alignas(8) char entries[8192];
+  long size = 0;
+  while (found < capacity && (size = ::syscall(SYS_getdents64, proc, entries, sizeof entries)) > 0) {
+    for (long offset = 0; offset < size && found < capacity;) {
+      const char* entry = entries + offset;
+      unsigned short length = 0;
+      std::memcpy(&length, entry + 16, sizeof length);  // d_reclen, after d_ino and d_off
+      const char* name = entry + 19;
+      offset += length;
+      pid_t pid = 0;
+      for (const char* c = name; *c; ++c) pid = *c >= '0' && *c <= '9' ? pid * 10 + (*c - '0') : -1;
+      if (pid <= 0) continue;
+      char path[40] = "/proc/";
+      char digits[16];
+      int count = 0;
+      for (pid_t rest = pid; rest > 0; rest /= 10) digits[count++] = static_cast<char>('0' + rest % 10);
+      std::size_t at = 6;
+      while (count > 0) path[at++] = digits[--count];
+      std::memcpy(path + at, "/stat", 6);
+      const int stat = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (stat < 0) continue;
+      char text[512];
+      const ssize_t read = ::read(stat, text, sizeof text - 1);
+      ::close(stat);
+      if (read <= 0) continue;
+      text[read] = '\0';
+      // "pid (comm) S ppid ...": the command may hold ')' and spaces.
+      const char* close = nullptr;
+      for (const char* c = text; *c; ++c)
+        if (*c == ')') close = c;
+      if (!close || close[1] == '\0' || close[2] == '\0' || close[3] == '\0') continue;
+      pid_t parent_pid = 0;
+      for (const char* c = close + 4; *c >= '0' && *c <= '9'; ++c) parent_pid = parent_pid * 10 + (*c - '0');
+      if (parent_pid == parent) children[found++] = pid;
+    }
+  }
+  ::close(proc);
+  return found;
+}
+
+// Reaps children that have already ended (not counted as left behind).
+void reap_ended() {
+  int status = 0;
+  while (::waitpid(-1, &status, WNOHANG) > 0) {
+  }
+}
+
+// Kills what the worker left running and returns how many processes that was.
+int kill_leftovers(bool own_pid_namespace) {
+  reap_ended();
+  int killed = 0;
+  int status = 0;
+  if (own_pid_namespace) {
+    // The namespace's init may signal every process in it at once.
+    if (::kill(-1, SIGKILL) != 0) return 0;
+    while (::waitpid(-1, &status, 0) > 0) ++killed;
+    return killed;
+  }
+  // A subreaper: orphans come to it. Kill its children until none is left
+  // (each killed one's own children come next); bounded for a fork loop.
+  pid_t children[256];
+  for (int round = 0; round < 10000; ++round) {
+    const std::size_t count = list_children(::getpid(), children, 256);
+    if (count == 0) break;
+    for (std::size_t i = 0; i < count; ++i) ::kill(children[i], SIGKILL);
+    for (std::size_t i = 0; i < count; ++i)
+      if (::waitpid(children[i], &status, 0) > 0) ++killed;
+  }
+  return killed;
+}
+
+[[noreturn]] void run_keeper(const KeeperPlan& plan, int clone_flags) {
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction on_stop = {};
+  on_stop.sa_handler = request_stop;  // no SA_RESTART: waitpid returns
+  ::sigaction(SIGTERM, &on_stop, nullptr);
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kcheck gone: the keeper, and with a PID namespace all, go too
+  const bool own_pid_namespace = clone_flags & CLONE_NEWPID;
+  int in_force = own_pid_namespace ? pid_ns : 0;
+  if (clone_flags & CLONE_NEWUSER) {
+    if (!map_own_ids(plan)) {
+      send(plan.report_fd, Message::exec_failed, EPERM);
+      ::_exit(126);
+    }
+    in_force |= user_ns;
+  }
+  if ((clone_flags & CLONE_NEWNS) && confine_mounts(plan, own_pid_namespace)) in_force |= read_only;
+  if (!own_pid_namespace) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const bool process_limit = (in_force & user_ns) && ::getuid() != 0;
+  if (process_limit) in_force |= nproc;
+  send(plan.report_fd, Message::in_force, in_force);
+
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(plan.output_fd, STDOUT_FILENO) < 0 ||
+      ::dup2(plan.output_fd, STDERR_FILENO) < 0)
+    ::_exit(126);
+  const pid_t worker = ::fork();
+  if (worker < 0) ::_exit(126);
+  if (worker == 0) exec_worker(plan, process_limit);
+  ::setpgid(worker, worker);  // also here: no race with a stop before the worker's own call
+
+  int status = 0;
+  bool worker_ended = false;
+  bool stopped = false;
+  while (!worker_ended) {
+    if (stop_requested && !stopped) {
+      ::kill(-worker, SIGKILL);
+      ::kill(worker, SIGKILL);
+      stopped = true;
+    }
+    int child_status = 0;
+    const pid_t ended = ::waitpid(-1, &child_status, 0);
+    if (ended == worker) {
+      status = child_status;
+      worker_ended = true;
+    } else if (ended < 0 && errno != EINTR) {
+      break;
+    }
+  }
+  if (worker_ended) send(plan.report_fd, Message::worker_status, status);
+  send(plan.report_fd, Message::leftovers, kill_leftovers(own_pid_namespace));
+  ::_exit(0);
+}
+
+// argv[0] as execve needs it: a path, looked up on PATH when it has no '/'.
+std::string resolve_executable(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string_view directories = path ? path : "/usr/bin:/bin";
+  while (!directories.empty()) {
+    const std::size_t colon = directories.find(':');
+    const std::string_view directory = directories.substr(0, colon);
+    std::string candidate = std::string(directory.empty() ? "." : directory) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) break;
+    directories.remove_prefix(colon + 1);
+  }
+  return name;
+}
+
+// The environment with HOME, TMPDIR, TMP and TEMP pointing at the scratch.
+std::vector<std::string> contained_environment(const std::filesystem::path& scratch) {
+  std::vector<std::string> environment;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string_view variable(*entry);
+    const std::string_view name = variable.substr(0, variable.find('='));
+    if (name != "HOME" && name != "TMPDIR" && name != "TMP" && name != "TEMP") environment.emplace_back(variable);
+  }
+  for (const char* name : {"HOME", "TMPDIR", "TMP", "TEMP"}) environment.push_back(std::string(name) + "=" + scratch.string());
+  return environment;
+}
+
+pid_t clone_process(int flags) {
+  // Fork-like (no new stack): the child continues here on a copy of this one.
+  return static_cast<pid_t>(::syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr,
+                                      nullptr, nullptr));
+}
+
+}  // namespace
+
+std::string ContainmentInForce::describe() const {
+  std::string text = pid_namespace ? "PID namespace (nothing the worker starts outlives it)"
+                                   : "no PID namespace (processes left behind are found through /proc and killed)";
+  text += read_only_outside_scratch ? "; read-only outside its scratch directory"
+                                    : "; writes outside its scratch directory are not prevented";
+  if (user_namespace) text += "; user namespace";
+  text += process_limit ? "; process limit" : "; no process limit (root, or no user namespace)";
+  return text;
+}
+
+ContainedStart start_contained(const std::vector<std::string>& argv, const Containment& containment, int output_fd) {
+  ContainedStart start;
+  int report[2];
+  if (argv.empty() || ::pipe2(report, O_CLOEXEC) != 0) {
+    start.error = argv.empty() ? EINVAL : errno;
+    return start;
+  }
+  const std::string executable = resolve_executable(argv[0]);
+  std::vector<std::string> environment = contained_environment(containment.scratch);
+  const std::string scratch = containment.scratch.string();
+  KeeperPlan plan;
+  plan.executable = executable.c_str();
+  for (const std::string& arg : argv) plan.argv.push_back(const_cast<char*>(arg.c_str()));
+  plan.argv.push_back(nullptr);
+  for (std::string& variable : environment) plan.envp.push_back(variable.data());
+  plan.envp.push_back(nullptr);
+  plan.scratch = scratch.c_str();
+  plan.output_fd = output_fd;
+  plan.report_fd = report[1];
+  plan.limits = containment;
+  plan.want_user_namespace = ::geteuid() != 0;  // root may make the other namespaces itself
+  plan.uid_map = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
+  plan.gid_map = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
+
+  const int namespaces = CLONE_NEWPID | CLONE_NEWNS | (plan.want_user_namespace ? CLONE_NEWUSER : 0);
+  int flags = containment.namespaces ? namespaces : 0;
+  pid_t keeper = clone_process(flags);
+  if (keeper < 0 && flags && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS)) {
+    flags = 0;  // namespaces refused here: a subreaper keeper
+    keeper = clone_process(flags);
+  }
+  if (keeper == 0) run_keeper(plan, flags);
+  const int clone_error = errno;
+  ::close(report[1]);
+  if (keeper < 0) {
+    ::close(report[0]);
+    start.error = clone_error;
+    return start;
+  }
+  start.keeper = keeper;
+  start.report_fd = report[0];
+  return start;
+}
+
+void stop_contained(pid_t keeper) { ::kill(keeper, SIGTERM); }
+
+KeeperReport read_keeper_report(int report_fd) {
+  KeeperReport report;
+  ::fcntl(report_fd, F_SETFL, ::fcntl(report_fd, F_GETFL) | O_NONBLOCK);  // the keeper has ended
+  ReportRecord record{};
+  while (::read(report_fd, &record, sizeof record) == static_cast<ssize_t>(sizeof record)) {
+    switch (record.kind) {
+      case Message::exec_failed: report.exec_error = record.value; break;
+      case Message::worker_status: report.worker_status = record.value; break;
+      case Message::leftovers: report.leftover_processes = record.value; break;
+      case Message::in_force:
+        report.in_force.pid_namespace = record.value & pid_ns;
+        report.in_force.user_namespace = record.value & user_ns;
+        report.in_force.read_only_outside_scratch = record.value & read_only;
+        report.in_force.process_limit = record.value & nproc;
+        break;
+    }
+  }
+  ::close(report_fd);
+  return report;
+}
+
+}  // namespace kcheck

@@ -1,0 +1,78 @@
+#pragma once
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kcheck {
+
+// How a process that runs untrusted code (a kernel's worker, the Python
+// import of its package) is confined. A small keeper process (kcheck's own
+// code, not exec'd) starts it and cleans up after it:
+// - where the machine allows, the keeper is born in new PID and mount
+//   namespaces (and a user namespace when kcheck is not root): it is the
+//   namespace's init, so when it ends the kernel kills every process the
+//   worker started, setsid() daemons included; the mounts it sees are
+//   read-only except the scratch directory, and /proc is the namespace's own;
+// - where namespaces are refused, the keeper is a child subreaper: processes
+//   orphaned below it are re-parented to it, and it kills every one it finds
+//   (walking /proc) when the worker ends. Writes outside the scratch are then
+//   not prevented.
+// Either way the worker gets the rlimits below, HOME and TMPDIR pointing at
+// the scratch, which is its working directory, and no capabilities when
+// kcheck runs as root (so it cannot undo its mounts).
+struct Containment {
+  std::filesystem::path scratch;            // must exist: the only writable directory
+  std::chrono::seconds cpu_time{0};         // RLIMIT_CPU of each process (all its threads); 0: none
+  std::uint64_t address_space = 0;          // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
+  std::uint64_t file_size = 1ull << 30;     // RLIMIT_FSIZE: a larger write ends the writer with SIGXFSZ
+  // RLIMIT_NPROC counts every process (thread) of a real user id, and never
+  // applies to root: it is set only inside a user namespace of its own,
+  // where it counts this worker's tree alone.
+  std::uint64_t processes = 4096;
+  bool namespaces = true;  // false: only the subreaper fallback (tests it where namespaces work)
+};
+
+// What confined one run, as the keeper found it.
+struct ContainmentInForce {
+  bool pid_namespace = false;              // everything the worker started ended with it
+  bool user_namespace = false;
+  bool read_only_outside_scratch = false;  // mount namespace with every other mount read-only
+  bool process_limit = false;              // RLIMIT_NPROC applies
+  friend bool operator==(const ContainmentInForce&, const ContainmentInForce&) = default;
+  // "PID namespace, read-only outside the scratch directory, ..." for reports.
+  std::string describe() const;
+};
+
+// A contained process as started: its keeper (the process to wait for) and
+// the pipe on which the keeper reports how the worker ended.
+struct ContainedStart {
+  pid_t keeper = -1;
+  int report_fd = -1;  // read end, close-on-exec
+  int error = 0;       // errno when nothing could be started
+};
+
+// Starts argv (argv[0] absolute or found on PATH) contained, with stdin from
+// /dev/null and stdout and stderr on `output_fd`. The keeper leads its own
+// process group.
+ContainedStart start_contained(const std::vector<std::string>& argv, const Containment& containment, int output_fd);
+
+// Asks the keeper to kill the worker and everything it started, then report
+// (at the timeout). Safe to repeat.
+void stop_contained(pid_t keeper);
+
+// What the keeper reported once it ended (read from `report_fd`, which is
+// then closed): the worker's wait status, or why it could not start.
+struct KeeperReport {
+  std::optional<int> worker_status;  // as waitpid gives it
+  int exec_error = 0;                // errno of a failed execve
+  int leftover_processes = 0;        // still running when the worker ended; killed
+  ContainmentInForce in_force;
+};
+KeeperReport read_keeper_report(int report_fd);
+
+}  // namespace kcheck

@@ -1,0 +1,137 @@
+// The containment of processes that run untrusted code (core/process_containment.h),
+// with shell commands standing in for a kernel: what it starts does not outlive
+// it, with namespaces and with the subreaper fallback alike.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "checker/core/bounded_process.h"
+
+namespace kcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch_dir(const std::string& name) {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "containment-test-scratch" / test->name() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Live processes whose command line holds `marker`.
+int processes_running(const std::string& marker) {
+  int running = 0;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", error)) {
+    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+    std::string arguments((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (arguments.find(marker) == std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t name_end = line.rfind(')');
+    if (name_end != std::string::npos && line.substr(name_end + 2, 1) != "Z") ++running;
+  }
+  return running;
+}
+
+ProcessEnd run_contained(const std::string& script, const fs::path& scratch, bool namespaces,
+                         std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  Containment containment;
+  containment.scratch = scratch;
+  containment.file_size = 1u << 20;
+  containment.namespaces = namespaces;
+  return run_bounded({"sh", "-c", script}, {timeout, 64 * 1024, containment});
+}
+
+class ContainedRun : public ::testing::TestWithParam<bool> {};  // with namespaces, or the fallback
+
+TEST_P(ContainedRun, TheScratchIsTheWorkingDirectoryHomeAndTmpdir) {
+  const fs::path scratch = scratch_dir("scratch");
+  const ProcessEnd end = run_contained("pwd; echo \"$HOME\"; echo \"$TMPDIR\"; echo x > here", scratch, GetParam());
+  EXPECT_EQ(end.exit_code, 0) << end.output;
+  EXPECT_EQ(end.output, scratch.string() + "\n" + scratch.string() + "\n" + scratch.string() + "\n");
+  EXPECT_TRUE(fs::exists(scratch / "here"));
+  ASSERT_TRUE(end.containment);
+  EXPECT_EQ(end.leftover_processes, 0);
+}
+
+TEST_P(ContainedRun, ASetsidDaemonAndABackgroundChildAreKilledAndCounted) {
+  const ProcessEnd end = run_contained("setsid sh -c 'sleep 97.5; sleep 97.5' & sleep 97.25 & echo started",
+                                       scratch_dir("scratch"), GetParam());
+  EXPECT_EQ(end.exit_code, 0) << end.output;
+  EXPECT_GE(end.leftover_processes, 2);
+  EXPECT_EQ(processes_running("97.5"), 0);
+  EXPECT_EQ(processes_running("97.25"), 0);
+}
+
+TEST_P(ContainedRun, AtTheTimeoutEverythingItStartedIsKilled) {
+  const ProcessEnd end = run_contained("setsid sh -c 'sleep 96.5; sleep 96.5' & sleep 96.25",
+                                       scratch_dir("scratch"), GetParam(), std::chrono::milliseconds(1000));
+  EXPECT_TRUE(end.timed_out);
+  EXPECT_EQ(processes_running("96.5"), 0);
+  EXPECT_EQ(processes_running("96.25"), 0);
+}
+
+TEST_P(ContainedRun, AFileBeyondTheSizeLimitEndsItsWriterWithSigxfsz) {
+  const fs::path scratch = scratch_dir("scratch");
+  const ProcessEnd end = run_contained("exec head -c 2000000 /dev/zero > big", scratch, GetParam());
+  EXPECT_EQ(end.signal, SIGXFSZ) << end.output;
+  EXPECT_EQ(fs::file_size(scratch / "big"), 1u << 20);
+}
+
+TEST_P(ContainedRun, AProgramThatCannotStartIsSaidSo) {
+  Containment containment;
+  containment.scratch = scratch_dir("scratch");
+  containment.namespaces = GetParam();
+  const ProcessEnd end = run_bounded({"/nonexistent/program"}, {std::chrono::seconds(5), 1024, containment});
+  EXPECT_FALSE(end.started);
+  EXPECT_NE(end.output.find("cannot start /nonexistent/program"), std::string::npos) << end.output;
+}
+
+TEST_P(ContainedRun, WritesOutsideTheScratchAreRefusedWhereAMountNamespaceIsInForce) {
+  const fs::path outside = scratch_dir("outside") / "written";
+  const ProcessEnd end = run_contained("echo x > '" + outside.string() + "'", scratch_dir("scratch"), GetParam());
+  ASSERT_TRUE(end.containment);
+  if (!end.containment->read_only_outside_scratch) GTEST_SKIP() << end.containment->describe();
+  EXPECT_NE(end.exit_code, 0);
+  EXPECT_NE(end.output.find("Read-only file system"), std::string::npos) << end.output;
+  EXPECT_FALSE(fs::exists(outside));
+}
+
+TEST_P(ContainedRun, AForkBombDoesNotOutliveItAndStopsAtTheProcessLimitWhereOneIsInForce) {
+  // 64 background sleeps; the limit, where it applies, is 16 processes (threads) for the tree.
+  Containment containment;
+  containment.scratch = scratch_dir("scratch");
+  containment.processes = 16;
+  containment.namespaces = GetParam();
+  const ProcessEnd end = run_bounded({"sh", "-c", "for i in $(seq 64); do sleep 95.5 & done"},
+                                     {std::chrono::seconds(20), 64 * 1024, containment});
+  EXPECT_EQ(processes_running("95.5"), 0);
+  ASSERT_TRUE(end.containment);
+  if (!end.containment->process_limit) GTEST_SKIP() << end.containment->describe();
+  EXPECT_NE(end.output.find("fork"), std::string::npos) << end.output;
+  EXPECT_LT(end.leftover_processes, 16);
+}
+
+INSTANTIATE_TEST_SUITE_P(ProcessContainment, ContainedRun, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "Namespaces" : "SubreaperFallback");
+                         });
+
+TEST(ProcessContainment, InForceIsDescribedForTheReport) {
+  ContainmentInForce in_force;
+  in_force.pid_namespace = true;
+  in_force.read_only_outside_scratch = true;
+  EXPECT_EQ(in_force.describe(),
+            "PID namespace (nothing the worker starts outlives it); read-only outside its scratch directory; "
+            "no process limit (root, or no user namespace)");
+}
+
+}  // namespace
+}  // namespace kcheck
