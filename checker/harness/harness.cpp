@@ -8,10 +8,12 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "checker/core/bounded_process.h"
+#include "checker/core/bounded_read.h"
 #include "checker/core/kernel_identity.h"
 #include "checker/harness/op_spec.h"
 #include "checker/report/saved_report.h"
@@ -99,9 +101,17 @@ std::vector<OpBenchmarkFact> read_benchmarks(const json& list, const std::string
 
 // The worker's result file into the facts; false when it cannot be read.
 bool read_result(const fs::path& path, HarnessFacts& facts) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return false;
-  json result = json::parse(file, nullptr, false);
+  std::error_code missing;
+  if (!fs::exists(fs::symlink_status(path, missing))) return false;
+  // The worker runs the kernel's code, which may have replaced the file
+  // (a FIFO, a huge file): read it bounded, never blocking.
+  std::string error;
+  const std::optional<std::string> text = read_bounded_file(path, kMaxParsedFileBytes, error);
+  if (!text) {
+    facts.harness_problem = "the worker's result file cannot be read: " + error;
+    return true;
+  }
+  json result = json::parse(*text, nullptr, false);
   if (result.is_discarded() || !result.is_object()) {
     facts.harness_problem = "the worker's result file is not JSON";
     return true;
@@ -152,7 +162,45 @@ spec.loader.exec_module(module)
 print("kcheck-imported")
 )py";
 
-PythonImportFact import_through_python(const VariantFacts& variant, const HarnessOptions& options) {
+// A fresh directory for one contained process: its only writable place,
+// removed with whatever it holds when the process is done.
+class PrivateScratch {
+ public:
+  explicit PrivateScratch(fs::path path) : path_(std::move(path)) {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+    fs::create_directories(path_);
+  }
+  ~PrivateScratch() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  PrivateScratch(const PrivateScratch&) = delete;
+  PrivateScratch& operator=(const PrivateScratch&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// How a process running the variant's code (the worker, the Python import)
+// is confined: process_containment.h says what is kept in and where.
+ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions& options,
+                               std::chrono::milliseconds timeout, const fs::path& private_scratch) {
+  Containment containment;
+  containment.scratch = private_scratch;
+  // RLIMIT_CPU counts every thread of a process: with all cores busy for the
+  // whole timeout a legitimate run stays below it; a runaway one is ended.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  containment.cpu_time = std::chrono::ceil<std::chrono::seconds>(timeout) * cores + std::chrono::seconds(1);
+  containment.file_size = options.max_file_size;
+  const bool cpu_variant = !variant.name || variant.name->backend == "cpu";
+  if (cpu_variant) containment.address_space = options.cpu_address_space;
+  return {timeout, options.max_output, containment};
+}
+
+PythonImportFact import_through_python(const VariantFacts& variant, const HarnessOptions& options,
+                                       const fs::path& private_scratch) {
   PythonImportFact fact;
   fact.python = options.python.string();
   if (options.python.empty()) {
@@ -164,8 +212,9 @@ PythonImportFact import_through_python(const VariantFacts& variant, const Harnes
                                     : std::string();
   // Starting Python and importing Torch can take long on a loaded machine.
   auto timeout = std::max<std::chrono::milliseconds>(options.timeout, std::chrono::seconds(120));
+  const PrivateScratch scratch(private_scratch);
   ProcessEnd end = run_bounded({options.python.string(), "-c", kImportScript, variant.path.string(), wanted},
-                               {timeout, options.max_output}, variant.path);
+                               contained_limits(variant, options, timeout, scratch.path()));
   if (end.exit_code == 3 || !end.started) {
     fact.skipped_because = end.started ? end.output : "cannot start " + fact.python;
     return fact;
@@ -212,6 +261,22 @@ const NativeModuleFacts* loadable_module(const VariantFacts& variant) {
   for (const NativeModuleFacts& module : variant.native_modules)
     if (module.elf) return &module;
   return nullptr;
+}
+
+// Runs the worker on `module` contained, with `private_scratch` its only
+// writable directory (the result file goes there), into `facts`.
+void run_worker(const VariantFacts& variant, const NativeModuleFacts& module, const std::optional<fs::path>& plan,
+                const HarnessOptions& options, const fs::path& private_scratch, HarnessFacts& facts) {
+  const PrivateScratch scratch(private_scratch);
+  const fs::path result = scratch.path() / "result.json";
+  std::vector<std::string> command = {options.worker.string(), "--result", result.string()};
+  if (plan) command.insert(command.end(), {"--plan", plan->string()});
+  facts.ops_planned = plan.has_value();
+  command.push_back((variant.path / module.relative_path).string());
+  facts.worker = run_bounded(command, contained_limits(variant, options, options.timeout, scratch.path()));
+  if (!facts.worker.started) facts.harness_problem = facts.worker.output;
+  else if (!read_result(result, facts) && facts.worker.exit_code == 0)
+    facts.harness_problem = "kcheck_worker wrote no result";
 }
 
 }  // namespace
@@ -310,11 +375,8 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
     facts.seed = seed;
     facts.regression_threshold = options.regression_threshold;
     if (facts.skipped_because.empty()) {
-      std::string stem = std::to_string(index++);
-      fs::path result = scratch / ("result-" + stem + ".json");
-      std::error_code ignored;
-      fs::remove(result, ignored);
-      std::vector<std::string> command = {options.worker.string(), "--result", result.string()};
+      const std::string stem = std::to_string(index++);
+      std::optional<fs::path> plan;
       if (specs) {
         RunSettings settings;
         settings.backend = variant.name ? variant.name->backend : "cpu";
@@ -323,24 +385,17 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         if (settings.sizes.empty() && settings.backend == "cpu") settings.sizes = {"small", "medium"};
         settings.bench = options.bench;
         settings.samples = options.samples;
-        fs::path plan = scratch / ("plan-" + stem + ".json");
-        std::ofstream(plan, std::ios::binary) << worker_plan(*specs, settings).dump();
-        command.insert(command.end(), {"--plan", plan.string()});
-        facts.ops_planned = true;
+        plan = scratch / ("plan-" + stem + ".json");
+        std::ofstream(*plan, std::ios::binary) << worker_plan(*specs, settings).dump();
       }
-      command.push_back((variant.path / module->relative_path).string());
-      facts.worker = run_bounded(command, {options.timeout, options.max_output}, variant.path);
-      if (!facts.worker.started) facts.harness_problem = facts.worker.output;
-      else if (!read_result(result, facts) && facts.worker.exit_code == 0)
-        facts.harness_problem = "kcheck_worker wrote no result";
-      fs::remove(result, ignored);
+      run_worker(variant, *module, plan, options, scratch / ("worker-" + stem), facts);
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {
         auto found = baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" +
                                    benchmark.shape);
         if (found != baseline.end()) benchmark.baseline_median_us = found->second;
       }
       if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out)
-        facts.python_import = import_through_python(variant, options);
+        facts.python_import = import_through_python(variant, options, scratch / ("import-" + stem));
     }
     variant.harness = std::move(facts);
     report_progress(options.progress, ProgressCounter::variants_run);

@@ -34,6 +34,9 @@ struct HarnessOptions {
   std::filesystem::path python;            // KD006: import through this Python; empty = skip
   std::filesystem::path baseline;          // KB002: a saved JSON report of an earlier bench
   double regression_threshold = 0.10;      // KB002
+  // Limits of the contained worker and Python import (core/process_containment.h).
+  std::uint64_t max_file_size = 1ull << 30;       // RLIMIT_FSIZE: a larger file ends its writer (SIGXFSZ)
+  std::uint64_t cpu_address_space = 64ull << 30;  // RLIMIT_AS of CPU variants; none on devices (CUDA reserves terabytes)
 
   static std::filesystem::path default_worker_path();
 };

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "checker/audit/audit.h"
 #include "checker/core/bounded_process.h"
@@ -22,10 +23,14 @@ const std::vector<std::string> kCases = {"good",          "segv_init",        "a
                                          "undefined_symbol", "foreign_namespace", "aten_override",
                                          "fallback",      "wrong_result",     "guard_overrun",
                                          "abort_in_op",   "cuda_only_op",     "python_import_fails",
-                                         "fork_init",     "chdir_init",       "leak_in_op"};
+                                         "fork_init",     "chdir_init",       "leak_in_op",
+                                         "fork_bomb_init", "setsid_daemon_init", "fill_disk_init",
+                                         "write_outside_init"};
 
-// Where fork_init's child writes its pid (read by the test that it is gone).
-const fs::path kForkPidFile = fs::path(KCHECK_BINARY_DIR) / "harness-fork-child.pid";
+// Outside every scratch directory: where setsid_daemon_init's daemon and
+// write_outside_init write, if they can.
+const fs::path kDaemonMarker = fs::path(KCHECK_BINARY_DIR) / "harness-daemon.marker";
+const fs::path kOutsideFile = fs::path(KCHECK_BINARY_DIR) / "harness-outside.file";
 
 // Every fixture variant in one tree, each named after its case, run in one go:
 // one bad variant must not stop the others.
@@ -53,10 +58,13 @@ const HarnessRun& harness_run() {
         result.tree.variants.push_back(std::move(variant));
       }
     }
-    fs::remove(kForkPidFile);
-    ::setenv("KCHECK_TEST_FORK_PID_FILE", kForkPidFile.c_str(), 1);
+    fs::remove(kDaemonMarker);
+    fs::remove(kOutsideFile);
+    ::setenv("KCHECK_TEST_DAEMON_MARKER", kDaemonMarker.c_str(), 1);
+    ::setenv("KCHECK_TEST_OUTSIDE_FILE", kOutsideFile.c_str(), 1);
     HarnessOptions harness;
     harness.timeout = std::chrono::seconds(20);
+    harness.max_file_size = 8u << 20;  // fill_disk_init writes 64 MiB
     harness.seed = 4242;
     harness.python = KCHECK_VENV_PYTHON;
     run_harness(result.tree, harness);
@@ -189,9 +197,8 @@ TEST_F(Harness, FailingPythonImportIsKD006) {
   expect_one("python_import_fails", "KD006", {"_ops_that_do_not_exist", "loads"});
 }
 
-// A variant whose ops all ran and passed, with no finding.
-void expect_ran_cleanly(const std::string& name) {
-  EXPECT_FALSE(harness_run().findings.contains(name)) << harness_run().findings.at(name).front().message;
+// A variant whose ops all ran and passed.
+void expect_ops_checked(const std::string& name) {
   const HarnessFacts& facts = harness_run().facts(name);
   EXPECT_FALSE(facts.worker.timed_out) << name;
   EXPECT_TRUE(facts.ops_finished) << name;
@@ -201,20 +208,67 @@ void expect_ran_cleanly(const std::string& name) {
   for (const OpCheckFact& check : facts.ops[0].checks) EXPECT_TRUE(check.passed) << name << " " << check.dtype;
 }
 
-TEST_F(Harness, ForkingAtLoadNeitherHangsTheRunNorOutlivesIt) {
-  expect_ran_cleanly("fork_init");
-  std::ifstream pid_file(kForkPidFile);
-  pid_t child = 0;
-  ASSERT_TRUE(pid_file >> child) << "the fixture's child wrote no pid";
-  // The child was killed with the worker's process group: gone, or a zombie
-  // waiting for whoever reaps orphans here.
-  std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
-  std::string line;
-  if (std::getline(stat, line)) {
+// ... and gave no finding.
+void expect_ran_cleanly(const std::string& name) {
+  EXPECT_FALSE(harness_run().findings.contains(name)) << harness_run().findings.at(name).front().message;
+  expect_ops_checked(name);
+}
+
+// Processes whose command line holds `marker` (a fixture's module name: a
+// forked child keeps the worker's command line), zombies left out.
+std::vector<std::string> processes_running(const std::string& marker) {
+  std::vector<std::string> running;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", error)) {
+    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+    std::string arguments((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (arguments.find(marker) == std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
     const std::size_t name_end = line.rfind(')');
-    ASSERT_NE(name_end, std::string::npos);
-    EXPECT_EQ(line.substr(name_end + 2, 1), "Z") << "the forked child still runs: " << line;
+    if (name_end != std::string::npos && line.substr(name_end + 2, 1) != "Z") running.push_back(line);
   }
+  return running;
+}
+
+TEST_F(Harness, ForkingAtLoadNeitherHangsTheRunNorOutlivesItAndIsKD003) {
+  expect_one("fork_init", "KD003", {"left 1 process running", "kcheck killed it"});
+  expect_ops_checked("fork_init");
+  EXPECT_EQ(processes_running("_fork_init_cpu_abc123"), std::vector<std::string>{});
+}
+
+TEST_F(Harness, AForkBombAtLoadIsKilledWholeAndIsKD003) {
+  expect_one("fork_bomb_init", "KD003", {"left 31 processes running", "kcheck killed them"});
+  expect_ops_checked("fork_bomb_init");
+  EXPECT_EQ(processes_running("_fork_bomb_init_cpu_abc123"), std::vector<std::string>{});
+}
+
+TEST_F(Harness, ASetsidDaemonDoesNotOutliveTheRunAndIsKD003) {
+  expect_one("setsid_daemon_init", "KD003", {"left 1 process running"});
+  expect_ops_checked("setsid_daemon_init");
+  EXPECT_EQ(processes_running("_setsid_daemon_init_cpu_abc123"), std::vector<std::string>{});
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
+  EXPECT_FALSE(fs::exists(kDaemonMarker));
+}
+
+TEST_F(Harness, FillingTheDiskStopsAtTheFileSizeLimitAndIsKD001) {
+  expect_one("fill_disk_init", "KD001", {"SIGXFSZ"});
+}
+
+TEST_F(Harness, AWriteOutsideTheScratchDirectoryIsRefused) {
+  const std::optional<ContainmentInForce>& in_force = harness_run().facts("write_outside_init").worker.containment;
+  ASSERT_TRUE(in_force);
+  if (!in_force->read_only_outside_scratch) GTEST_SKIP() << "no mount namespace here: " << in_force->describe();
+  expect_ran_cleanly("write_outside_init");
+  EXPECT_FALSE(fs::exists(kOutsideFile));
+}
+
+TEST_F(Harness, EveryWorkerRanContainedAlike) {
+  const std::optional<ContainmentInForce>& first = harness_run().tree.variants.front().harness->worker.containment;
+  ASSERT_TRUE(first);
+  for (const VariantFacts& variant : harness_run().tree.variants)
+    EXPECT_EQ(variant.harness->worker.containment, first) << variant.directory_name;
 }
 
 TEST_F(Harness, ChangingTheWorkingDirectoryAtLoadChangesNothing) { expect_ran_cleanly("chdir_init"); }

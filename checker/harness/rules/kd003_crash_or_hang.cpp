@@ -7,6 +7,15 @@ namespace {
 // "ns::op" from "ns::op float16 7x258 (reference)".
 std::string running_op(const HarnessFacts& facts) { return facts.running.substr(0, facts.running.find(' ')); }
 
+// Processes the module started (a fork, a setsid() daemon) that were still
+// running when the worker ended: the containment killed them.
+std::string left_running(const HarnessFacts& facts) {
+  const int count = facts.worker.leftover_processes;
+  return "the worker left " + std::to_string(count) + (count == 1 ? " process" : " processes") +
+         " running when it ended (forked by " + facts.module_relative_path +
+         ", at load or in an op); kcheck killed " + (count == 1 ? "it" : "them");
+}
+
 class CrashOrHang final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -31,6 +40,7 @@ class CrashOrHang final : public Rule {
       else if (facts.loaded && facts.ops_planned && !facts.ops_finished)
         sink.report(place, "the worker ended with exit status 0 " + phase + facts.module_relative_path +
                                " before its ops were checked (the op calls exit)" + output_excerpt(facts.worker));
+      if (facts.worker.leftover_processes > 0) sink.report(harness_place(variant), left_running(facts));
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           std::string what = op.op + " " + check.dtype + " [" + check.shape + "]";
@@ -51,8 +61,10 @@ deadlock, an endless stream of output while loading) and one that a signal
 or `exit` ended once the module was loaded, naming the op call it was in.
 It also flags an op that wrote outside its output (the guard regions kcheck
 puts around every output changed) and one that left the device in an error
-state (a sticky CUDA error such as an illegal address). Such a kernel
-hangs, corrupts memory or kills the user's Python process.
+state (a sticky CUDA error such as an illegal address), and a worker that
+left processes running when it ended (a fork or a `setsid()` daemon that
+would outlive the user's Python process). Such a kernel hangs, corrupts
+memory, kills the user's Python process or leaves work running behind it.
 
 Fix: run the op under a debugger or sanitizer; do not block or loop in
 static initialisers.
