@@ -149,9 +149,10 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   }
   if (reaped) read_available(0, 64);  // what the child wrote last
   ::close(pipe_fds[0]);
-  // Descendants the child left behind in its group do not outlive the run.
-  ::kill(-pid, SIGKILL);
+  // Descendants the child left behind in its group do not outlive the run
+  // (a contained one's keeper has already killed all it left).
   if (contained) take_keeper_report(report_fd, argv[0], end, status);
+  else ::kill(-pid, SIGKILL);
   if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
   if (end.timed_out) end.signal = 0, end.exit_code = -1;
