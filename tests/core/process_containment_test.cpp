@@ -49,7 +49,12 @@ ProcessEnd run_contained(const std::string& script, const fs::path& scratch, boo
   return run_bounded({"sh", "-c", script}, {timeout, 64 * 1024, containment});
 }
 
-class ContainedRun : public ::testing::TestWithParam<bool> {};  // with namespaces, or the fallback
+// With namespaces, or the fallback. CTest runs the two at once: each uses its
+// own sleep durations as markers, so one never counts the other's processes.
+class ContainedRun : public ::testing::TestWithParam<bool> {
+ protected:
+  static std::string marker(const std::string& seconds) { return seconds + (GetParam() ? "1" : "2"); }
+};
 
 TEST_P(ContainedRun, TheScratchIsTheWorkingDirectoryHomeAndTmpdir) {
   const fs::path scratch = scratch_dir("scratch");
@@ -62,20 +67,22 @@ TEST_P(ContainedRun, TheScratchIsTheWorkingDirectoryHomeAndTmpdir) {
 }
 
 TEST_P(ContainedRun, ASetsidDaemonAndABackgroundChildAreKilledAndCounted) {
-  const ProcessEnd end = run_contained("setsid sh -c 'sleep 97.5; sleep 97.5' & sleep 97.25 & echo started",
+  const ProcessEnd end = run_contained("setsid sh -c 'sleep " + marker("97.5") + "; sleep " + marker("97.5") + "' & sleep " +
+                                           marker("97.25") + " & echo started",
                                        scratch_dir("scratch"), GetParam());
   EXPECT_EQ(end.exit_code, 0) << end.output;
   EXPECT_GE(end.leftover_processes, 2);
-  EXPECT_EQ(processes_running("97.5"), 0);
-  EXPECT_EQ(processes_running("97.25"), 0);
+  EXPECT_EQ(processes_running(marker("97.5")), 0);
+  EXPECT_EQ(processes_running(marker("97.25")), 0);
 }
 
 TEST_P(ContainedRun, AtTheTimeoutEverythingItStartedIsKilled) {
-  const ProcessEnd end = run_contained("setsid sh -c 'sleep 96.5; sleep 96.5' & sleep 96.25",
+  const ProcessEnd end = run_contained("setsid sh -c 'sleep " + marker("96.5") + "; sleep " + marker("96.5") + "' & sleep " +
+                                           marker("96.25"),
                                        scratch_dir("scratch"), GetParam(), std::chrono::milliseconds(1000));
   EXPECT_TRUE(end.timed_out);
-  EXPECT_EQ(processes_running("96.5"), 0);
-  EXPECT_EQ(processes_running("96.25"), 0);
+  EXPECT_EQ(processes_running(marker("96.5")), 0);
+  EXPECT_EQ(processes_running(marker("96.25")), 0);
 }
 
 TEST_P(ContainedRun, AFileBeyondTheSizeLimitEndsItsWriterWithSigxfsz) {
@@ -110,9 +117,9 @@ TEST_P(ContainedRun, AForkBombDoesNotOutliveItAndStopsAtTheProcessLimitWhereOneI
   containment.scratch = scratch_dir("scratch");
   containment.processes = 16;
   containment.namespaces = GetParam();
-  const ProcessEnd end = run_bounded({"sh", "-c", "for i in $(seq 64); do sleep 95.5 & done"},
+  const ProcessEnd end = run_bounded({"sh", "-c", "for i in $(seq 64); do sleep " + marker("95.5") + " & done"},
                                      {std::chrono::seconds(20), 64 * 1024, containment});
-  EXPECT_EQ(processes_running("95.5"), 0);
+  EXPECT_EQ(processes_running(marker("95.5")), 0);
   ASSERT_TRUE(end.containment);
   if (!end.containment->process_limit) GTEST_SKIP() << end.containment->describe();
   EXPECT_NE(end.output.find("fork"), std::string::npos) << end.output;

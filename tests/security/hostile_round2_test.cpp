@@ -1,8 +1,17 @@
 // Issue #14, "hostile input, round 2": each class an attacker's round found,
 // driven through the kcheck command as the Hub runs it, asserting a finding
 // or a bounded clean exit, output that is valid in its format, and nothing
-// left running. The reproducers are generated here, never committed as
-// megabytes; unit tests and fuzz regressions cover each mechanism too.
+// left running. The reproducers are generated, never committed as megabytes;
+// unit tests and fuzz regressions cover each mechanism too. The classes:
+//   1 options before a subcommand, 2 the upload's own config,
+//   9 JUnit encoding, 11 cache trust, 12 terminal injection and chmod 000: here;
+//   3 deep nesting and long strings, 6 a number that does not parse:
+//     hostile_text_test.cpp; 4 and 5 huge collections: scale_bounds_test.cpp;
+//   7 `kcheck run` containment: tests/harness (fork bomb, setsid daemon, disk
+//     fill, write outside the scratch) and tests/core/process_containment_test.cpp;
+//   8 scan report names: tests/scan/scan_cli_test.cpp;
+//   10 stricter than the loader and CPython: tests/metadata, tests/python and
+//     the loader_differential test over the fuzz corpora.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -176,6 +185,32 @@ TEST_F(HostileRound2, AVariantThatCannotBeListedIsKl007) {
   const auto reasons = messages(outcome.report, "KL007", kVariantPath + "/.");
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("cannot list directory"), std::string::npos) << reasons[0];
+}
+
+// Class 11: a planted cache entry (40 MB, or another file's facts under this
+// file's key) is a miss: the verdict is the uncached one, memory stays bounded.
+TEST_F(HostileRound2, PlantedCacheEntriesAreMissesNotFacts) {
+  const std::string repository = fixture("kp006_subprocess_at_import").string();
+  const fs::path cache = scratch_.path() / "cache";
+  const Outcome uncached = kcheck({"--format", "json", "scan", "--no-cache", repository});
+  expect_bounded(uncached, 1);
+  expect_bounded(kcheck({"--format", "json", "scan", "--cache", cache.string(), repository}), 1);
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::recursive_directory_iterator(cache / "facts"))
+    if (entry.is_regular_file()) entries.push_back(entry.path());
+  ASSERT_GE(entries.size(), 2u);
+  // Each entry holds the next one's bytes; the first is 40 MB of zeros.
+  std::vector<std::string> contents;
+  for (const fs::path& entry : entries) contents.push_back(read_all(entry));
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    std::ofstream(entries[i], std::ios::binary | std::ios::trunc) << contents[(i + 1) % entries.size()];
+  fs::resize_file(entries[0], std::uintmax_t{40} << 20);
+  const Outcome planted = kcheck({"--format", "json", "scan", "--stats", "--cache", cache.string(), repository});
+  expect_bounded(planted, 1);
+  EXPECT_EQ(finding_keys(planted.report["repositories"][0]["report"]),
+            finding_keys(uncached.report["repositories"][0]["report"]));
+  EXPECT_LT(planted.max_rss_kb, 256 * 1024) << "a planted entry is not read whole";
+  EXPECT_NE(planted.err.find("rejected"), std::string::npos) << planted.err;
 }
 
 }  // namespace
