@@ -107,6 +107,22 @@ int set_mount_attributes(const char* path, unsigned flags, const MountAttributes
 
 // In the new mount namespace: nothing propagates back, /proc is this PID
 // namespace's, and every mount is read-only but the scratch directory.
+// The CUDA driver fails to initialise (error 304) on a read-only /proc (found
+// on an H100 machine). The namespace's own /proc shows only its processes, so
+// it is made writable again, except what reaches beyond them: kernel
+// settings, SysRq, interrupts and buses stay read-only, as container runtimes
+// keep them. Where one of those cannot be made read-only, /proc stays so.
+void reopen_own_proc(const MountAttributes& read_only, const MountAttributes& writable) {
+  if (set_mount_attributes("/proc", 0, writable) != 0) return;
+  for (const char* kept : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+    if (::access(kept, F_OK) != 0) continue;
+    if (::mount(kept, kept, nullptr, MS_BIND, nullptr) != 0 || set_mount_attributes(kept, 0, read_only) != 0) {
+      set_mount_attributes("/proc", 0, read_only);
+      return;
+    }
+  }
+}
+
 bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
   if (own_pid_namespace) ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);  // best effort
@@ -116,6 +132,7 @@ bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace) {
   if (set_mount_attributes("/", AT_RECURSIVE, read_only) != 0) return false;
   MountAttributes writable;
   writable.attr_clr = MOUNT_ATTR_RDONLY;
+  if (own_pid_namespace) reopen_own_proc(read_only, writable);
   return set_mount_attributes(plan.scratch, 0, writable) == 0;
 }
 

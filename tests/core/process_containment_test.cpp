@@ -111,6 +111,20 @@ TEST_P(ContainedRun, WritesOutsideTheScratchAreRefusedWhereAMountNamespaceIsInFo
   EXPECT_FALSE(fs::exists(outside));
 }
 
+// CUDA's driver does not initialise on a read-only /proc (error 304, seen on
+// an H100): the namespace's own /proc stays writable, the kernel's settings
+// under it do not.
+TEST_P(ContainedRun, TheNamespacesOwnProcIsWritableButNotTheKernelsSettings) {
+  const ProcessEnd end = run_contained("echo contained > /proc/self/comm && echo comm-written; "
+                                       "echo 50 > /proc/sys/vm/overcommit_ratio",
+                                       scratch_dir("scratch"), GetParam());
+  ASSERT_TRUE(end.containment);
+  if (!end.containment->read_only_outside_scratch || !end.containment->pid_namespace)
+    GTEST_SKIP() << end.containment->describe();
+  EXPECT_NE(end.output.find("comm-written"), std::string::npos) << end.output;
+  EXPECT_NE(end.output.find("Read-only file system"), std::string::npos) << end.output;
+}
+
 TEST_P(ContainedRun, AForkBombDoesNotOutliveItAndStopsAtTheProcessLimitWhereOneIsInForce) {
   // 64 background sleeps; the limit, where it applies, is 16 processes (threads) for the tree.
   Containment containment;
