@@ -27,18 +27,9 @@ constexpr long kMaxRssKb = (kAddressSanitizer ? 2 : 1) * 1024 * 1024;
 
 fs::path fixture(const std::string& name) { return fs::path(KCHECK_TREE_FIXTURES_DIR) / name; }
 
-// A writable copy of a tree fixture (no expected.toml), readable by `nobody`.
 class HostileRound2 : public ::testing::Test {
  protected:
-  fs::path copy_fixture(const std::string& name) {
-    const fs::path repository = scratch_.path() / name;
-    fs::copy(fixture(name), repository, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    fs::remove(repository / "expected.toml");
-    for (const auto& entry : fs::recursive_directory_iterator(repository))
-      fs::permissions(entry.path(), entry.is_directory() ? fs::perms(0755) : fs::perms(0644));
-    fs::permissions(repository, fs::perms(0755));
-    return repository;
-  }
+  fs::path copy_fixture(const std::string& name) { return copy_tree_fixture(name, scratch_.path() / name); }
 
   Outcome kcheck(const std::vector<std::string>& arguments, const Bounds& bounds = {}) {
     return run_kcheck(arguments, bounds, scratch_.path());

@@ -24,10 +24,7 @@ const std::string kOtherVariantPath = "build/torch212-cxx11-cpu-x86_64-linux";
 class HostileText : public ::testing::Test {
  protected:
   void SetUp() override {
-    repo_ = scratch_.path() / "repo";
-    fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / "clean_cpu_variants_from_template", repo_,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    fs::remove(repo_ / "expected.toml");
+    repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo");
   }
 
   fs::path variant() const { return repo_ / kVariantPath; }

@@ -27,13 +27,7 @@ constexpr long kMaxRssKb = (kAddressSanitizer ? 2 : 1) * 1024 * 1024;
 class HostileTree : public ::testing::Test {
  protected:
   void SetUp() override {
-    repo_ = scratch_.path() / "repo";
-    fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / "clean_cpu_variants_from_template", repo_,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    fs::remove(repo_ / "expected.toml");
-    for (const auto& entry : fs::recursive_directory_iterator(repo_))
-      fs::permissions(entry.path(), entry.is_directory() ? fs::perms(0755) : fs::perms(0644));
-    fs::permissions(repo_, fs::perms(0755));
+    repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo");
   }
 
   fs::path variant() const { return repo_ / kVariantPath; }

@@ -216,10 +216,7 @@ constexpr long kMaxRssKb = kAddressSanitizer ? 2L * 1024 * 1024 : 512L * 1024;
 class HostileMetadata : public ::testing::Test {
  protected:
   void SetUp() override {
-    repo_ = scratch_.path() / "repo";
-    fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / "clean_cpu_variants_from_template", repo_,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    fs::remove(repo_ / "expected.toml");
+    repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo");
     clean_ = nlohmann::json::parse(read_all(repo_ / kMetadata));
   }
 

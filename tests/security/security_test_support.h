@@ -140,6 +140,19 @@ inline Outcome run_kcheck(const std::vector<std::string>& arguments, const Bound
   return outcome;
 }
 
+// A writable copy of the tree fixture `name` at `destination`, without its
+// expected.toml, readable by `nobody` (for the tests that drop root), for a
+// test to make hostile.
+inline fs::path copy_tree_fixture(const std::string& name, const fs::path& destination) {
+  fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / name, destination,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::remove(destination / "expected.toml");
+  for (const auto& entry : fs::recursive_directory_iterator(destination))
+    fs::permissions(entry.path(), entry.is_directory() ? fs::perms(0755) : fs::perms(0644));
+  fs::permissions(destination, fs::perms(0755));
+  return destination;
+}
+
 // "CODE@file" for each finding of a JSON report, as the tree fixtures write them.
 inline std::multiset<std::string> finding_keys(const nlohmann::json& report) {
   std::multiset<std::string> keys;

@@ -27,4 +27,19 @@ inline const BuildConfigFacts* judgeable_build_config(const TreeFacts& tree) {
   return config;
 }
 
+// Where a finding about one entry of the repository's kcheck.toml points, and
+// how its message names the entry ("kcheck.toml:3: the suppression of KL005
+// on build/*/x.o"). Findings' paths are relative to the audited root; the
+// config file sits at the repository root, which is above it when a variant
+// is audited: then the finding names no file.
+inline Place suppression_place(const TreeFacts& tree, const Suppression& suppression) {
+  return {.file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "",
+          .location = {.line = suppression.line}};
+}
+
+inline std::string suppression_named(const TreeFacts& tree, const Suppression& suppression) {
+  return tree.suppressions->file + ":" + std::to_string(suppression.line) + ": the suppression of " +
+         suppression.code + (suppression.path.empty() ? "" : " on " + suppression.path);
+}
+
 }  // namespace kcheck

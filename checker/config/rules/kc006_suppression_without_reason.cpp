@@ -1,4 +1,5 @@
 #include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_support.h"
 #include "checker/core/tree_facts.h"
 
 namespace kcheck {
@@ -11,16 +12,11 @@ class SuppressionWithoutReason final : public Rule {
   void check(const RuleContext& context, FindingSink& sink) const override {
     const TreeFacts& tree = context.tree;
     if (!tree.suppressions) return;
-    // Findings' paths are relative to the audited root; the config file sits
-    // at the repository root, which is above it when a variant is audited.
-    std::string file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "";
-    for (const Suppression& suppression : tree.suppressions->entries) {
-      if (!suppression.reason.empty()) continue;
-      std::string what = suppression.code + (suppression.path.empty() ? "" : " on " + suppression.path);
-      sink.report({.file = file, .location = {.line = suppression.line}},
-                  tree.suppressions->file + ":" + std::to_string(suppression.line) + ": the suppression of " + what +
-                      " gives no reason; add reason = \"why this finding is acceptable here\"");
-    }
+    for (const Suppression& suppression : tree.suppressions->entries)
+      if (suppression.reason.empty())
+        sink.report(suppression_place(tree, suppression),
+                    suppression_named(tree, suppression) +
+                        " gives no reason; add reason = \"why this finding is acceptable here\"");
   }
 
  private:

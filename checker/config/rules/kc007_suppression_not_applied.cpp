@@ -1,4 +1,5 @@
 #include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_support.h"
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/tree_facts.h"
@@ -18,16 +19,9 @@ class SuppressionNotApplied final : public Rule {
     if (!tree.suppressions) return;
     const SuppressionTrust trust{context.options.apply_repository_suppressions,
                                  context.policy.suppression_code_prefixes_allowed};
-    // As KC006: the config file's path only when it lies inside the audited root.
-    std::string file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "";
-    for (const Suppression& suppression : tree.suppressions->entries) {
-      std::string why = why_suppression_not_applied(suppression, trust);
-      if (why.empty()) continue;
-      std::string what = suppression.code + (suppression.path.empty() ? "" : " on " + suppression.path);
-      sink.report({.file = file, .location = {.line = suppression.line}},
-                  tree.suppressions->file + ":" + std::to_string(suppression.line) + ": the suppression of " + what +
-                      " is not applied: " + why);
-    }
+    for (const Suppression& suppression : tree.suppressions->entries)
+      if (std::string why = why_suppression_not_applied(suppression, trust); !why.empty())
+        sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) + " is not applied: " + why);
   }
 
  private:
