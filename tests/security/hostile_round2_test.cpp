@@ -7,8 +7,9 @@
 //   9 JUnit encoding, 11 cache trust, 12 terminal injection and chmod 000: here;
 //   3 deep nesting and long strings, 6 a number that does not parse:
 //     hostile_text_test.cpp; 4 and 5 huge collections: scale_bounds_test.cpp;
-//   7 `kcheck run` containment: tests/harness (fork bomb, setsid daemon, disk
-//     fill, write outside the scratch) and tests/core/process_containment_test.cpp;
+//   7 `kcheck run` containment: here (fork bomb, setsid daemon), tests/harness
+//     (also a disk fill, and a write outside the scratch, refused) and
+//     tests/core/process_containment_test.cpp;
 //   8 scan report names: tests/scan/scan_cli_test.cpp;
 //   10 stricter than the loader and CPython: tests/metadata, tests/python and
 //     the loader_differential test over the fuzz corpora.
@@ -176,6 +177,46 @@ TEST_F(HostileRound2, AVariantThatCannotBeListedIsKl007) {
   const auto reasons = messages(outcome.report, "KL007", kVariantPath + "/.");
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("cannot list directory"), std::string::npos) << reasons[0];
+}
+
+// Live processes whose command line holds `marker`.
+int processes_running(const std::string& marker) {
+  int running = 0;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", error)) {
+    const std::string arguments = read_all(entry.path() / "cmdline");
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t name_end = line.rfind(')');
+    running += arguments.find(marker) != std::string::npos && name_end != std::string::npos &&
+               line.substr(name_end + 2, 1) != "Z";
+  }
+  return running;
+}
+
+// Class 7: kernel code that forks a bomb or starts a setsid() daemon at load
+// gives a finding, and nothing it started outlives the run.
+TEST_F(HostileRound2, KernelCodeThatRunsWildIsAFindingAndNothingOutlivesTheRun) {
+  const std::string fixtures = KCHECK_HARNESS_FIXTURES_DIR;
+  if (fixtures.empty()) GTEST_SKIP() << "no kcheck_worker in this build (no Torch in .venv)";
+  const fs::path marker = scratch_.path() / "daemon.marker";
+  ::setenv("KCHECK_TEST_DAEMON_MARKER", marker.c_str(), 1);
+  // (A disk fill is KD001 under a file size limit below its 64 MiB: tests/harness,
+  // where HarnessOptions::max_file_size is set; the command's is 1 GiB.)
+  for (const auto& [name, code] : {std::pair<std::string, std::string>{"fork_bomb_init", "KD003"},
+                                   {"setsid_daemon_init", "KD003"}}) {
+    Bounds bounds;
+    bounds.address_space = std::uint64_t{64} << 30;  // the worker maps libtorch
+    const Outcome outcome =
+        kcheck({"run", "--python", "none", "--timeout", "60", "--format", "json", fixtures + "/" + name}, bounds);
+    expect_bounded(outcome, 1);
+    EXPECT_EQ(codes(outcome.report).count(code), 1u) << name << ": " << outcome.out.substr(0, 3000);
+    EXPECT_EQ(processes_running("_" + name + "_cpu_abc123"), 0) << name;
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
+  EXPECT_FALSE(fs::exists(marker)) << "the setsid() daemon outlived the run";
+  ::unsetenv("KCHECK_TEST_DAEMON_MARKER");
 }
 
 // Class 11: a planted cache entry (40 MB, or another file's facts under this
