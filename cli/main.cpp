@@ -346,7 +346,7 @@ bool emit_scan(const kcheck::ScanReport& scan, const ReportArguments& arguments,
     }
   }
   if (format == kcheck::OutputFormat::json) {
-    write_output(kcheck::scan_report_to_json(scan).dump(2) + "\n", arguments.output);
+    write_output(kcheck::scan_report_to_json(scan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", arguments.output);
     return all_written;
   }
   if (format != kcheck::OutputFormat::text && format != kcheck::OutputFormat::markdown && report_dir.empty())

@@ -151,26 +151,26 @@ void analyse_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache*
     const FileTask& task = tasks[i];
     options.deadline.check();
     report_progress(progress, ProgressCounter::files_scanned);
+    // A failure is that file's finding this time, never a cache entry that
+    // would repeat it: analysed_or_failure wraps the cached analysis.
     if (task.format == BinaryFormat::none) {
-      python[i] = cached_or_analysed<PythonFileFacts>(
-          cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
+      python[i] = analysed_or_failure(
           [&] {
-            return analysed_or_failure([&] { return analyse_python_file(*task.file); },
-                                       [&](std::string reason) { return python_analysis_failure(*task.file, std::move(reason)); });
+            return cached_or_analysed<PythonFileFacts>(
+                cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
+                [&] { return analyse_python_file(*task.file); }, [](const PythonFileFacts&) { return true; });
           },
-          [](const PythonFileFacts&) { return true; });
+          [&](std::string reason) { return python_analysis_failure(*task.file, std::move(reason)); });
       return;
     }
-    native[i] = cached_or_analysed<NativeModuleFacts>(cache, *task.file, &FileFactsCache::load_native,
-                                                      &FileFactsCache::store_native,
-                                                      [&] {
-                                                        return analysed_or_failure(
-                                                            [&] { return analyse_native_module(task, elf_options); },
-                                                            [&](std::string reason) {
-                                                              return native_analysis_failure(task, std::move(reason));
-                                                            });
-                                                      },
-                                                      [&](const NativeModuleFacts& facts) { return covers(facts, elf_options); });
+    native[i] = analysed_or_failure(
+        [&] {
+          return cached_or_analysed<NativeModuleFacts>(
+              cache, *task.file, &FileFactsCache::load_native, &FileFactsCache::store_native,
+              [&] { return analyse_native_module(task, elf_options); },
+              [&](const NativeModuleFacts& facts) { return covers(facts, elf_options); });
+        },
+        [&](std::string reason) { return native_analysis_failure(task, std::move(reason)); });
   });
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].format == BinaryFormat::none) tasks[i].variant->python_files.push_back(std::move(python[i]));

@@ -125,14 +125,16 @@ void reopen_own_proc(const MountAttributes& read_only, const MountAttributes& wr
 
 bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
-  if (own_pid_namespace) ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);  // best effort
+  // Best effort; only a /proc of its own is made writable again below.
+  const bool own_proc =
+      own_pid_namespace && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
   if (::mount(plan.scratch, plan.scratch, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
   MountAttributes read_only;
   read_only.attr_set = MOUNT_ATTR_RDONLY;
   if (set_mount_attributes("/", AT_RECURSIVE, read_only) != 0) return false;
   MountAttributes writable;
   writable.attr_clr = MOUNT_ATTR_RDONLY;
-  if (own_pid_namespace) reopen_own_proc(read_only, writable);
+  if (own_proc) reopen_own_proc(read_only, writable);
   return set_mount_attributes(plan.scratch, 0, writable) == 0;
 }
 

@@ -60,9 +60,11 @@ std::optional<std::string> read_config_file(const fs::path& repository_root, con
   fs::file_status status = fs::symlink_status(path, error);
   if (error || !fs::exists(status)) return std::nullopt;
   if (fs::is_symlink(status)) {
-    fs::path target = fs::canonical(path, error);
-    fs::path root = fs::canonical(repository_root, error);
-    if (error || !is_inside(target, root))
+    std::error_code target_error, root_error;
+    fs::path target = fs::canonical(path, target_error);
+    fs::path root = fs::canonical(repository_root, root_error);
+    if (target_error) throw SuppressionConfigError(path.string() + ": a link that leads nowhere (" + target_error.message() + ")");
+    if (root_error || !is_inside(target, root))
       throw SuppressionConfigError(path.string() + ": a link that leaves the repository; not read");
   }
   std::string problem;

@@ -67,20 +67,38 @@ std::optional<std::string> git_url_problem(std::string_view text) {
   return std::nullopt;
 }
 
-// Finds the first key that occurs twice in one object, through nlohmann's
-// parse callback. Readers disagree on such a document (the kernels loader
-// refuses a repeated known field, Python's json keeps the last value, kcheck
-// would judge one of them), so it is refused as a whole.
-class DuplicateKeyFinder {
+// Finds the first key that occurs twice in one object, as a SAX handler over
+// the text (nlohmann's parse callback walks a parent's members each time an
+// object closes: quadratic on `[{},{},...]`). Readers disagree on such a
+// document (the kernels loader refuses a repeated known field, Python's json
+// keeps the last value, kcheck would judge one of them), so it is refused as a whole.
+class DuplicateKeyFinder : public nlohmann::json_sax<json> {
  public:
   const std::optional<std::string>& found() const { return found_; }
 
-  auto callback() {
-    return [this](int, json::parse_event_t event, json& parsed) {
-      if (!found_) observe(event, parsed);
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& key) override {
+    OpenContainer& object = open_.back();
+    if (object.keys.insert(key).second) {
+      object.token = key;
       return true;
-    };
+    }
+    std::string pointer;
+    for (std::size_t i = 0; i + 1 < open_.size(); ++i) pointer += "/" + json_pointer_token(open_[i].token);
+    found_ = "key \"" + key + "\" occurs twice in the object at " + (pointer.empty() ? "the top level" : pointer);
+    return false;  // stop: one is enough
   }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 
  private:
   struct OpenContainer {
@@ -90,40 +108,19 @@ class DuplicateKeyFinder {
     std::size_t next_index = 0;
   };
 
-  void observe(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        enter_element();
-        open_.push_back({.is_object = event == json::parse_event_t::object_start});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!open_.empty()) open_.pop_back();
-        break;
-      case json::parse_event_t::key:
-        if (!open_.empty() && parsed.is_string()) add_key(parsed.get<std::string>());
-        break;
-      case json::parse_event_t::value:
-        enter_element();
-        break;
-    }
-  }
-
   // A value or container starts: in an array it is the next element.
-  void enter_element() {
+  bool value() {
     if (!open_.empty() && !open_.back().is_object) open_.back().token = std::to_string(open_.back().next_index++);
+    return true;
   }
-
-  void add_key(std::string key) {
-    OpenContainer& object = open_.back();
-    if (object.keys.insert(key).second) {
-      object.token = std::move(key);
-      return;
-    }
-    std::string pointer;
-    for (std::size_t i = 0; i + 1 < open_.size(); ++i) pointer += "/" + json_pointer_token(open_[i].token);
-    found_ = "key \"" + key + "\" occurs twice in the object at " + (pointer.empty() ? "the top level" : pointer);
+  bool open(bool is_object) {
+    value();
+    open_.push_back({.is_object = is_object});
+    return true;
+  }
+  bool close() {
+    if (!open_.empty()) open_.pop_back();
+    return true;
   }
 
   std::vector<OpenContainer> open_;
@@ -507,13 +504,14 @@ MetadataFacts parse_metadata_text(std::string_view text, bool archs_required) {
     facts.parse_error_line = facts.parse_error_column = 1;
     return facts;
   }
-  DuplicateKeyFinder duplicates;
   try {
     if (nests_deeper_than(text, kMaxMetadataDepth)) {
       facts.parse_error = "not read: nested deeper than " + std::to_string(kMaxMetadataDepth) + " levels";
       return facts;
     }
-    facts.document = json::parse(text.begin(), text.end(), duplicates.callback());
+    facts.document = json::parse(text.begin(), text.end());
+    DuplicateKeyFinder duplicates;  // a second, linear pass over text that parsed
+    json::sax_parse(text.begin(), text.end(), &duplicates);
     if (duplicates.found()) {
       facts.document = json();
       facts.parse_error = "not valid JSON for the kernels loader: " + *duplicates.found();

@@ -153,7 +153,7 @@ std::vector<ReportWriteFailure> write_report_directory(
     write(directory / (stems[i] + "." + extension), [&] { return render(repository); });
   }
   write(directory / (std::string(kScanDocumentStem) + ".json"),
-        [&] { return scan_report_to_json(scan).dump(2) + "\n"; });
+        [&] { return scan_report_to_json(scan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; });
   return failures;
 }
 

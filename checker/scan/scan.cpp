@@ -88,9 +88,9 @@ std::vector<RepositoryReport> scan_repository(const std::vector<RepositoryInput>
     try {
       reports[i].report = judge(*trees[i], policy, bounded[i], rules);
       reports[i].report.input = reports[i].path;
-    } catch (const AuditTimeout& timeout) {
+    } catch (const std::exception& error) {  // the budget (AuditTimeout), or a rule that failed
       reports[i].report = Report{};
-      reports[i].error = timeout.what();
+      reports[i].error = error.what();
     }
     trees[i].reset();  // facts of large libraries are not kept longer than needed
   }
