@@ -33,6 +33,8 @@ std::size_t decode_utf8(std::string_view text, char32_t& code_point) {
 // Characters that control a display rather than being part of the text.
 bool controls_display(char32_t c) {
   return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1
+         c == 0xad || c == 0x061c || c == 0x180e ||          // soft hyphen, Arabic letter mark, Mongolian separator
+         (c >= 0xe0000 && c <= 0xe007f) ||                   // tag characters
          (c >= 0x200b && c <= 0x200f) ||                     // zero-width characters, LRM, RLM
          c == 0x2028 || c == 0x2029 ||                       // line and paragraph separators
          (c >= 0x202a && c <= 0x202e) ||                     // bidirectional embeddings and overrides

@@ -26,6 +26,8 @@ TEST(DisplayText, EscapesWhatControlsADisplay) {
   EXPECT_EQ(display_safe("x\xe2\x80\xa8y"), "x\\u2028y") << "line separator";
   EXPECT_EQ(display_safe("\xef\xbb\xbfz"), "\\ufeffz");
   EXPECT_EQ(display_safe("\xef\xbf\xbe"), "\\ufffe") << "a noncharacter XML cannot carry";
+  EXPECT_EQ(display_safe("a\xd8\x9c" "b"), "a\\u061cb") << "Arabic letter mark, a bidi control";
+  EXPECT_EQ(display_safe("\xf3\xa0\x80\x81"), "\\U000e0001") << "a tag character";
 }
 
 TEST(DisplayText, WritesInvalidBytesAsHex) {
