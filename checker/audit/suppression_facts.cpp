@@ -9,10 +9,6 @@ void read_suppression_facts(TreeFacts& tree) {
   tree.suppression_path_prefix = scope.prefix;
 }
 
-SuppressionTrust suppression_trust(const Policy& policy, const AuditOptions& options) {
-  return {options.apply_repository_suppressions, policy.suppression_code_prefixes_allowed};
-}
-
 void apply_tree_suppressions(const TreeFacts& tree, const SuppressionTrust& trust, Findings& findings) {
   if (tree.suppressions) apply_suppressions(*tree.suppressions, tree.suppression_path_prefix, trust, findings);
 }

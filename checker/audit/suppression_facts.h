@@ -1,13 +1,8 @@
 #pragma once
 #include "checker/core/audit_options.h"
-#include "checker/core/policy.h"
 #include "checker/core/tree_facts.h"
 
 namespace kcheck {
-
-// Which of the repository's suppressions this audit applies: none under
-// --security or --no-repo-config, code prefixes only where the policy allows.
-SuppressionTrust suppression_trust(const Policy& policy, const AuditOptions& options);
 
 // Reads the kernel repository's suppressions (kcheck.toml, or pyproject.toml's
 // [tool.kcheck]) into the tree's facts: at the audited root of a tree or source

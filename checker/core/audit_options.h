@@ -2,6 +2,7 @@
 #include <string>
 
 #include "checker/core/audit_deadline.h"
+#include "checker/core/policy.h"
 #include "checker/core/progress.h"
 #include "checker/core/rule_registry.h"
 #include "checker/core/tree_facts.h"
@@ -22,5 +23,12 @@ struct AuditOptions {
   WalkLimits limits;        // --max-depth, --max-files, --max-file-size
   AuditDeadline deadline;   // kcheck scan --repo-timeout; by default none
 };
+
+// Which of the repository's suppressions an audit applies: none under
+// --security or --no-repo-config, code prefixes only where the policy allows.
+// judge() applies by it and KC007 reports by it: one decision.
+inline SuppressionTrust suppression_trust(const Policy& policy, const AuditOptions& options) {
+  return {options.apply_repository_suppressions, policy.suppression_code_prefixes_allowed};
+}
 
 }  // namespace kcheck

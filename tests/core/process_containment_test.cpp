@@ -3,6 +3,8 @@
 // it, with namespaces and with the subreaper fallback alike.
 #include <gtest/gtest.h>
 
+#include "tests/support/live_processes.h"
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -23,22 +25,6 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-// Live processes whose command line holds `marker`.
-int processes_running(const std::string& marker) {
-  int running = 0;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", error)) {
-    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
-    std::string arguments((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    if (arguments.find(marker) == std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const std::size_t name_end = line.rfind(')');
-    if (name_end != std::string::npos && line.substr(name_end + 2, 1) != "Z") ++running;
-  }
-  return running;
-}
 
 ProcessEnd run_contained(const std::string& script, const fs::path& scratch, bool namespaces,
                          std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
@@ -72,8 +58,8 @@ TEST_P(ContainedRun, ASetsidDaemonAndABackgroundChildAreKilledAndCounted) {
                                        scratch_dir("scratch"), GetParam());
   EXPECT_EQ(end.exit_code, 0) << end.output;
   EXPECT_GE(end.leftover_processes, 2);
-  EXPECT_EQ(processes_running(marker("97.5")), 0);
-  EXPECT_EQ(processes_running(marker("97.25")), 0);
+  EXPECT_EQ(testing_support::processes_running(marker("97.5")).size(), 0u);
+  EXPECT_EQ(testing_support::processes_running(marker("97.25")).size(), 0u);
 }
 
 TEST_P(ContainedRun, AtTheTimeoutEverythingItStartedIsKilled) {
@@ -81,8 +67,8 @@ TEST_P(ContainedRun, AtTheTimeoutEverythingItStartedIsKilled) {
                                            marker("96.25"),
                                        scratch_dir("scratch"), GetParam(), std::chrono::milliseconds(1000));
   EXPECT_TRUE(end.timed_out);
-  EXPECT_EQ(processes_running(marker("96.5")), 0);
-  EXPECT_EQ(processes_running(marker("96.25")), 0);
+  EXPECT_EQ(testing_support::processes_running(marker("96.5")).size(), 0u);
+  EXPECT_EQ(testing_support::processes_running(marker("96.25")).size(), 0u);
 }
 
 TEST_P(ContainedRun, AFileBeyondTheSizeLimitEndsItsWriterWithSigxfsz) {
@@ -133,7 +119,7 @@ TEST_P(ContainedRun, AForkBombDoesNotOutliveItAndStopsAtTheProcessLimitWhereOneI
   containment.namespaces = GetParam();
   const ProcessEnd end = run_bounded({"sh", "-c", "for i in $(seq 64); do sleep " + marker("95.5") + " & done"},
                                      {std::chrono::seconds(20), 64 * 1024, containment});
-  EXPECT_EQ(processes_running(marker("95.5")), 0);
+  EXPECT_EQ(testing_support::processes_running(marker("95.5")).size(), 0u);
   ASSERT_TRUE(end.containment);
   if (!end.containment->process_limit) GTEST_SKIP() << end.containment->describe();
   EXPECT_NE(end.output.find("fork"), std::string::npos) << end.output;

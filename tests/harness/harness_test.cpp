@@ -2,6 +2,8 @@
 // the dispatcher audit (KO006), KD005 and the bounded process runner.
 #include <gtest/gtest.h>
 
+#include "tests/support/live_processes.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -214,23 +216,7 @@ void expect_ran_cleanly(const std::string& name) {
   expect_ops_checked(name);
 }
 
-// Processes whose command line holds `marker` (a fixture's module name: a
-// forked child keeps the worker's command line), zombies left out.
-std::vector<std::string> processes_running(const std::string& marker) {
-  std::vector<std::string> running;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", error)) {
-    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
-    std::string arguments((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    if (arguments.find(marker) == std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const std::size_t name_end = line.rfind(')');
-    if (name_end != std::string::npos && line.substr(name_end + 2, 1) != "Z") running.push_back(line);
-  }
-  return running;
-}
+using testing_support::processes_running;
 
 TEST_F(Harness, ForkingAtLoadNeitherHangsTheRunNorOutlivesItAndIsKD003) {
   expect_one("fork_init", "KD003", {"left 1 process running", "kcheck killed it"});

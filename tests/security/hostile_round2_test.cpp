@@ -18,6 +18,7 @@
 #include <cstdlib>
 
 #include "tests/security/security_test_support.h"
+#include "tests/support/live_processes.h"
 
 namespace kcheck::security_test {
 namespace {
@@ -179,21 +180,6 @@ TEST_F(HostileRound2, AVariantThatCannotBeListedIsKl007) {
   EXPECT_NE(reasons[0].find("cannot list directory"), std::string::npos) << reasons[0];
 }
 
-// Live processes whose command line holds `marker`.
-int processes_running(const std::string& marker) {
-  int running = 0;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", error)) {
-    const std::string arguments = read_all(entry.path() / "cmdline");
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const std::size_t name_end = line.rfind(')');
-    running += arguments.find(marker) != std::string::npos && name_end != std::string::npos &&
-               line.substr(name_end + 2, 1) != "Z";
-  }
-  return running;
-}
 
 // Class 7: kernel code that forks a bomb or starts a setsid() daemon at load
 // gives a finding, and nothing it started outlives the run.
@@ -212,7 +198,7 @@ TEST_F(HostileRound2, KernelCodeThatRunsWildIsAFindingAndNothingOutlivesTheRun) 
         kcheck({"run", "--python", "none", "--timeout", "60", "--format", "json", fixtures + "/" + name}, bounds);
     expect_bounded(outcome, 1);
     EXPECT_EQ(codes(outcome.report).count(code), 1u) << name << ": " << outcome.out.substr(0, 3000);
-    EXPECT_EQ(processes_running("_" + name + "_cpu_abc123"), 0) << name;
+    EXPECT_EQ(testing_support::processes_running("_" + name + "_cpu_abc123"), std::vector<std::string>{}) << name;
   }
   std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
   EXPECT_FALSE(fs::exists(marker)) << "the setsid() daemon outlived the run";

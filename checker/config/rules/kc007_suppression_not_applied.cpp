@@ -17,8 +17,7 @@ class SuppressionNotApplied final : public Rule {
   void check(const RuleContext& context, FindingSink& sink) const override {
     const TreeFacts& tree = context.tree;
     if (!tree.suppressions) return;
-    const SuppressionTrust trust{context.options.apply_repository_suppressions,
-                                 context.policy.suppression_code_prefixes_allowed};
+    const SuppressionTrust trust = suppression_trust(context.policy, context.options);
     for (const Suppression& suppression : tree.suppressions->entries)
       if (std::string why = why_suppression_not_applied(suppression, trust); !why.empty())
         sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) + " is not applied: " + why);
