@@ -265,6 +265,7 @@ struct DynamicArguments {
   int samples = 30;
   std::string baseline;
   double regression_threshold = 10;  // percent
+  std::uint64_t worker_file_size = 0;  // 0: HarnessOptions' default
 };
 
 void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool bench) {
@@ -274,6 +275,9 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
   command.add_option("--sizes", arguments.sizes, "named sizes of the op specs (default: small,medium on CPU, all on a GPU)")
       ->delimiter(',');
   command.add_option("--python", arguments.python, "Python for the import check KD006 (default: the repo venv; none: skip)");
+  command.add_option("--worker-file-size", arguments.worker_file_size,
+                     "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M)")
+      ->transform(CLI::AsSizeValue(false));
   if (!bench) return;
   command.add_option("--samples", arguments.samples, "timed samples per op, size and dtype")->capture_default_str();
   command.add_option("--baseline", arguments.baseline, "a saved JSON report of an earlier bench (KB002)");
@@ -301,6 +305,7 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.samples = dynamic.samples;
   harness.baseline = dynamic.baseline;
   harness.regression_threshold = dynamic.regression_threshold / 100;
+  if (dynamic.worker_file_size) harness.max_file_size = dynamic.worker_file_size;
   fs::path venv_python = fs::path(KCHECK_DEFAULT_VENV) / "bin" / "python";
   if (dynamic.python.empty()) harness.python = fs::exists(venv_python) ? venv_python : fs::path();
   else if (dynamic.python != "none") harness.python = dynamic.python;

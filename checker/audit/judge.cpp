@@ -43,7 +43,7 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
     FindingSink sink(rule->info(), report.findings);
     rule->check(context, sink);
   }
-  apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings);
+  apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings, options.deadline);
   finalise_report(report);
   return report;
 }

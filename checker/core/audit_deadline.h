@@ -23,9 +23,12 @@ class AuditDeadline {
 
   AuditDeadline() = default;  // never passes
 
-  static AuditDeadline after(Clock::duration budget) {
+  static AuditDeadline after(Clock::duration budget) { return after(budget, budget); }
+
+  // What is `left` of a `budget` partly spent before (the message names the budget).
+  static AuditDeadline after(Clock::duration left, Clock::duration budget) {
     AuditDeadline deadline;
-    deadline.at_ = Clock::now() + budget;
+    deadline.at_ = Clock::now() + left;
     deadline.budget_ = budget;
     return deadline;
   }

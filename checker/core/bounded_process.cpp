@@ -55,15 +55,18 @@ pid_t spawn_in_process_group(const std::vector<std::string>& argv, int output_fd
 
 // Past the timeout: a contained process's keeper is asked to kill everything
 // its worker started and report; one that does not answer within a few
-// seconds is killed with its group (and, in a PID namespace, everything in it).
-void kill_at_timeout(pid_t pid, bool contained, int& status) {
-  if (contained) {
+// seconds is killed with its group (and, in a PID namespace, everything in
+// it; outside one, the worker's own group too, as the keeper reported it).
+void kill_at_timeout(pid_t pid, int report_fd, KeeperReport* report, int& status) {
+  if (report) {
     const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (std::chrono::steady_clock::now() < grace) {
       stop_contained(pid);  // repeated: one sent just before the keeper waits may be missed
       if (::waitpid(pid, &status, WNOHANG) == pid) return;
       ::usleep(20000);
     }
+    read_keeper_messages(report_fd, *report);
+    if (report->worker_outside_namespace > 0) ::kill(-report->worker_outside_namespace, SIGKILL);
   }
   ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);
@@ -73,10 +76,11 @@ void kill_at_timeout(pid_t pid, bool contained, int& status) {
 
 // A contained run's end as its keeper reported it: the worker's status (not
 // the keeper's), what was left behind, what confined it.
-void take_keeper_report(int report_fd, const std::string& program, ProcessEnd& end, int& status) {
-  const KeeperReport report = read_keeper_report(report_fd);
+void take_keeper_report(const KeeperReport& report, const std::string& program, ProcessEnd& end, int& status) {
   end.containment = report.in_force;
   end.leftover_processes = report.leftover_processes;
+  end.captured_writes = report.captured_writes;
+  end.first_captured_write = report.first_captured_write;
   if (report.exec_error) {
     end.started = false;
     end.output = "cannot start " + program + ": " + std::strerror(report.exec_error);
@@ -92,13 +96,13 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   int pipe_fds[2];
   if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return end;
   const bool contained = limits.containment.has_value();
-  int report_fd = -1;
+  ContainedStart start;  // its cgroup, if any, lasts until the keeper is reaped
+  KeeperReport keeper_report;
   pid_t pid = -1;
   if (contained) {
-    const ContainedStart start = start_contained(argv, *limits.containment, pipe_fds[1]);
+    start = start_contained(argv, *limits.containment, pipe_fds[1]);
     if (start.keeper < 0) end.output = "cannot start " + argv[0] + ": " + std::strerror(start.error);
     pid = start.keeper;
-    report_fd = start.report_fd;
   } else {
     pid = spawn_in_process_group(argv, pipe_fds[1], directory, end);
   }
@@ -138,7 +142,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       end.timed_out = true;
-      kill_at_timeout(pid, contained, status);
+      kill_at_timeout(pid, start.report_fd, contained ? &keeper_report : nullptr, status);
       break;
     }
     if (pipe_open) read_available(static_cast<int>(std::min<long long>(left.count(), 50)), 16);
@@ -151,8 +155,13 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   ::close(pipe_fds[0]);
   // Descendants the child left behind in its group do not outlive the run
   // (a contained one's keeper has already killed all it left).
-  if (contained) take_keeper_report(report_fd, argv[0], end, status);
-  else ::kill(-pid, SIGKILL);
+  if (contained) {
+    read_keeper_messages(start.report_fd, keeper_report);  // the keeper has ended: all of them
+    ::close(start.report_fd);
+    take_keeper_report(keeper_report, argv[0], end, status);
+  } else {
+    ::kill(-pid, SIGKILL);
+  }
   if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
   if (end.timed_out) end.signal = 0, end.exit_code = -1;

@@ -20,6 +20,8 @@ struct ProcessEnd {
   bool output_truncated = false;
   std::optional<ContainmentInForce> containment;  // when it ran contained: what confined it
   int leftover_processes = 0;  // contained: processes it started still running when it ended (then killed)
+  int captured_writes = 0;     // contained: files it wrote in the captured shared directories (/tmp)
+  std::string first_captured_write;  // the first of them
 };
 
 

@@ -1,5 +1,6 @@
 #include "checker/core/process_containment.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -7,10 +8,12 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -47,14 +50,32 @@ struct MountAttributes {
   std::uint64_t userns_fd = 0;
 };
 
-// The keeper's messages on the report pipe, each one write (atomic).
-enum class Message : int { exec_failed = 1, worker_status = 2, leftovers = 3, in_force = 4 };
+// The keeper's messages on the report pipe, each one write (atomic: smaller
+// than PIPE_BUF).
+enum class Message : int {
+  started = 0,
+  exec_failed = 1,
+  worker_status = 2,
+  leftovers = 3,
+  in_force = 4,
+  captured_writes = 5,  // text: the first one's path
+  worker_pid = 6,
+};
 struct ReportRecord {
   Message kind;
   int value;
+  char text[248];
 };
 
-enum InForceBits : int { pid_ns = 1, user_ns = 2, read_only = 4, nproc = 8 };
+enum InForceBits : int { pid_ns = 1, user_ns = 2, read_only = 4, process_limit = 8, captured = 16 };
+
+// A shared writable directory (/tmp) as the namespace shows it: an overlay of
+// the machine's directory under a fresh tmpfs layer that takes every write.
+struct WriteCapture {
+  const char* directory = nullptr;
+  int layer_fd = -1;  // the tmpfs holding "upper" and "work", open in the keeper only
+};
+constexpr std::size_t kMaxCaptures = 8;
 
 // Everything the keeper and the worker need, prepared before the clone.
 struct KeeperPlan {
@@ -63,9 +84,13 @@ struct KeeperPlan {
   std::vector<char*> envp;
   const char* scratch = nullptr;
   int output_fd = -1;
-  int report_fd = -1;  // write end
+  int report_fd = -1;       // write end
+  int report_read_fd = -1;  // kcheck's end, closed in the keeper: a write then fails once kcheck is gone
   bool want_user_namespace = false;
   std::string uid_map, gid_map;
+  std::string count_group_procs;  // cgroup.procs of the run's own group, or ""
+  std::vector<std::string> captured_directories;
+  std::string capture_layer_options;  // tmpfs options of each capture's layer
   Containment limits;
 };
 
@@ -74,9 +99,11 @@ struct KeeperPlan {
 volatile sig_atomic_t stop_requested = 0;
 void request_stop(int) { stop_requested = 1; }
 
-void send(int fd, Message kind, int value) {
-  const ReportRecord record{kind, value};
-  (void)!::write(fd, &record, sizeof record);
+bool send(int fd, Message kind, int value, const char* text = nullptr) {
+  ReportRecord record{kind, value, {}};
+  if (text)
+    for (std::size_t i = 0; i + 1 < sizeof record.text && text[i]; ++i) record.text[i] = text[i];
+  return ::write(fd, &record, sizeof record) == static_cast<ssize_t>(sizeof record);
 }
 
 bool write_whole_file(const char* path, const char* text) {
@@ -123,19 +150,159 @@ void reopen_own_proc(const MountAttributes& read_only, const MountAttributes& wr
   }
 }
 
-bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace) {
+// "/proc/self/fd/N": a path that leads to what descriptor N holds, even once
+// another mount hides it.
+void descriptor_path(int fd, char (&path)[32]) {
+  std::memcpy(path, "/proc/self/fd/", 14);
+  char digits[12];
+  int count = 0;
+  for (int rest = fd; count == 0 || rest > 0; rest /= 10) digits[count++] = static_cast<char>('0' + rest % 10);
+  std::size_t at = 14;
+  while (count > 0) path[at++] = digits[--count];
+  path[at] = '\0';
+}
+
+// Appends `text` to `buffer` (NUL-terminated, `capacity` bytes); false when it does not fit.
+bool append(char* buffer, std::size_t capacity, const char* text) {
+  std::size_t at = std::strlen(buffer);
+  for (; *text; ++text) {
+    if (at + 1 >= capacity) return false;
+    buffer[at++] = *text;
+  }
+  buffer[at] = '\0';
+  return true;
+}
+
+// Makes `directory` an overlay of itself under a fresh tmpfs layer (see
+// WriteCapture); on failure it is left as it was (read-only).
+WriteCapture capture_writes(const char* directory, const char* layer_options) {
+  WriteCapture capture;
+  struct stat original{};
+  if (::stat(directory, &original) != 0 || !S_ISDIR(original.st_mode)) return capture;
+  const int lower = ::open(directory, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (lower < 0) return capture;
+  if (::mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, layer_options) != 0) {
+    ::close(lower);
+    return capture;
+  }
+  const int layer = ::open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  bool made = layer >= 0 && ::mkdirat(layer, "upper", original.st_mode & 07777) == 0 &&
+              ::mkdirat(layer, "work", 0700) == 0;
+  if (made) {
+    ::fchmodat(layer, "upper", original.st_mode & 07777, 0);  // as /tmp is: 1777, whatever the umask
+    (void)!::fchownat(layer, "upper", original.st_uid, original.st_gid, 0);
+    char lower_path[32];
+    descriptor_path(lower, lower_path);
+    char options[512] = "lowerdir=";
+    made = append(options, sizeof options, lower_path) && append(options, sizeof options, ",upperdir=") &&
+           append(options, sizeof options, directory) && append(options, sizeof options, "/upper,workdir=") &&
+           append(options, sizeof options, directory) && append(options, sizeof options, "/work");
+    // Inside a user namespace overlayfs keeps its metadata in user.* attributes.
+    made = made && (::mount("overlay", directory, "overlay", MS_NOSUID | MS_NODEV, options) == 0 ||
+                    (append(options, sizeof options, ",userxattr") &&
+                     ::mount("overlay", directory, "overlay", MS_NOSUID | MS_NODEV, options) == 0));
+  }
+  ::close(lower);
+  if (!made) {
+    if (layer >= 0) ::close(layer);
+    ::umount2(directory, MNT_DETACH);
+    return capture;
+  }
+  capture.directory = directory;
+  capture.layer_fd = layer;
+  return capture;
+}
+
+// Every mount read-only but the scratch directory (and the captures, whose
+// writes stay in the namespace); false where that could not be done.
+bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace, WriteCapture (&captures)[kMaxCaptures],
+                    std::size_t& capture_count) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
   // Best effort; only a /proc of its own is made writable again below.
   const bool own_proc =
       own_pid_namespace && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
-  if (::mount(plan.scratch, plan.scratch, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
+  // Held before a capture may hide the scratch (one under /tmp).
+  const int scratch = ::open(plan.scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (scratch < 0) return false;
   MountAttributes read_only;
   read_only.attr_set = MOUNT_ATTR_RDONLY;
-  if (set_mount_attributes("/", AT_RECURSIVE, read_only) != 0) return false;
   MountAttributes writable;
   writable.attr_clr = MOUNT_ATTR_RDONLY;
-  if (own_proc) reopen_own_proc(read_only, writable);
-  return set_mount_attributes(plan.scratch, 0, writable) == 0;
+  bool confined = set_mount_attributes("/", AT_RECURSIVE, read_only) == 0;
+  if (confined && own_proc) reopen_own_proc(read_only, writable);
+  for (std::size_t i = 0; confined && i < plan.captured_directories.size() && capture_count < kMaxCaptures; ++i) {
+    const WriteCapture capture = capture_writes(plan.captured_directories[i].c_str(), plan.capture_layer_options.c_str());
+    if (capture.layer_fd >= 0) captures[capture_count++] = capture;
+  }
+  char scratch_path[32];
+  descriptor_path(scratch, scratch_path);
+  confined = confined && ::mount(scratch_path, plan.scratch, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+             set_mount_attributes(plan.scratch, 0, writable) == 0;
+  ::close(scratch);
+  return confined;
+}
+
+// Counts the files in a capture's upper layer (created, changed or removed
+// through the overlay), keeping the first one's path in `first` ("" if none).
+int count_captured(int directory_fd, char (&path)[4096], int depth, char (&first)[248]) {
+  int files = 0;
+  alignas(8) char entries[4096];
+  long size = 0;
+  while ((size = ::syscall(SYS_getdents64, directory_fd, entries, sizeof entries)) > 0) {
+    for (long offset = 0; offset < size;) {
+      const char* entry = entries + offset;
+      unsigned short length = 0;
+      std::memcpy(&length, entry + 16, sizeof length);  // d_reclen, after d_ino and d_off
+      const unsigned char type = static_cast<unsigned char>(entry[18]);
+      const char* name = entry + 19;
+      offset += length;
+      if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+      const std::size_t parent_length = std::strlen(path);
+      const bool fits = append(path, sizeof path, "/") && append(path, sizeof path, name);
+      const int child = type == DT_DIR && depth < 32 ? ::openat(directory_fd, name, O_RDONLY | O_DIRECTORY |
+                                                                                       O_NOFOLLOW | O_CLOEXEC)
+                                                     : -1;
+      if (child >= 0) {
+        files += count_captured(child, path, depth + 1, first);
+        ::close(child);
+      } else {
+        ++files;
+        if (first[0] == '\0') {
+          first[0] = '\0';
+          append(first, sizeof first, fits ? path : "(a path too long to show)");
+        }
+      }
+      path[parent_length] = '\0';
+    }
+  }
+  return files;
+}
+
+// Reports what each capture took and releases it.
+void report_captured_writes(int report_fd, WriteCapture (&captures)[kMaxCaptures], std::size_t capture_count) {
+  int files = 0;
+  char first[248] = "";
+  for (std::size_t i = 0; i < capture_count; ++i) {
+    const int upper = ::openat(captures[i].layer_fd, "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (upper >= 0) {
+      char path[4096] = "";
+      append(path, sizeof path, captures[i].directory);
+      files += count_captured(upper, path, 0, first);
+      ::close(upper);
+    }
+    ::close(captures[i].layer_fd);
+  }
+  send(report_fd, Message::captured_writes, files, first);
+}
+
+// Moves the keeper (and so everything it starts) into the run's own cgroup.
+bool join_count_group(const KeeperPlan& plan) {
+  if (plan.count_group_procs.empty()) return false;
+  const int fd = ::open(plan.count_group_procs.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool joined = ::write(fd, "0", 1) == 1;
+  ::close(fd);
+  return joined;
 }
 
 void set_limit(int resource, std::uint64_t value) {
@@ -255,10 +422,16 @@ int kill_leftovers(bool own_pid_namespace) {
   struct sigaction on_stop = {};
   on_stop.sa_handler = request_stop;  // no SA_RESTART: waitpid returns
   ::sigaction(SIGTERM, &on_stop, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);  // a write to a kcheck that is gone fails (below) instead
   ::setpgid(0, 0);
+  ::close(plan.report_read_fd);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kcheck gone: the keeper, and with a PID namespace all, go too
+  // kcheck may have ended before that took effect: then nobody reads the pipe.
+  if (!send(plan.report_fd, Message::started, 0)) ::_exit(125);
+  ::prctl(PR_SET_DUMPABLE, 0);  // the worker cannot reach the keeper's descriptors through /proc
   const bool own_pid_namespace = clone_flags & CLONE_NEWPID;
   int in_force = own_pid_namespace ? pid_ns : 0;
+  if (join_count_group(plan)) in_force |= process_limit;
   if (clone_flags & CLONE_NEWUSER) {
     if (!map_own_ids(plan)) {
       send(plan.report_fd, Message::exec_failed, EPERM);
@@ -266,10 +439,16 @@ int kill_leftovers(bool own_pid_namespace) {
     }
     in_force |= user_ns;
   }
-  if ((clone_flags & CLONE_NEWNS) && confine_mounts(plan, own_pid_namespace)) in_force |= read_only;
+  WriteCapture captures[kMaxCaptures];
+  std::size_t capture_count = 0;
+  if ((clone_flags & CLONE_NEWNS) && confine_mounts(plan, own_pid_namespace, captures, capture_count)) {
+    in_force |= read_only;
+    if (capture_count > 0) in_force |= captured;
+  }
   if (!own_pid_namespace) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  const bool process_limit = (in_force & user_ns) && ::getuid() != 0;
-  if (process_limit) in_force |= nproc;
+  // Without a group of its own, RLIMIT_NPROC in a user namespace (never for root).
+  const bool nproc_limit = !(in_force & process_limit) && (in_force & user_ns) && ::getuid() != 0;
+  if (nproc_limit) in_force |= process_limit;
   send(plan.report_fd, Message::in_force, in_force);
 
   const int null = ::open("/dev/null", O_RDONLY);
@@ -278,8 +457,10 @@ int kill_leftovers(bool own_pid_namespace) {
     ::_exit(126);
   const pid_t worker = ::fork();
   if (worker < 0) ::_exit(126);
-  if (worker == 0) exec_worker(plan, process_limit);
+  if (worker == 0) exec_worker(plan, nproc_limit);
   ::setpgid(worker, worker);  // also here: no race with a stop before the worker's own call
+  // Outside a PID namespace kcheck can kill the worker's group itself should this keeper not answer.
+  if (!own_pid_namespace) send(plan.report_fd, Message::worker_pid, worker);
 
   int status = 0;
   bool worker_ended = false;
@@ -301,6 +482,7 @@ int kill_leftovers(bool own_pid_namespace) {
   }
   if (worker_ended) send(plan.report_fd, Message::worker_status, status);
   send(plan.report_fd, Message::leftovers, kill_leftovers(own_pid_namespace));
+  if (in_force & captured) report_captured_writes(plan.report_fd, captures, capture_count);
   ::_exit(0);
 }
 
@@ -345,8 +527,9 @@ std::string ContainmentInForce::describe() const {
                                    : "no PID namespace (processes left behind are found through /proc and killed)";
   text += read_only_outside_scratch ? "; read-only outside its scratch directory"
                                     : "; writes outside its scratch directory are not prevented";
+  if (writes_captured) text += "; writes to the shared temporary directories captured and reported";
   if (user_namespace) text += "; user namespace";
-  text += process_limit ? "; process limit" : "; no process limit (root, or no user namespace)";
+  text += process_limit ? "; process limit" : "; no process limit (no cgroup of its own, and root or no user namespace)";
   return text;
 }
 
@@ -369,10 +552,21 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   plan.scratch = scratch.c_str();
   plan.output_fd = output_fd;
   plan.report_fd = report[1];
+  plan.report_read_fd = report[0];
   plan.limits = containment;
+  for (const std::filesystem::path& directory : containment.captured_directories)
+    if (directory.is_absolute() && plan.captured_directories.size() < kMaxCaptures)
+      plan.captured_directories.push_back(directory.string());
+  // What the captures may hold: like one file at the file-size limit.
+  plan.capture_layer_options = "size=" + std::to_string(std::max<std::uint64_t>(containment.file_size, 1u << 20)) +
+                               ",nr_inodes=16384,mode=0755";
   plan.want_user_namespace = ::geteuid() != 0;  // root may make the other namespaces itself
   plan.uid_map = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
   plan.gid_map = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
+
+  std::string why_no_group;
+  start.count_group = ProcessCountGroup::create(containment.processes, why_no_group);
+  if (start.count_group) plan.count_group_procs = start.count_group->procs_file();
 
   const int namespaces = CLONE_NEWPID | CLONE_NEWNS | (plan.want_user_namespace ? CLONE_NEWUSER : 0);
   int flags = containment.namespaces ? namespaces : 0;
@@ -396,25 +590,30 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
 
 void stop_contained(pid_t keeper) { ::kill(keeper, SIGTERM); }
 
-KeeperReport read_keeper_report(int report_fd) {
-  KeeperReport report;
-  ::fcntl(report_fd, F_SETFL, ::fcntl(report_fd, F_GETFL) | O_NONBLOCK);  // the keeper has ended
+void read_keeper_messages(int report_fd, KeeperReport& report) {
+  ::fcntl(report_fd, F_SETFL, ::fcntl(report_fd, F_GETFL) | O_NONBLOCK);
   ReportRecord record{};
   while (::read(report_fd, &record, sizeof record) == static_cast<ssize_t>(sizeof record)) {
+    record.text[sizeof record.text - 1] = '\0';
     switch (record.kind) {
+      case Message::started: break;
       case Message::exec_failed: report.exec_error = record.value; break;
       case Message::worker_status: report.worker_status = record.value; break;
       case Message::leftovers: report.leftover_processes = record.value; break;
+      case Message::captured_writes:
+        report.captured_writes = record.value;
+        report.first_captured_write = record.text;
+        break;
+      case Message::worker_pid: report.worker_outside_namespace = record.value; break;
       case Message::in_force:
         report.in_force.pid_namespace = record.value & pid_ns;
         report.in_force.user_namespace = record.value & user_ns;
         report.in_force.read_only_outside_scratch = record.value & read_only;
-        report.in_force.process_limit = record.value & nproc;
+        report.in_force.writes_captured = record.value & captured;
+        report.in_force.process_limit = record.value & process_limit;
         break;
     }
   }
-  ::close(report_fd);
-  return report;
 }
 
 }  // namespace kcheck

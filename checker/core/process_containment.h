@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "checker/core/process_count_group.h"
 
 namespace kcheck {
 
@@ -18,22 +21,31 @@ namespace kcheck {
 //   namespace's init, so when it ends the kernel kills every process the
 //   worker started, setsid() daemons included; the mounts it sees are
 //   read-only except the scratch directory, and /proc is the namespace's own;
+//   the directories every process shares for writing (/tmp, /var/tmp,
+//   /dev/shm) are overlays whose upper layer is a fresh tmpfs, so what the
+//   worker writes there is captured, counted and reported, and never reaches
+//   the machine (a write anywhere else outside the scratch is refused, EROFS);
 // - where namespaces are refused, the keeper is a child subreaper: processes
 //   orphaned below it are re-parented to it, and it kills every one it finds
 //   (walking /proc) when the worker ends. Writes outside the scratch are then
 //   not prevented.
 // Either way the worker gets the rlimits below, HOME and TMPDIR pointing at
 // the scratch, which is its working directory, and no capabilities when
-// kcheck runs as root (so it cannot undo its mounts).
+// kcheck runs as root (so it cannot undo its mounts). Its process count is
+// bounded by a cgroup of its own where kcheck may make one
+// (process_count_group.h), else by RLIMIT_NPROC inside a user namespace.
 struct Containment {
   std::filesystem::path scratch;            // must exist: the only writable directory
   std::chrono::seconds cpu_time{0};         // RLIMIT_CPU of each process (all its threads); 0: none
   std::uint64_t address_space = 0;          // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
   std::uint64_t file_size = 1ull << 30;     // RLIMIT_FSIZE: a larger write ends the writer with SIGXFSZ
-  // RLIMIT_NPROC counts every process (thread) of a real user id, and never
-  // applies to root: it is set only inside a user namespace of its own,
+  // Processes (threads) the worker's tree may hold: a cgroup's pids.max, or
+  // RLIMIT_NPROC, which counts every process of a real user id and never
+  // applies to root, so it is set only inside a user namespace of its own,
   // where it counts this worker's tree alone.
   std::uint64_t processes = 4096;
+  // The shared writable directories captured (see above); those absent here are skipped.
+  std::vector<std::filesystem::path> captured_directories = {"/tmp", "/var/tmp", "/dev/shm"};
   bool namespaces = true;  // false: only the subreaper fallback (tests it where namespaces work)
 };
 
@@ -42,7 +54,8 @@ struct ContainmentInForce {
   bool pid_namespace = false;              // everything the worker started ended with it
   bool user_namespace = false;
   bool read_only_outside_scratch = false;  // mount namespace with every other mount read-only
-  bool process_limit = false;              // RLIMIT_NPROC applies
+  bool writes_captured = false;            // the shared writable directories are captured overlays
+  bool process_limit = false;              // a cgroup's pids.max or RLIMIT_NPROC applies
   friend bool operator==(const ContainmentInForce&, const ContainmentInForce&) = default;
   // "PID namespace, read-only outside the scratch directory, ..." for reports.
   std::string describe() const;
@@ -54,6 +67,7 @@ struct ContainedStart {
   pid_t keeper = -1;
   int report_fd = -1;  // read end, close-on-exec
   int error = 0;       // errno when nothing could be started
+  std::unique_ptr<ProcessCountGroup> count_group;  // kept until the keeper has been reaped
 };
 
 // Starts argv (argv[0] absolute or found on PATH) contained, with stdin from
@@ -65,14 +79,17 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
 // (at the timeout). Safe to repeat.
 void stop_contained(pid_t keeper);
 
-// What the keeper reported once it ended (read from `report_fd`, which is
-// then closed): the worker's wait status, or why it could not start.
+// What the keeper reported: the worker's wait status, or why it could not start.
 struct KeeperReport {
   std::optional<int> worker_status;  // as waitpid gives it
   int exec_error = 0;                // errno of a failed execve
   int leftover_processes = 0;        // still running when the worker ended; killed
+  int captured_writes = 0;           // files written (or removed) in the captured directories
+  std::string first_captured_write;  // the first of them, "/tmp/x"
+  pid_t worker_outside_namespace = -1;  // without a PID namespace: the worker's pid (its process group)
   ContainmentInForce in_force;
 };
-KeeperReport read_keeper_report(int report_fd);
+// Adds what the keeper has written to `report_fd` so far (does not wait).
+void read_keeper_messages(int report_fd, KeeperReport& report);
 
 }  // namespace kcheck

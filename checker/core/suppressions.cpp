@@ -195,12 +195,13 @@ std::string why_suppression_not_applied(const Suppression& suppression, const Su
 }
 
 void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, const SuppressionTrust& trust,
-                        Findings& findings) {
+                        Findings& findings, const AuditDeadline& deadline) {
   std::vector<const Suppression*> applied;
   for (const Suppression& suppression : config.entries)
     if (why_suppression_not_applied(suppression, trust).empty()) applied.push_back(&suppression);
   if (applied.empty()) return;
   for (Finding& finding : findings) {
+    deadline.check();
     if (finding.suppressed) continue;
     std::string path = finding.file.empty() ? std::string() : std::string(path_prefix) + finding.file;
     for (const Suppression* entry : applied) {

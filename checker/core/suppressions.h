@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/core/audit_deadline.h"
 #include "checker/core/finding.h"
 
 namespace kcheck {
@@ -75,8 +76,9 @@ bool is_single_rule_code(std::string_view code);
 bool glob_matches(std::string_view pattern, std::string_view path);
 
 // Marks every finding a suppression matches (code prefix and path glob) as
-// suppressed, with the entry's reason; entries `trust` does not apply are left out.
+// suppressed, with the entry's reason; entries `trust` does not apply are left
+// out. Checks `deadline` between findings (AuditTimeout past it).
 void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, const SuppressionTrust& trust,
-                        Findings& findings);
+                        Findings& findings, const AuditDeadline& deadline = {});
 
 }  // namespace kcheck

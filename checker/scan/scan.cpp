@@ -56,10 +56,13 @@ void attach_revision_builds(const std::vector<RepositoryInput>& revisions, std::
   }
 }
 
-// The audit options of one revision: the scan's, with its own deadline.
-AuditOptions revision_options(const AuditOptions& options, const ScanOptions& scan) {
+// The audit options of one revision: the scan's, with the deadline of what
+// is left of its own budget (`spent`: what its collection already used; the
+// other revisions' work never counts against it).
+AuditOptions revision_options(const AuditOptions& options, const ScanOptions& scan,
+                              AuditDeadline::Clock::duration spent = {}) {
   AuditOptions bounded = options;
-  if (scan.repository_timeout) bounded.deadline = AuditDeadline::after(*scan.repository_timeout);
+  if (scan.repository_timeout) bounded.deadline = AuditDeadline::after(*scan.repository_timeout - spent, *scan.repository_timeout);
   return bounded;
 }
 
@@ -70,23 +73,24 @@ std::vector<RepositoryReport> scan_repository(const std::vector<RepositoryInput>
                                               const RuleRegistry& rules, FileFactsCache& cache) {
   std::vector<RepositoryReport> reports(revisions.size());
   std::vector<std::optional<TreeFacts>> trees(revisions.size());
-  std::vector<AuditOptions> bounded(revisions.size());
+  std::vector<AuditDeadline::Clock::duration> collection_time(revisions.size());
   for (std::size_t i = 0; i < revisions.size(); ++i) {
     reports[i].id = revisions[i].id;
     reports[i].revision = revisions[i].revision;
     reports[i].path = revisions[i].path.string();
-    bounded[i] = revision_options(options, scan);
+    const auto started = AuditDeadline::Clock::now();
     try {
-      trees[i] = collect_facts(revisions[i].path, bounded[i], &cache);
+      trees[i] = collect_facts(revisions[i].path, revision_options(options, scan), &cache);
     } catch (const std::exception& error) {
       reports[i].error = error.what();
     }
+    collection_time[i] = AuditDeadline::Clock::now() - started;
   }
   if (revisions.size() > 1) attach_revision_builds(revisions, trees, cache);
   for (std::size_t i = 0; i < revisions.size(); ++i) {
     if (!trees[i]) continue;
     try {
-      reports[i].report = judge(*trees[i], policy, bounded[i], rules);
+      reports[i].report = judge(*trees[i], policy, revision_options(options, scan, collection_time[i]), rules);
       reports[i].report.input = reports[i].path;
     } catch (const std::exception& error) {  // the budget (AuditTimeout), or a rule that failed
       reports[i].report = Report{};

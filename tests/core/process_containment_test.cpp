@@ -5,6 +5,9 @@
 
 #include "tests/support/live_processes.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +100,39 @@ TEST_P(ContainedRun, WritesOutsideTheScratchAreRefusedWhereAMountNamespaceIsInFo
   EXPECT_FALSE(fs::exists(outside));
 }
 
+// The shared temporary directories are overlays in the namespace: the worker
+// reads what the machine has there and writes (and removes) as it likes, but
+// all of it lands in a layer kcheck counts and throws away. A scratch under
+// /tmp stays the real directory.
+TEST_P(ContainedRun, WritesToTheSharedTemporaryDirectoriesAreCapturedCountedAndNeverReachTheMachine) {
+  const fs::path base = fs::path("/tmp") / ("kcheck-containment-test-" + std::to_string(::getpid()) + marker(""));
+  fs::remove_all(base);
+  fs::create_directories(base / "scratch");
+  std::ofstream(base / "existing") << "kept\n";
+  const fs::path created = base.string() + "-created";
+  const fs::path shared_memory = fs::path("/dev/shm") / base.filename();
+  const ProcessEnd end = run_contained("cat '" + (base / "existing").string() + "' && echo x > in-scratch && echo y > '" +
+                                           created.string() + "' && echo z > '" + shared_memory.string() +
+                                           "' && rm '" + (base / "existing").string() + "' && echo done",
+                                       base / "scratch", GetParam());
+  ASSERT_TRUE(end.containment);
+  const bool captured = end.containment->writes_captured;
+  const bool existing_kept = fs::exists(base / "existing");
+  const bool in_scratch = fs::exists(base / "scratch" / "in-scratch");
+  fs::remove_all(base);
+  fs::remove(created);
+  fs::remove(shared_memory);
+  if (!captured) GTEST_SKIP() << end.containment->describe();
+  EXPECT_EQ(end.exit_code, 0) << end.output;
+  EXPECT_EQ(end.output, "kept\ndone\n");
+  EXPECT_TRUE(in_scratch);
+  EXPECT_TRUE(existing_kept);
+  EXPECT_EQ(end.captured_writes, 3) << "the file created in /tmp, the one in /dev/shm, the one removed";
+  const std::vector<std::string> written = {created.string(), shared_memory.string(), (base / "existing").string()};
+  EXPECT_NE(std::find(written.begin(), written.end(), end.first_captured_write), written.end())
+      << end.first_captured_write;
+}
+
 // CUDA's driver does not initialise on a read-only /proc (error 304, seen on
 // an H100): the namespace's own /proc stays writable, the kernel's settings
 // under it do not.
@@ -137,7 +173,12 @@ TEST(ProcessContainment, InForceIsDescribedForTheReport) {
   in_force.read_only_outside_scratch = true;
   EXPECT_EQ(in_force.describe(),
             "PID namespace (nothing the worker starts outlives it); read-only outside its scratch directory; "
-            "no process limit (root, or no user namespace)");
+            "no process limit (no cgroup of its own, and root or no user namespace)");
+  in_force.writes_captured = true;
+  in_force.process_limit = true;
+  EXPECT_EQ(in_force.describe(),
+            "PID namespace (nothing the worker starts outlives it); read-only outside its scratch directory; "
+            "writes to the shared temporary directories captured and reported; process limit");
 }
 
 }  // namespace

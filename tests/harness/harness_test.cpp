@@ -1,5 +1,6 @@
 // `kcheck run`: worker isolation with deliberately bad variants (fixtures.cmake),
 // the dispatcher audit (KO006), KD005 and the bounded process runner.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include "tests/support/live_processes.h"
@@ -33,6 +34,8 @@ const std::vector<std::string> kCases = {"good",          "segv_init",        "a
 // write_outside_init write, if they can.
 const fs::path kDaemonMarker = fs::path(KCHECK_BINARY_DIR) / "harness-daemon.marker";
 const fs::path kOutsideFile = fs::path(KCHECK_BINARY_DIR) / "harness-outside.file";
+// In the shared /tmp, which the containment captures: one name per test process.
+const fs::path kSharedTmpFile = fs::path("/tmp") / ("kcheck-harness-outside-" + std::to_string(::getpid()) + ".file");
 
 // Every fixture variant in one tree, each named after its case, run in one go:
 // one bad variant must not stop the others.
@@ -62,8 +65,10 @@ const HarnessRun& harness_run() {
     }
     fs::remove(kDaemonMarker);
     fs::remove(kOutsideFile);
+    fs::remove(kSharedTmpFile);
     ::setenv("KCHECK_TEST_DAEMON_MARKER", kDaemonMarker.c_str(), 1);
     ::setenv("KCHECK_TEST_OUTSIDE_FILE", kOutsideFile.c_str(), 1);
+    ::setenv("KCHECK_TEST_SHARED_TMP_FILE", kSharedTmpFile.c_str(), 1);
     HarnessOptions harness;
     harness.timeout = std::chrono::seconds(20);
     harness.max_file_size = 8u << 20;  // fill_disk_init writes 64 MiB
@@ -242,12 +247,15 @@ TEST_F(Harness, FillingTheDiskStopsAtTheFileSizeLimitAndIsKD001) {
   expect_one("fill_disk_init", "KD001", {"SIGXFSZ"});
 }
 
-TEST_F(Harness, AWriteOutsideTheScratchDirectoryIsRefused) {
+TEST_F(Harness, AWriteOutsideTheScratchDirectoryIsRefusedOrCapturedAndIsKD003) {
   const std::optional<ContainmentInForce>& in_force = harness_run().facts("write_outside_init").worker.containment;
   ASSERT_TRUE(in_force);
-  if (!in_force->read_only_outside_scratch) GTEST_SKIP() << "no mount namespace here: " << in_force->describe();
-  expect_ran_cleanly("write_outside_init");
+  if (!in_force->read_only_outside_scratch || !in_force->writes_captured)
+    GTEST_SKIP() << "no mount namespace or overlay here: " << in_force->describe();
+  // The build-tree write was refused; the /tmp one captured, named and thrown away.
+  expect_one("write_outside_init", "KD003", {"wrote 1 file outside its scratch directory", kSharedTmpFile.string()});
   EXPECT_FALSE(fs::exists(kOutsideFile));
+  EXPECT_FALSE(fs::exists(kSharedTmpFile));
 }
 
 TEST_F(Harness, EveryWorkerRanContainedAlike) {

@@ -148,6 +148,14 @@ TEST(Suppressions, AnUntrustedRepositoryConfigAppliesNothing) {
   for (const Finding& finding : findings) EXPECT_FALSE(finding.suppressed) << finding.code;
 }
 
+// Matching (findings x entries x glob) is inside the repository's budget too.
+TEST(Suppressions, MatchingPastTheDeadlineIsATimeout) {
+  SuppressionConfig config{"kcheck.toml", {{"KL005", "build/**", "kept", 2}}};
+  Findings findings = findings_to_suppress();
+  EXPECT_THROW(apply_suppressions(config, "", SuppressionTrust{}, findings, AuditDeadline::after(std::chrono::seconds(0))),
+               AuditTimeout);
+}
+
 TEST(Suppressions, AVariantAuditFindsTheRepositoryAboveBuild) {
   SuppressionScope variant = suppression_scope("/repo/build/v");
   EXPECT_EQ(variant.repository_root, fs::path("/repo"));

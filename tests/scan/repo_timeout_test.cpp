@@ -50,5 +50,20 @@ TEST(RepositoryTimeout, TheDefaultIsFiveMinutesAndNoneMeansNoBudget) {
   EXPECT_FALSE(unbounded.repositories[0].failed()) << unbounded.repositories[0].error;
 }
 
+// A revision's judgement gets what is left of its own budget after its own
+// collection (other revisions' collection never counts): the deadline names
+// the whole budget, however little of it is left.
+TEST(RepositoryTimeout, WhatIsLeftOfABudgetNamesTheWholeBudget) {
+  const AuditDeadline spent = AuditDeadline::after(std::chrono::seconds(0), std::chrono::seconds(7));
+  EXPECT_TRUE(spent.passed());
+  try {
+    spent.check();
+    FAIL() << "no AuditTimeout";
+  } catch (const AuditTimeout& timeout) {
+    EXPECT_NE(std::string(timeout.what()).find("time budget of 7 s"), std::string::npos) << timeout.what();
+  }
+  EXPECT_FALSE(AuditDeadline::after(std::chrono::seconds(60), std::chrono::seconds(300)).passed());
+}
+
 }  // namespace
 }  // namespace kcheck::scan_test

@@ -7,15 +7,18 @@
 //   9 JUnit encoding, 11 cache trust, 12 terminal injection and chmod 000: here;
 //   3 deep nesting and long strings, 6 a number that does not parse:
 //     hostile_text_test.cpp; 4 and 5 huge collections: scale_bounds_test.cpp;
-//   7 `kcheck run` containment: here (fork bomb, setsid daemon), tests/harness
-//     (also a disk fill, and a write outside the scratch, refused) and
+//   7 `kcheck run` containment: here (fork bomb, setsid daemon, disk fill, a
+//     write outside the scratch), tests/harness and
 //     tests/core/process_containment_test.cpp;
 //   8 scan report names: tests/scan/scan_cli_test.cpp;
 //   10 stricter than the loader and CPython: tests/metadata, tests/python and
 //     the loader_differential test over the fuzz corpora.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <tuple>
 
 #include "tests/security/security_test_support.h"
 #include "tests/support/live_processes.h"
@@ -181,28 +184,41 @@ TEST_F(HostileRound2, AVariantThatCannotBeListedIsKl007) {
 }
 
 
-// Class 7: kernel code that forks a bomb or starts a setsid() daemon at load
-// gives a finding, and nothing it started outlives the run.
+// Class 7: kernel code that forks a bomb, starts a setsid() daemon, fills the
+// disk or writes outside its scratch directory at load gives a finding, and
+// nothing it started or wrote outlives the run.
 TEST_F(HostileRound2, KernelCodeThatRunsWildIsAFindingAndNothingOutlivesTheRun) {
   const std::string fixtures = KCHECK_HARNESS_FIXTURES_DIR;
   if (fixtures.empty()) GTEST_SKIP() << "no kcheck_worker in this build (no Torch in .venv)";
   const fs::path marker = scratch_.path() / "daemon.marker";
+  // Refused (read-only in the namespace): outside /tmp, which is captured instead.
+  const fs::path outside = fs::path(KCHECK_BINARY_DIR) / ("round2-outside-" + std::to_string(::getpid()));
+  const fs::path shared = fs::path("/tmp") / ("kcheck-round2-outside-" + std::to_string(::getpid()));  // captured
   ::setenv("KCHECK_TEST_DAEMON_MARKER", marker.c_str(), 1);
-  // (A disk fill is KD001 under a file size limit below its 64 MiB: tests/harness,
-  // where HarnessOptions::max_file_size is set; the command's is 1 GiB.)
-  for (const auto& [name, code] : {std::pair<std::string, std::string>{"fork_bomb_init", "KD003"},
-                                   {"setsid_daemon_init", "KD003"}}) {
+  ::setenv("KCHECK_TEST_OUTSIDE_FILE", outside.c_str(), 1);
+  ::setenv("KCHECK_TEST_SHARED_TMP_FILE", shared.c_str(), 1);
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"fork_bomb_init", "KD003", "left 31 processes running"},
+      {"setsid_daemon_init", "KD003", "left 1 process running"},
+      {"fill_disk_init", "KD001", "SIGXFSZ"},  // it writes 64 MiB; the limit below is 8 MiB
+      {"write_outside_init", "KD003", "wrote 1 file outside its scratch directory (" + shared.string()}};
+  for (const auto& [name, code, message] : cases) {
     Bounds bounds;
     bounds.address_space = std::uint64_t{64} << 30;  // the worker maps libtorch
-    const Outcome outcome =
-        kcheck({"run", "--python", "none", "--timeout", "60", "--format", "json", fixtures + "/" + name}, bounds);
+    const Outcome outcome = kcheck({"run", "--python", "none", "--timeout", "60", "--worker-file-size", "8M",
+                                    "--format", "json", fixtures + "/" + name},
+                                   bounds);
     expect_bounded(outcome, 1);
     EXPECT_EQ(codes(outcome.report).count(code), 1u) << name << ": " << outcome.out.substr(0, 3000);
+    EXPECT_NE(outcome.out.find(message), std::string::npos) << name << ": " << outcome.out.substr(0, 3000);
     EXPECT_EQ(testing_support::processes_running("_" + name + "_cpu_abc123"), std::vector<std::string>{}) << name;
   }
   std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
   EXPECT_FALSE(fs::exists(marker)) << "the setsid() daemon outlived the run";
-  ::unsetenv("KCHECK_TEST_DAEMON_MARKER");
+  EXPECT_FALSE(fs::exists(outside)) << "a write outside the scratch reached the machine";
+  EXPECT_FALSE(fs::exists(shared)) << "a write to /tmp reached the machine";
+  for (const char* variable : {"KCHECK_TEST_DAEMON_MARKER", "KCHECK_TEST_OUTSIDE_FILE", "KCHECK_TEST_SHARED_TMP_FILE"})
+    ::unsetenv(variable);
 }
 
 // Class 11: a planted cache entry (40 MB, or another file's facts under this

@@ -16,6 +16,16 @@ std::string left_running(const HarnessFacts& facts) {
          ", at load or in an op); kcheck killed " + (count == 1 ? "it" : "them");
 }
 
+// Files the worker wrote (or removed) in the shared temporary directories,
+// which the containment captured instead of the machine.
+std::string wrote_outside(const HarnessFacts& facts) {
+  const int count = facts.worker.captured_writes;
+  return "the worker wrote " + std::to_string(count) + (count == 1 ? " file" : " files") +
+         " outside its scratch directory (" + facts.worker.first_captured_write + (count > 1 ? ", ..." : "") +
+         "), from " + facts.module_relative_path + "; kcheck captured " + (count == 1 ? "it" : "them") +
+         " and threw " + (count == 1 ? "it" : "them") + " away";
+}
+
 class CrashOrHang final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -41,6 +51,7 @@ class CrashOrHang final : public Rule {
         sink.report(place, "the worker ended with exit status 0 " + phase + facts.module_relative_path +
                                " before its ops were checked (the op calls exit)" + output_excerpt(facts.worker));
       if (facts.worker.leftover_processes > 0) sink.report(harness_place(variant), left_running(facts));
+      if (facts.worker.captured_writes > 0) sink.report(harness_place(variant), wrote_outside(facts));
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           std::string what = op.op + " " + check.dtype + " [" + check.shape + "]";
@@ -61,9 +72,11 @@ deadlock, an endless stream of output while loading) and one that a signal
 or `exit` ended once the module was loaded, naming the op call it was in.
 It also flags an op that wrote outside its output (the guard regions kcheck
 puts around every output changed) and one that left the device in an error
-state (a sticky CUDA error such as an illegal address), and a worker that
+state (a sticky CUDA error such as an illegal address), a worker that
 left processes running when it ended (a fork or a `setsid()` daemon that
-would outlive the user's Python process). Such a kernel hangs, corrupts
+would outlive the user's Python process), and one that wrote outside its
+scratch directory (in /tmp, /var/tmp or /dev/shm, where kcheck captures
+writes; anywhere else they are refused). Such a kernel hangs, corrupts
 memory, kills the user's Python process or leaves work running behind it.
 
 Fix: run the op under a debugger or sanitizer; do not block or loop in
