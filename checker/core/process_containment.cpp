@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+
+#include "checker/core/text_scan.h"
 
 extern char** environ;
 
@@ -89,6 +92,7 @@ struct KeeperPlan {
   bool want_user_namespace = false;
   std::string uid_map, gid_map;
   std::string count_group_procs;  // cgroup.procs of the run's own group, or ""
+  std::string pid_max;            // the PID namespace's own pid_max (Linux 6.14+): the process bound
   std::vector<std::string> captured_directories;
   std::string capture_layer_options;  // tmpfs options of each capture's layer
   Containment limits;
@@ -215,12 +219,30 @@ WriteCapture capture_writes(const char* directory, const char* layer_options) {
 
 // Every mount read-only but the scratch directory (and the captures, whose
 // writes stay in the namespace); false where that could not be done.
+// Since Linux 6.14 each PID namespace has its own pid_max: no process (or
+// thread) of the namespace gets a pid past it, so fork fails there (EAGAIN).
+// Written through the namespace's own /proc before /proc/sys is made read-only,
+// and only where the kernel is 6.14 or later (plan.pid_max is empty
+// otherwise): before, the setting is the machine's.
+bool limit_namespace_pids(const KeeperPlan& plan) {
+  const int fd = ::open("/proc/sys/kernel/pid_max", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  const auto length = static_cast<ssize_t>(plan.pid_max.size());
+  bool limited = ::write(fd, plan.pid_max.data(), plan.pid_max.size()) == length;
+  char text[32] = {};
+  limited = limited && ::pread(fd, text, sizeof text - 1, 0) > 0 &&
+            std::strncmp(text, plan.pid_max.data(), plan.pid_max.size()) == 0;
+  ::close(fd);
+  return limited;
+}
+
 bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace, WriteCapture (&captures)[kMaxCaptures],
-                    std::size_t& capture_count) {
+                    std::size_t& capture_count, bool& pids_limited) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
   // Best effort; only a /proc of its own is made writable again below.
   const bool own_proc =
       own_pid_namespace && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+  pids_limited = own_proc && !plan.pid_max.empty() && limit_namespace_pids(plan);
   // Held before a capture may hide the scratch (one under /tmp).
   const int scratch = ::open(plan.scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (scratch < 0) return false;
@@ -441,10 +463,12 @@ int kill_leftovers(bool own_pid_namespace) {
   }
   WriteCapture captures[kMaxCaptures];
   std::size_t capture_count = 0;
-  if ((clone_flags & CLONE_NEWNS) && confine_mounts(plan, own_pid_namespace, captures, capture_count)) {
+  bool pids_limited = false;
+  if ((clone_flags & CLONE_NEWNS) && confine_mounts(plan, own_pid_namespace, captures, capture_count, pids_limited)) {
     in_force |= read_only;
     if (capture_count > 0) in_force |= captured;
   }
+  if (pids_limited) in_force |= process_limit;
   if (!own_pid_namespace) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   // Without a group of its own, RLIMIT_NPROC in a user namespace (never for root).
   const bool nproc_limit = !(in_force & process_limit) && (in_force & user_ns) && ::getuid() != 0;
@@ -484,6 +508,20 @@ int kill_leftovers(bool own_pid_namespace) {
   send(plan.report_fd, Message::leftovers, kill_leftovers(own_pid_namespace));
   if (in_force & captured) report_captured_writes(plan.report_fd, captures, capture_count);
   ::_exit(0);
+}
+
+// Whether this kernel gives each PID namespace its own pid_max (Linux 6.14).
+bool pid_max_per_namespace() {
+  utsname name{};
+  if (::uname(&name) != 0) return false;
+  const std::string_view release(name.release);  // "6.18.44-fc-v669"
+  const std::size_t major_end = release.find('.');
+  if (major_end == std::string_view::npos) return false;
+  const std::string_view rest = release.substr(major_end + 1);
+  const std::size_t minor_end = std::min(rest.find_first_not_of("0123456789"), rest.size());
+  const auto major = text::parse_decimal<unsigned>(release.substr(0, major_end));
+  const auto minor = text::parse_decimal<unsigned>(rest.substr(0, minor_end));
+  return major && minor && (*major > 6 || (*major == 6 && *minor >= 14));
 }
 
 // argv[0] as execve needs it: a path, looked up on PATH when it has no '/'.
@@ -565,8 +603,11 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   plan.gid_map = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
 
   std::string why_no_group;
-  start.count_group = ProcessCountGroup::create(containment.processes, why_no_group);
+  if (containment.count_group) start.count_group = ProcessCountGroup::create(containment.processes, why_no_group);
   if (start.count_group) plan.count_group_procs = start.count_group->procs_file();
+  // pid_max below 301 is refused (the first 300 pids are reserved after a wrap).
+  if (containment.namespaces && pid_max_per_namespace())
+    plan.pid_max = std::to_string(std::max<std::uint64_t>(containment.processes, 301));
 
   const int namespaces = CLONE_NEWPID | CLONE_NEWNS | (plan.want_user_namespace ? CLONE_NEWUSER : 0);
   int flags = containment.namespaces ? namespaces : 0;

@@ -39,11 +39,13 @@ struct Containment {
   std::chrono::seconds cpu_time{0};         // RLIMIT_CPU of each process (all its threads); 0: none
   std::uint64_t address_space = 0;          // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
   std::uint64_t file_size = 1ull << 30;     // RLIMIT_FSIZE: a larger write ends the writer with SIGXFSZ
-  // Processes (threads) the worker's tree may hold: a cgroup's pids.max, or
-  // RLIMIT_NPROC, which counts every process of a real user id and never
-  // applies to root, so it is set only inside a user namespace of its own,
-  // where it counts this worker's tree alone.
+  // Processes (threads) the worker's tree may hold, by every bound the machine
+  // allows: a cgroup's pids.max (where kcheck may make a cgroup), the PID
+  // namespace's own pid_max (Linux 6.14+; at least 301), and RLIMIT_NPROC,
+  // which counts every process of a real user id and never applies to root,
+  // so it is set only inside a user namespace of its own.
   std::uint64_t processes = 4096;
+  bool count_group = true;  // false: no cgroup is made (tests the other bounds where cgroups work)
   // The shared writable directories captured (see above); those absent here are skipped.
   std::vector<std::filesystem::path> captured_directories = {"/tmp", "/var/tmp", "/dev/shm"};
   bool namespaces = true;  // false: only the subreaper fallback (tests it where namespaces work)

@@ -84,12 +84,15 @@ nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
                           {"percent_of_peak", result.percent_of_peak},
                           {"reference_median_us", result.reference_median_us},
                           {"speedup", result.speedup}});
-  return {{"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
+  nlohmann::json json = {{"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
+  if (!dynamic.containment.empty()) json["containment"] = dynamic.containment;
+  return json;
 }
 
 DynamicResults dynamic_from_json(const nlohmann::json& json) {
   DynamicResults dynamic;
   dynamic.seed = json.at("seed").get<std::uint64_t>();
+  dynamic.containment = json.value("containment", "");
   for (const auto& item : json.at("devices"))
     dynamic.devices.push_back({item.at("variant").get<std::string>(), item.at("name").get<std::string>(),
                                item.at("backend").get<std::string>(), item.at("copy_bandwidth_gbs").get<double>(),

@@ -69,6 +69,7 @@ struct DynamicResults {
   std::vector<DeviceLimits> devices;
   std::vector<OpCheck> op_checks;
   std::vector<BenchmarkResult> benchmarks;
+  std::string containment;  // what confined the kernel's code (ContainmentInForce::describe), "" if unknown
 
   bool empty() const { return devices.empty() && op_checks.empty() && benchmarks.empty(); }
 };

@@ -412,6 +412,7 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
     if (!variant.harness) continue;
     const HarnessFacts& facts = *variant.harness;
     if (facts.seed && facts.ops_planned) dynamic.seed = facts.seed;
+    if (facts.worker.containment && dynamic.containment.empty()) dynamic.containment = facts.worker.containment->describe();
     if (!facts.device_name.empty())
       dynamic.devices.push_back({variant.directory_name, facts.device_name, facts.device_backend,
                                  facts.copy_bandwidth_gbs, 0.0});

@@ -162,6 +162,22 @@ TEST_P(ContainedRun, AForkBombDoesNotOutliveItAndStopsAtTheProcessLimitWhereOneI
   EXPECT_LT(end.leftover_processes, 16);
 }
 
+// Without a cgroup, a PID namespace of its own still bounds the count where
+// the kernel gives it its own pid_max (Linux 6.14; never below 301).
+TEST(ProcessContainment, ThePidNamespacesOwnPidMaxBoundsAForkBombWithoutACgroup) {
+  Containment containment;
+  containment.scratch = scratch_dir("scratch");
+  containment.processes = 16;
+  containment.count_group = false;
+  const ProcessEnd end = run_bounded({"sh", "-c", "for i in $(seq 400); do sleep 94.51 & done"},
+                                     {std::chrono::seconds(30), 64 * 1024, containment});
+  EXPECT_EQ(testing_support::processes_running("94.51").size(), 0u);
+  ASSERT_TRUE(end.containment);
+  if (!end.containment->process_limit) GTEST_SKIP() << end.containment->describe();
+  EXPECT_NE(end.output.find("fork"), std::string::npos) << end.output;
+  EXPECT_LE(end.leftover_processes, 301);
+}
+
 INSTANTIATE_TEST_SUITE_P(ProcessContainment, ContainedRun, ::testing::Values(true, false),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return std::string(info.param ? "Namespaces" : "SubreaperFallback");
