@@ -297,8 +297,7 @@ bool link_stays_inside(const fs::path& file, const fs::path& kernel_dir, std::st
     return false;
   }
   const fs::path root = fs::canonical(kernel_dir, error);
-  const auto [root_end, _] = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
-  if (!error && root_end == root.end()) return true;
+  if (!error && is_inside(target, root)) return true;
   why = "a symbolic link to " + target.string() + ", outside the kernel directory";
   return false;
 }

@@ -1,5 +1,7 @@
 #include "checker/core/bounded_read.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +44,11 @@ std::optional<std::string> read_bounded_file(const std::filesystem::path& file, 
   }
   ::close(descriptor);
   return text;
+}
+
+bool is_inside(const std::filesystem::path& path, const std::filesystem::path& root) {
+  const auto [root_end, path_at] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return root_end == root.end();
 }
 
 }  // namespace kcheck

@@ -18,4 +18,8 @@ inline constexpr std::uint64_t kMaxParsedFileBytes = 16u << 20;
 std::optional<std::string> read_bounded_file(const std::filesystem::path& file, std::uint64_t max_bytes,
                                              std::string& error);
 
+// Whether `path` is `root` or below it, by whole path components, as written
+// (the caller resolves links first where they matter): "/a/bc" is not inside "/a/b".
+bool is_inside(const std::filesystem::path& path, const std::filesystem::path& root);
+
 }  // namespace kcheck

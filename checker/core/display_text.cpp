@@ -2,32 +2,32 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
+
+#include "checker/core/text_scan.h"
 
 namespace kcheck {
 
 namespace {
 
 // The length of the valid UTF-8 sequence starting `text` (1 to 4) and its
-// code point, or 0 when the bytes there are not one (overlong forms, UTF-16
-// surrogates and values above U+10FFFF are not).
+// code point, or 0 when the bytes there are not one. Validity is
+// text::utf8_lead's (RFC 3629: no overlong forms, no UTF-16 surrogates,
+// nothing above U+10FFFF), the same every reader of kcheck uses.
 std::size_t decode_utf8(std::string_view text, char32_t& code_point) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) {
-    code_point = lead;
+  if (byte(0) < 0x80) {
+    code_point = byte(0);
     return 1;
   }
-  std::size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
-  if (length == 0 || lead > 0xf4 || text.size() < length) return 0;
-  code_point = lead & (0x7f >> length);
-  for (std::size_t i = 1; i < length; ++i) {
+  const std::optional<text::Utf8Lead> lead = text::utf8_lead(byte(0));
+  if (!lead || text.size() < lead->length || byte(1) < lead->second_min || byte(1) > lead->second_max) return 0;
+  code_point = byte(0) & (0x7f >> lead->length);
+  for (std::size_t i = 1; i < lead->length; ++i) {
     if ((byte(i) & 0xc0) != 0x80) return 0;
     code_point = (code_point << 6) | (byte(i) & 0x3f);
   }
-  static constexpr char32_t kSmallestOfLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code_point < kSmallestOfLength[length] || code_point > 0x10ffff) return 0;
-  if (code_point >= 0xd800 && code_point <= 0xdfff) return 0;
-  return length;
+  return lead->length;
 }
 
 // Characters that control a display rather than being part of the text.

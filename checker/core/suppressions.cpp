@@ -48,11 +48,6 @@ Suppression read_entry(const toml::node& node, const std::string& source) {
   return suppression;
 }
 
-bool is_inside(const fs::path& path, const fs::path& root) {
-  auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return root_end == root.end();
-}
-
 // The config file as every file of an upload is read: a link must stay inside
 // the repository, only a regular file of a bounded size, never more read than the bound.
 std::optional<std::string> read_config_file(const fs::path& repository_root, const fs::path& path) {

@@ -10,29 +10,14 @@
 #include <map>
 #include <utility>
 
+#include "checker/core/bounded_read.h"
+#include "checker/core/text_scan.h"
+
 namespace kcheck {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
-    i += length;
-  }
-  return true;
-}
-
-bool is_inside(const fs::path& path, const fs::path& root) {
-  auto [root_end, _] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return root_end == root.end();
-}
 
 std::string size_bound_problem(std::uint64_t size, const WalkLimits& limits) {
   if (size <= limits.max_file_size) return "";
@@ -76,7 +61,7 @@ FileEntry inspect(const fs::path& path, const fs::path& variant_root, const fs::
   entry.path = path;
   std::string relative = path.lexically_relative(variant_root).generic_string();
   entry.relative_path = relative;
-  entry.valid_utf8 = is_valid_utf8(relative);
+  entry.valid_utf8 = !text::first_invalid_utf8(relative);
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) {
     entry.kind = FileKind::other;

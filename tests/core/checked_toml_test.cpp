@@ -2,16 +2,14 @@
 // once per dotted part of a 60,000-part table header.
 #include <gtest/gtest.h>
 
+#include "tests/support/repeated_text.h"
+
 #include "checker/core/checked_toml.h"
 
 namespace kcheck {
 namespace {
 
-std::string repeated(std::string_view piece, std::size_t times) {
-  std::string text;
-  for (std::size_t i = 0; i < times; ++i) text += piece;
-  return text;
-}
+using testing_support::repeated;
 
 TEST(CheckedToml, OrdinaryDocumentsPass) {
   EXPECT_FALSE(toml_nesting_problem(R"([general]

@@ -2,17 +2,15 @@
 // number parse that replaced std::stoul, and UTF-8 validation.
 #include <gtest/gtest.h>
 
+#include "tests/support/repeated_text.h"
+
 #include "checker/core/name_shapes.h"
 #include "checker/core/text_scan.h"
 
 namespace kcheck {
 namespace {
 
-std::string repeated(std::string_view piece, std::size_t times) {
-  std::string text;
-  for (std::size_t i = 0; i < times; ++i) text += piece;
-  return text;
-}
+using testing_support::repeated;
 
 TEST(TextScan, ParseDecimalRefusesWhatStoulThrowsOnOrAccepts) {
   EXPECT_EQ(text::parse_decimal<std::uint32_t>("0"), 0u);

@@ -1,6 +1,8 @@
 // analyse_python_source() on the shapes real code takes.
 #include <gtest/gtest.h>
 
+#include "tests/support/repeated_text.h"
+
 #include <algorithm>
 
 #include "checker/python/python_facts.h"
@@ -300,11 +302,7 @@ TEST(PythonAnalyser, EveryTruncationIsHandled) {
 namespace kcheck {
 namespace {
 
-std::string repeated(std::string_view piece, std::size_t times) {
-  std::string text;
-  for (std::size_t i = 0; i < times; ++i) text += piece;
-  return text;
-}
+using testing_support::repeated;
 
 // CPython's nesting limits (issue #14): past them a file does not compile,
 // and no input drives the tokenizer's or parser's recursion deeper.

@@ -7,6 +7,8 @@
 // exact findings.
 #include <gtest/gtest.h>
 
+#include "tests/support/repeated_text.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -69,12 +71,7 @@ class HostileText : public ::testing::Test {
   Outcome outcome_;
 };
 
-std::string repeated(std::string_view piece, std::size_t times) {
-  std::string text;
-  text.reserve(piece.size() * times);
-  for (std::size_t i = 0; i < times; ++i) text += piece;
-  return text;
-}
+using testing_support::repeated;
 
 // std::regex matched these and recursed once per character: a 50,000-byte
 // string was enough to overflow the stack (exit 139, nothing reported).
