@@ -423,8 +423,14 @@ int run_explain_command(const std::string& code) {
   return 0;
 }
 
-int run_rules_command() {
+// `kcheck rules`: a line per rule, or with --format markdown the whole
+// catalogue as docs/rules.md holds it.
+int run_rules_command(const ReportArguments& arguments) {
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
+  if (output_format(arguments) == kcheck::OutputFormat::markdown) {
+    std::cout << kcheck::rule_catalogue_markdown(kcheck::rule_catalogue(rules));
+    return 0;
+  }
   for (const kcheck::Rule* rule : rules.rules()) {
     const kcheck::RuleInfo& info = rule->info();
     std::string severity(kcheck::to_string(info.default_severity));
@@ -551,7 +557,7 @@ int main(int argc, char** argv) {
 
   try {
     if (explain->parsed()) return run_explain_command(explain_code);
-    if (rules->parsed()) return run_rules_command();
+    if (rules->parsed()) return run_rules_command(report);
     if (report_command->parsed()) return run_report_command(saved_report, report);
     if (config->parsed()) return run_config_command(config_dir, report);
     if (build_command->parsed()) return run_build_command(build, report);

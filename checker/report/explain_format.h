@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "checker/core/rule.h"
 
@@ -14,5 +15,13 @@ std::string explanation_with_examples(const RuleInfo& rule);
 
 // The same as Markdown, the examples as code blocks (SARIF help markdown).
 std::string explanation_markdown(const RuleInfo& rule);
+
+// The whole catalogue as one Markdown page (`kcheck rules --format markdown`,
+// committed as docs/rules.md): the families, then each rule under an anchor
+// named after its code in lower case ("#ke001"), which SARIF's helpUri links to.
+std::string rule_catalogue_markdown(const std::vector<RuleInfo>& catalogue);
+
+// The anchor of a rule in that page: "ke001".
+std::string rule_anchor(const std::string& code);
 
 }  // namespace kcheck

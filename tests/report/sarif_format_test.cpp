@@ -17,7 +17,7 @@ namespace {
 
 using namespace kcheck::testing;
 
-const std::string kSarifSchema = std::string(KCHECK_SOURCE_DIR) + "/../shared/reference-data/sarif-schema-2.1.0.json";
+const std::string kSarifSchema = std::string(KCHECK_SOURCE_DIR) + "/tests/report/data/sarif-schema-2.1.0.json";
 
 std::vector<RuleInfo> catalogue() { return rule_catalogue(make_rule_registry()); }
 
