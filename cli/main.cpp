@@ -44,6 +44,7 @@ struct ReportArguments {
   std::uint64_t max_file_size = 0;
   std::size_t max_files = 0;
   std::size_t max_depth = 0;
+  std::string sarif_root;  // "": SARIF URIs relative to the audited root
 };
 
 struct BuildArguments {
@@ -95,6 +96,8 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
   app.add_option("--max-depth", arguments.max_depth, "directory levels walked per variant (default 64)");
   app.add_option("--repo-id", arguments.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
   app.add_option("--threads", arguments.threads, "worker threads (0 = one per hardware thread)");
+  app.add_option("--sarif-root", arguments.sarif_root,
+                 "SARIF paths relative to this directory (the repository root a code-scanning service shows)");
 }
 
 bool colour_wanted(const std::string& output) {
@@ -167,6 +170,7 @@ kcheck::OutputFormat output_format(const ReportArguments& arguments) {
 
 void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   kcheck::RenderOptions options{{colour_wanted(arguments.output)}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
+  if (!arguments.sarif_root.empty()) options.sarif_root = fs::absolute(arguments.sarif_root);
   write_output(kcheck::render_report(report, output_format(arguments), options), arguments.output);
 }
 

@@ -20,6 +20,10 @@ struct RuleInfo {
   std::string explanation; // what it flags, why, and how to fix it
   std::string example_violation;  // a short concrete case the rule flags (`kcheck explain`, HTML, SARIF)
   std::string example_fix;        // the same case, fixed
+  // How much a finding of this rule weighs for security, on the 0-10 scale
+  // code-scanning tools use (GitHub: 7-8.9 high, 9+ critical); 0: not a
+  // security rule. What an attacker gains through it, not how sloppy it is.
+  double security_severity = 0;
 };
 
 // The inputs every rule judges: facts computed once, the policy, options.

@@ -1,4 +1,5 @@
 #pragma once
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@ std::vector<std::string> output_format_names();
 struct RenderOptions {
   TextStyle text;
   std::vector<RuleInfo> rules;
+  std::optional<std::filesystem::path> sarif_root;  // SARIF URIs relative to it (--sarif-root)
 };
 
 // The catalogue of a registry, ordered by code.

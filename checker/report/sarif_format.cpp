@@ -1,6 +1,7 @@
 #include "checker/report/sarif_format.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -14,6 +15,42 @@ namespace {
 
 constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr const char* kRootBaseId = "AUDITED_ROOT";
+constexpr const char* kSourceRootBaseId = "SRCROOT";
+
+// Where result URIs are relative to: the audited root, or the repository
+// root a code-scanning service resolves them against.
+struct UriBase {
+  std::string id;
+  std::string root;    // absolute, as a file:// URI names it
+  std::string prefix;  // from that root to the audited root: "kernels/relu/build/" or ""
+};
+
+UriBase uri_base(const Report& report, const std::optional<std::filesystem::path>& source_root) {
+  if (!source_root) return {kRootBaseId, report.audited_root, ""};
+  const std::filesystem::path relative =
+      std::filesystem::path(report.audited_root).lexically_normal().lexically_relative(source_root->lexically_normal());
+  std::string prefix = relative.generic_string();
+  if (prefix == ".") prefix.clear();
+  if (!prefix.empty() && !prefix.ends_with("/")) prefix += "/";
+  return {kSourceRootBaseId, source_root->string(), prefix};
+}
+
+// FNV-1a (64 bits), hex: a fingerprint, not a security hash.
+std::string fingerprint(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+// What identifies a finding across runs (GitHub matches alerts by it): rule,
+// variant, file, symbol or JSON pointer and message, but not the line, which
+// moves with unrelated edits.
+std::string finding_fingerprint(const Finding& finding) {
+  return fingerprint(finding.code + '\0' + finding.variant + '\0' + finding.file + '\0' + finding.location.symbol +
+                     '\0' + finding.location.json_pointer + '\0' + finding.message);
+}
 
 std::string sarif_level(Severity severity) { return std::string(to_string(severity)); }
 
@@ -55,13 +92,19 @@ nlohmann::json rule_descriptor(const std::string& code, const std::map<std::stri
   descriptor["fullDescription"] = {{"text", info.title}};
   descriptor["help"] = {{"text", explanation_with_examples(info)}, {"markdown", explanation_markdown(info)}};
   descriptor["defaultConfiguration"] = {{"level", sarif_level(info.default_severity)}};
+  if (info.security_severity > 0) {
+    char score[8];
+    std::snprintf(score, sizeof score, "%.1f", info.security_severity);
+    descriptor["properties"] = {{"tags", {"security"}}, {"security-severity", score}};
+  }
   return descriptor;
 }
 
-nlohmann::json finding_location(const Finding& finding) {
+nlohmann::json finding_location(const Finding& finding, const UriBase& base) {
   nlohmann::json location = nlohmann::json::object();
   if (!finding.file.empty()) {
-    nlohmann::json physical = {{"artifactLocation", {{"uri", uri_encode(finding.file)}, {"uriBaseId", kRootBaseId}}}};
+    nlohmann::json physical = {
+        {"artifactLocation", {{"uri", uri_encode(base.prefix + finding.file)}, {"uriBaseId", base.id}}}};
     if (finding.location.line) {
       physical["region"] = {{"startLine", finding.location.line}};
       if (finding.location.column) physical["region"]["startColumn"] = finding.location.column;
@@ -77,12 +120,13 @@ nlohmann::json finding_location(const Finding& finding) {
   return location;
 }
 
-nlohmann::json result(const Finding& finding, int rule_index) {
+nlohmann::json result(const Finding& finding, int rule_index, const UriBase& base) {
   nlohmann::json item = {{"ruleId", finding.code},
                          {"ruleIndex", rule_index},
                          {"level", sarif_level(finding.severity)},
-                         {"message", {{"text", finding.message}}}};
-  nlohmann::json location = finding_location(finding);
+                         {"message", {{"text", finding.message}}},
+                         {"partialFingerprints", {{"kcheckFinding/v1", finding_fingerprint(finding)}}}};
+  nlohmann::json location = finding_location(finding, base);
   if (!location.empty()) item["locations"] = nlohmann::json::array({location});
   nlohmann::json properties = nlohmann::json::object();
   if (!finding.variant.empty()) properties["variant"] = finding.variant;
@@ -95,7 +139,9 @@ nlohmann::json result(const Finding& finding, int rule_index) {
 
 }  // namespace
 
-nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& rules) {
+nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& rules,
+                            const std::optional<std::filesystem::path>& source_root) {
+  const UriBase base = uri_base(report, source_root);
   std::map<std::string, const RuleInfo*> catalogue;
   for (const RuleInfo& info : rules) catalogue[info.code] = &info;
   std::vector<std::string> codes = reported_codes(report);
@@ -106,14 +152,14 @@ nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& r
     descriptors.push_back(rule_descriptor(code, catalogue));
   }
   nlohmann::json results = nlohmann::json::array();
-  for (const Finding& finding : report.findings) results.push_back(result(finding, rule_index.at(finding.code)));
+  for (const Finding& finding : report.findings) results.push_back(result(finding, rule_index.at(finding.code), base));
 
   nlohmann::json run = {
       {"tool",
        {{"driver",
          {{"name", "kcheck"}, {"version", report.tool_version}, {"semanticVersion", report.tool_version},
           {"rules", descriptors}}}}},
-      {"originalUriBaseIds", {{kRootBaseId, {{"uri", root_uri(report.audited_root)}}}}},
+      {"originalUriBaseIds", {{base.id, {{"uri", root_uri(base.root)}}}}},
       {"invocations", nlohmann::json::array({{{"executionSuccessful", true}, {"exitCode", report.gate_status()}}})},
       {"results", results},
       {"properties",

@@ -87,6 +87,43 @@ TEST(SarifFormat, ResultsCarryRuleIdLevelLocationAndSymbol) {
   EXPECT_EQ(suppressed["suppressions"][0]["justification"], "kept on purpose");
 }
 
+// GitHub code scanning: security rules carry tags and a security-severity,
+// every result a fingerprint that survives moved lines, and with --sarif-root
+// paths are relative to the repository a monorepo's kernel lives in.
+TEST(SarifFormat, SecurityRulesFingerprintsAndASourceRootForCodeScanning) {
+  Report report = sample_report();
+  report.findings.push_back({"KP006", Severity::warning, "subprocess.run at import", "", "torch212-cxx11-cpu-x86_64-linux/relu/__init__.py", {.line = 3}});
+  report.rules_run.push_back("KP006");
+  finalise_report(report);
+  const nlohmann::json sarif = render_sarif(report, catalogue(), fs::path("/tmp"));
+  const nlohmann::json& run = sarif["runs"][0];
+  for (const auto& descriptor : run["tool"]["driver"]["rules"]) {
+    if (descriptor["id"] == "KP006") {
+      EXPECT_EQ(descriptor["properties"]["security-severity"], "8.0");
+      EXPECT_EQ(descriptor["properties"]["tags"], nlohmann::json::array({"security"}));
+    } else {
+      EXPECT_FALSE(descriptor.contains("properties")) << descriptor["id"] << " is not a security rule";
+    }
+  }
+  const nlohmann::json& python = result_with_rule(sarif, "KP003");
+  EXPECT_EQ(python["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "my%20kernel/build/torch212-cxx11-cpu-x86_64-linux/relu/helpers.py");
+  EXPECT_EQ(python["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"], "SRCROOT");
+  EXPECT_EQ(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///tmp/");
+
+  Report moved = report;
+  for (Finding& finding : moved.findings)
+    if (finding.code == "KP003") finding.location.line += 10;  // an edit above the finding
+  const std::string fingerprint = python["partialFingerprints"]["kcheckFinding/v1"];
+  EXPECT_EQ(fingerprint.size(), 16u);
+  EXPECT_EQ(result_with_rule(render_sarif(moved, catalogue()), "KP003")["partialFingerprints"]["kcheckFinding/v1"],
+            fingerprint);
+  std::set<std::string> distinct;
+  for (const auto& result : run["results"]) distinct.insert(result["partialFingerprints"]["kcheckFinding/v1"]);
+  EXPECT_EQ(distinct.size(), run["results"].size());
+  EXPECT_EQ(validate(write_scratch("code-scanning.sarif", sarif.dump())).exit_code, 0);
+}
+
 TEST(SarifFormat, CodesUnknownToTheCatalogueStillGetADescriptor) {
   Report report = sample_report();
   nlohmann::json sarif = render_sarif(report, {});

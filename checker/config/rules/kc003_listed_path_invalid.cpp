@@ -49,7 +49,7 @@ src = ["relu_kernel/relu.cu", "../common/util.h"]   # leaves the kernel)ex",
 [kernel.relu]
 backend = "cuda"
 depends = ["torch"]
-src = ["relu_kernel/relu.cu", "relu_kernel/util.h"])ex"};
+src = ["relu_kernel/relu.cu", "relu_kernel/util.h"])ex", 5.0};
 };
 
 }  // namespace

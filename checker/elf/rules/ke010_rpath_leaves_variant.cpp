@@ -69,7 +69,7 @@ is imported): CMake's CMAKE_SKIP_RPATH or `patchelf --remove-rpath`.
 )",
       R"ex(readelf -d _k.abi3.so  ->  RUNPATH [/usr/local/cuda/lib64])ex",
       R"ex(# drop -Wl,-rpath; Torch has loaded the CUDA libraries before the module
-readelf -d _k.abi3.so  ->  (no RPATH or RUNPATH))ex"};
+readelf -d _k.abi3.so  ->  (no RPATH or RUNPATH))ex", 7.5};
 };
 
 }  // namespace

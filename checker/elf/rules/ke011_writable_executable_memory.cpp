@@ -36,7 +36,7 @@ file without `.section .note.GNU-stack,"",@progbits`) and link with
 remain; do not use -z execstack or -N.
 )",
       R"ex(gcc -shared -fPIC -Wl,-z,execstack k.c -o _k.abi3.so)ex",
-      R"ex(gcc -shared -fPIC -Wl,-z,noexecstack k.c -o _k.abi3.so)ex"};
+      R"ex(gcc -shared -fPIC -Wl,-z,noexecstack k.c -o _k.abi3.so)ex", 8.0};
 };
 
 }  // namespace

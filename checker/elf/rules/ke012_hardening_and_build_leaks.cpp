@@ -52,7 +52,7 @@ or CMake's RelWithDebInfo with a separate debug file) and build with
 )",
       R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
       R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so
-strip --strip-debug _k.abi3.so)ex"};
+strip --strip-debug _k.abi3.so)ex", 4.0};
 };
 
 }  // namespace

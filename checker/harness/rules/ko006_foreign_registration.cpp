@@ -59,7 +59,7 @@ Fix: register with TORCH_LIBRARY(<id>, m) / TORCH_LIBRARY_IMPL(<id>, CPU, m)
 only, using the id kernel-builder generates (the `TORCH_EXTENSION_NAME`).
 )",
       R"ex(TORCH_LIBRARY_IMPL(aten, CPU, m) { m.impl("relu", my_relu); })ex",
-      R"ex(TORCH_LIBRARY_IMPL(TORCH_EXTENSION_NAME, CPU, m) { m.impl("relu", my_relu); })ex"};
+      R"ex(TORCH_LIBRARY_IMPL(TORCH_EXTENSION_NAME, CPU, m) { m.impl("relu", my_relu); })ex", 6.5};
 };
 
 }  // namespace

@@ -52,7 +52,7 @@ files, rename paths to UTF-8.
 )",
       R"ex(build/torch213-cxx11-cpu-x86_64-linux/libfoo.so -> /usr/lib/libfoo.so)ex",
       R"ex(# ship a regular file (or drop the dependency)
-cp -L /usr/lib/libfoo.so build/torch213-cxx11-cpu-x86_64-linux/libfoo.so)ex"};
+cp -L /usr/lib/libfoo.so build/torch213-cxx11-cpu-x86_64-linux/libfoo.so)ex", 7.0};
 };
 
 }  // namespace

@@ -152,7 +152,7 @@ Fix: ship what is needed inside the variant and load it relative to
 subprocess.run(["nvidia-smi"])      # at import time)ex",
       R"ex(# query the device through Torch, when needed, inside a function
 def device_name() -> str:
-    return torch.cuda.get_device_name())ex"};
+    return torch.cuda.get_device_name())ex", 8.0};
 };
 
 }  // namespace
