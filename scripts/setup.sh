@@ -11,6 +11,8 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv
   liblief-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
   libkainjow-mustache-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # the portable kcheck (wheel) links LIEF statically, with mbedTLS
+  libmbedtls-dev
   binutils
   # the KE004 fixture links libelf, a library outside the allowed list (tests/elf/fixtures.cmake)
   libelf-dev

@@ -10,33 +10,69 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 extern char** environ;
 
 namespace kcheck {
 
 std::string describe_signal(int signal) {
-  const char* abbreviation = ::sigabbrev_np(signal);
-  const char* description = ::sigdescr_np(signal);
-  if (!abbreviation) return "signal " + std::to_string(signal);
-  std::string text = std::string("SIG") + abbreviation;
-  if (description) text += std::string(" (") + description + ")";
-  return text;
+  // Linux's signal names (signal(7)); glibc's sigabbrev_np is 2.32+, newer
+  // than the glibc floor kcheck itself keeps (manylinux_2_28).
+  static constexpr std::pair<int, const char*> kNames[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},     {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},     {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},   {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGSTKFLT, "SIGSTKFLT"}, {SIGCHLD, "SIGCHLD"}, {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},
+      {SIGTTIN, "SIGTTIN"}, {SIGTTOU, "SIGTTOU"},   {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGIO, "SIGIO"}, {SIGPWR, "SIGPWR"},
+      {SIGSYS, "SIGSYS"}};
+  for (const auto& [number, name] : kNames)
+    if (number == signal) return std::string(name) + " (" + ::strsignal(signal) + ")";
+  return "signal " + std::to_string(signal);
 }
 
 namespace {
 
+// Whether `program` can be started: a path to an executable file, or a name
+// found on PATH.
+bool can_start(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string_view directories = path ? path : "/usr/bin:/bin";
+  while (true) {
+    const std::size_t colon = directories.find(':');
+    const std::string_view directory = directories.substr(0, colon);
+    if (::access((std::string(directory.empty() ? "." : directory) + "/" + program).c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) return false;
+    directories.remove_prefix(colon + 1);
+  }
+}
+
 // Starts argv[0] in its own process group with posix_spawn; the pid, or -1
-// with the reason in `end.output`.
-pid_t spawn_in_process_group(const std::vector<std::string>& argv, int output_fd,
+// with the reason in `end.output`. In another directory through /bin/sh's
+// `cd`: posix_spawn_file_actions_addchdir_np is glibc 2.29, newer than the
+// floor kcheck itself keeps (manylinux_2_28).
+pid_t spawn_in_process_group(const std::vector<std::string>& program_argv, int output_fd,
                              const std::filesystem::path& directory, ProcessEnd& end) {
+  if (program_argv.empty() || !can_start(program_argv[0])) {
+    end.output = "cannot start " + (program_argv.empty() ? std::string("nothing") : program_argv[0]) + ": " +
+                 std::strerror(ENOENT);
+    return -1;
+  }
+  std::vector<std::string> argv = program_argv;
+  if (!directory.empty()) {
+    argv = {"/bin/sh", "-c", "cd -- \"$1\" && shift && exec \"$@\"", "kcheck", directory.string()};
+    argv.insert(argv.end(), program_argv.begin(), program_argv.end());
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
@@ -49,7 +85,7 @@ pid_t spawn_in_process_group(const std::vector<std::string>& argv, int output_fd
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (spawn_error == 0) return pid;
-  end.output = "cannot start " + argv[0] + ": " + std::strerror(spawn_error);
+  end.output = "cannot start " + program_argv[0] + ": " + std::strerror(spawn_error);
   return -1;
 }
 

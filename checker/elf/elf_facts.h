@@ -62,6 +62,7 @@ struct ElfFacts {
   std::uint16_t machine = 0;  // e_machine
   std::string machine_name;   // "x86_64", "aarch64", or "EM_<n>"
   std::uint16_t elf_type = 0; // e_type (ET_DYN = 3)
+  bool program_interpreter = false;  // PT_INTERP: a program (PIE or not), not a library Python imports
 
   std::vector<std::string> needed;
   std::string soname;

@@ -27,6 +27,7 @@ std::string machine_name(std::uint16_t machine, const ElfImage& image) {
 constexpr std::uint32_t kLoadSegment = 1;
 constexpr std::uint32_t kStackSegment = 0x6474e551;  // PT_GNU_STACK
 constexpr std::uint32_t kRelroSegment = 0x6474e552;  // PT_GNU_RELRO
+constexpr std::uint32_t kInterpreterSegment = 3;     // PT_INTERP
 constexpr std::uint32_t kExecutable = 1, kWritable = 2;
 
 constexpr std::uint32_t kDynamicSection = 6;  // SHT_DYNAMIC
@@ -72,6 +73,7 @@ void read_segments(const ElfImage& image, ElfFacts& facts) {
       facts.executable_stack = (segment.flags & kExecutable) != 0;
     }
     if (segment.type == kRelroSegment) facts.has_relro = true;
+    if (segment.type == kInterpreterSegment) facts.program_interpreter = true;
     if (segment.type == kLoadSegment && (segment.flags & kWritable) && (segment.flags & kExecutable)) {
       facts.writable_and_executable_segment = true;
     }

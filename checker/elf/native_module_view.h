@@ -29,6 +29,9 @@ struct NativeModuleView {
   // A usable ELF (read without error), else null.
   const ElfFacts* elf() const { return module.elf && module.elf->error.empty() ? &*module.elf : nullptr; }
   const MachOFacts* macho() const { return module.macho && module.macho->error.empty() ? &*module.macho : nullptr; }
+  // A program (ET_EXEC, or a PIE with PT_INTERP) rather than a library: the
+  // rules about Python extension modules (KE005, KE008, KE009) do not apply.
+  bool is_program() const { return elf() && (elf()->elf_type == 2 || elf()->program_interpreter); }
 };
 
 // Calls visit(NativeModuleView) for every native module of every variant.

@@ -292,7 +292,9 @@ fs::path HarnessOptions::default_worker_path() {
 LocalTorch query_local_torch(const HarnessOptions& options) {
   LocalTorch torch;
   if (options.worker.empty() || !fs::exists(options.worker)) {
-    torch.problem = "kcheck_worker is not built (no Torch in the repository's .venv when kcheck was configured)";
+    torch.problem =
+        "kcheck_worker is not built (no Torch in the repository's .venv when kcheck was configured, or a wheel: "
+        "build kcheck from source beside a Torch, README \"Set-up\")";
     return torch;
   }
   ProcessLimits limits{std::chrono::milliseconds(60000), 64 * 1024};

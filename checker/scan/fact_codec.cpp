@@ -23,7 +23,7 @@ template <typename Archive> void members(Archive& a, ElfFacts& e) {
     e.version_needs, e.exports, e.has_gnu_stack, e.executable_stack, e.writable_and_executable_segment, e.has_relro, e.bind_now,
     e.text_relocations, e.has_debug_sections, e.debug_section_names, e.leaked_build_paths, e.read_only_data_build_paths,
     e.read_only_data_scanned, e.device_code,
-    e.torch_library_namespaces, e.more_torch_library_namespaces);
+    e.torch_library_namespaces, e.more_torch_library_namespaces, e.program_interpreter);
 }
 template <typename Archive> void members(Archive& a, MachOFacts& m) {
   a(m.error, m.arch, m.libraries, m.imported_symbols, m.exported_symbols, m.minimum_macos);

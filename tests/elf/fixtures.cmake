@@ -38,6 +38,15 @@ kcheck_elf_fixture(_origin_rpath.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-rpat
 kcheck_elf_fixture(_escaping_rpath.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-rpath,$ORIGIN/../../lib)
 kcheck_elf_fixture(_execstack.abi3.so clean.c ${cc} ${elf_hardened} -Wl,-z,execstack)
 kcheck_elf_fixture(_text_relocation.abi3.so text_relocation.c ${cc} ${elf_hardened} -w)
+# A program named like a module: judged as a program (a note), not as one.
+add_custom_command(
+  OUTPUT ${elf_fixture_dir}/_program.abi3.so
+  COMMAND ${cc} -fPIE -pie -rdynamic -O1 -Wl,-z,relro,-z,now -o ${elf_fixture_dir}/_program.abi3.so
+          ${elf_fixture_sources}/program.c
+  DEPENDS ${elf_fixture_sources}/program.c
+  COMMENT "ELF fixture _program.abi3.so"
+  VERBATIM)
+list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_program.abi3.so)
 kcheck_elf_fixture(_debug_leak.abi3.so clean.c ${cc} ${elf_hardened} -g -fdebug-prefix-map=${elf_fixture_sources}=/home/builder/kernel)
 kcheck_elf_fixture(_needs_libelf.abi3.so clean.c ${cc} ${elf_hardened} -Wl,--no-as-needed -lelf)
 kcheck_elf_fixture(_torch_registrations.abi3.so torch_registrations.cpp ${cxx} ${elf_hardened})

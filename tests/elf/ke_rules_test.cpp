@@ -51,6 +51,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RuleCase{"_clean.abi3.so", "hub", "torch213-cxx11-cpu-aarch64-linux", {"KE007"}},
                       RuleCase{"_clean.abi3.so", "hub", "torch213-cpu-aarch64-darwin", {"KE007"}},
                       RuleCase{"_renamed.abi3.so", "hub", kLinuxCpu, {"KE008"}},
+                      // a program: KE008 a note that it is one; KE001 for this glibc's start file
+                      RuleCase{"_program.abi3.so", "hub", kLinuxCpu, {"KE001", "KE008"}},
                       RuleCase{"_default_visibility.abi3.so", "hub", kLinuxCpu, {"KE009"}},
                       RuleCase{"_absolute_rpath.abi3.so", "hub", kLinuxCpu, {"KE010"}},
                       RuleCase{"_escaping_rpath.abi3.so", "hub", kLinuxCpu, {"KE010"}},
@@ -104,6 +106,15 @@ TEST(NativeRuleMessages, AVersionNeedNoSymbolUsesIsJudgedAndNamed) {
   EXPECT_EQ(findings[0].location.symbol, "GLIBC_ABI_DT_RELR");
   EXPECT_NE(findings[0].message.find("libc.so.6 needs GLIBC_ABI_DT_RELR (glibc 2.36)"), std::string::npos) << findings[0].message;
   EXPECT_NE(findings[0].message.find("GLIBC up to 2.28"), std::string::npos) << findings[0].message;
+}
+
+TEST(NativeRuleMessages, AProgramIsSaidToBeOneInsteadOfJudgedAsAModule) {
+  const Findings findings = run_native_rules(tree_with_module(elf_fixture("_program.abi3.so"), kLinuxCpu), load_policy("hub"));
+  const auto note = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.code == "KE008"; });
+  ASSERT_NE(note, findings.end());
+  EXPECT_EQ(note->severity, Severity::note);
+  EXPECT_NE(note->message.find("is a program"), std::string::npos) << note->message;
+  EXPECT_NE(note->message.find("KE005, KE008 and KE009 do not apply"), std::string::npos) << note->message;
 }
 
 TEST(NativeRuleMessages, NotAbi3NameSaysWhatTheNameFailsToTell) {

@@ -15,7 +15,7 @@ class NotAbi3 final : public Rule {
     const PythonPolicy& python = context.policy.python;
     for_each_native_module(context.tree, [&](const NativeModuleView& view) {
       // TVM-FFI libraries are not Python extension modules.
-      if (view.variant_is(VariantKind::tvm_ffi)) return;
+      if (view.variant_is(VariantKind::tvm_ffi) || view.is_program()) return;  // KE008 says why for a program
       if (!view.file_name().ends_with(".abi3.so")) {
         sink.report(view.place(), "file name '" + std::string(view.file_name()) + "' is not named as an abi3 module (<id>.abi3.so): "
                                   "the kernels loader and packaging cannot tell that it is abi3");

@@ -23,6 +23,12 @@ class MissingPyInit final : public Rule {
   void check(const RuleContext& context, FindingSink& sink) const override {
     for_each_native_module(context.tree, [&](const NativeModuleView& view) {
       if (view.variant_is(VariantKind::tvm_ffi) || (!view.elf() && !view.macho())) return;  // KE007 reports unreadable files
+      if (view.is_program()) {
+        sink.report(Severity::note, view.place(),
+                    "is a program (it names a program interpreter), not a Python extension module: the module "
+                    "rules KE005, KE008 and KE009 do not apply to it");
+        return;
+      }
       const std::string init = "PyInit_" + std::string(view.python_module_name());
       if (exports_symbol(view, init)) return;
       sink.report(view.place(init), "does not export " + init + ": `import " + std::string(view.python_module_name()) +

@@ -37,7 +37,7 @@ class DefaultVisibilityExports final : public Rule {
   void check(const RuleContext& context, FindingSink& sink) const override {
     constexpr std::size_t kShown = 5;
     for_each_native_module(context.tree, [&](const NativeModuleView& view) {
-      if (view.variant_is(VariantKind::tvm_ffi)) return;  // its exports are its interface
+      if (view.variant_is(VariantKind::tvm_ffi) || view.is_program()) return;  // its exports are its interface
       const std::vector<std::string> exports = shared_exports(view);
       if (exports.empty()) return;
       std::vector<std::string> shown;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The shell step of action.yml, runnable anywhere (tests/integrations runs it):
+# installs kcheck unless KCHECK_INSTALL=none (then the kcheck on PATH is used),
+# audits KCHECK_PATH with KCHECK_ARGS as GitHub annotations, writes the SARIF
+# report (paths relative to the repository, --sarif-root) and exits as the gate.
+#   KCHECK_PATH (default .), KCHECK_ARGS, KCHECK_VERSION (pip version; empty:
+#   KCHECK_SOURCE, this checkout), KCHECK_INSTALL=none, GITHUB_OUTPUT (optional)
+set -euo pipefail
+path=${KCHECK_PATH:-.}
+read -r -a args <<<"${KCHECK_ARGS:-}"
+if [[ "${KCHECK_INSTALL:-pip}" != none ]]; then
+  if [[ -n "${KCHECK_VERSION:-}" ]]; then python -m pip install --quiet "kcheck==$KCHECK_VERSION"
+  else python -m pip install --quiet "${KCHECK_SOURCE:?KCHECK_SOURCE or KCHECK_VERSION}"; fi
+fi
+kcheck --version
+out=${RUNNER_TEMP:-$(mktemp -d)}
+status=0
+kcheck check "$path" "${args[@]}" --format json -o "$out/kcheck.json" || status=$?
+[[ $status -le 1 ]] || exit "$status"  # kcheck could not do its job: no report to show
+# One audit, rendered twice: annotations on the pull request, SARIF for code scanning.
+kcheck report "$out/kcheck.json" --format github || true
+kcheck report "$out/kcheck.json" --format sarif --sarif-root "$PWD" -o "$out/kcheck.sarif" || true
+[[ -z "${GITHUB_OUTPUT:-}" ]] || echo "sarif=$out/kcheck.sarif" >>"$GITHUB_OUTPUT"
+exit "$status"
