@@ -38,6 +38,7 @@ struct ReportArguments {
   bool strict = false;
   bool security = false;
   bool no_repo_config = false;  // suppressions in the repository are reported, not applied
+  bool local_build = false;     // required variants this machine cannot build are a note (KL006)
   std::string repo_id;
   unsigned threads = 0;
   // Walk bounds; 0 keeps the default (kcheck::WalkLimits; a lower file size under --security).
@@ -142,6 +143,7 @@ kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kchec
   options.strict = arguments.strict;
   options.security = arguments.security;
   options.apply_repository_suppressions = !arguments.security && !arguments.no_repo_config;
+  options.local_build = arguments.local_build && !arguments.security;  // an upload is never a local build
   options.repo_id = arguments.repo_id;
   options.threads = arguments.threads;
   if (arguments.security) options.limits.max_file_size = kcheck::WalkLimits::kSecurityMaxFileSize;
@@ -477,6 +479,9 @@ int main(int argc, char** argv) {
   app.add_flag("--no-repo-config", report.no_repo_config,
                "report the repository's kcheck.toml/pyproject.toml suppressions but do not apply them "
                "(always so under --security)");
+  app.add_flag("--local-build", report.local_build,
+               "judge a local build: required variants of other Torch/CUDA releases are a note (KL006), "
+               "not an error; never under --security");
 
   std::string explain_code;
   CLI::App* explain = add_command(app, "explain", "print a rule's explanation, with the fix");

@@ -22,6 +22,9 @@ struct AuditOptions {
   ProgressSink* progress = nullptr;  // counts files scanned, bytes hashed, variants run; none: silent
   WalkLimits limits;        // --max-depth, --max-files, --max-file-size
   AuditDeadline deadline;   // kcheck scan --repo-timeout; by default none
+  // --local-build: judge what this machine built, not an upload; required
+  // variants it cannot build (other Torch or CUDA releases) are a note (KL006).
+  bool local_build = false;
 };
 
 // Which of the repository's suppressions an audit applies: none under

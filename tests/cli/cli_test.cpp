@@ -68,6 +68,21 @@ TEST(Cli, ErrorsExitOneAndNameTheOffendingThing) {
   EXPECT_NE(result.out.find("torch212-cxx11-cpu-x86_64-linux"), std::string::npos) << "names the missing variant";
 }
 
+// A local build cannot hold the variants of other Torch releases: KL006 says
+// what each missing one is built with, and --local-build makes it a note
+// (the gate passes); an upload (--security) is always judged in full.
+TEST(Cli, MissingVariantsSayWhatBuildsThemAndALocalBuildIsNotFailedForThem) {
+  const RunResult upload = kcheck(fixture("kl006_required_variant_missing"));
+  EXPECT_EQ(upload.exit_code, 1);
+  EXPECT_NE(upload.out.find("torch212-cxx11-cpu-x86_64-linux (Torch 2.12)"), std::string::npos) << upload.out;
+  EXPECT_NE(upload.out.find("--local-build"), std::string::npos) << upload.out;
+  const RunResult local = kcheck("--local-build " + fixture("kl006_required_variant_missing"));
+  EXPECT_EQ(local.exit_code, 0) << local.out;
+  EXPECT_NE(local.out.find("KL006"), std::string::npos) << "still said, as a note: " << local.out;
+  EXPECT_NE(local.out.find("a local build (--local-build) is not judged on them"), std::string::npos) << local.out;
+  EXPECT_EQ(kcheck("--security --local-build --format json " + fixture("kl006_required_variant_missing")).exit_code, 1);
+}
+
 TEST(Cli, MissingPathExitsTwoWithOneLine) {
   RunResult result = kcheck("/no/such/kernel");
   EXPECT_EQ(result.exit_code, 2);

@@ -2,9 +2,11 @@
 #include <map>
 #include <set>
 
+#include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/tree_facts.h"
 #include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/layout/variant_name.h"
 
 namespace kcheck {
 namespace {
@@ -28,11 +30,18 @@ class IncompleteVariantSet final : public Rule {
       if (!covered.contains({set.system, set.backend})) continue;
       std::string missing;
       for (const std::string& name : set.variants)
-        if (!present.contains(name)) missing += (missing.empty() ? "" : ", ") + name;
-      if (!missing.empty())
+        if (!present.contains(name)) missing += (missing.empty() ? "" : ", ") + name + what_builds(name);
+      if (missing.empty()) continue;
+      const std::string message = "the " + set.backend + " variants for " + set.system +
+                                  " are incomplete under policy '" + context.policy.name + "': missing " + missing;
+      if (context.options.local_build)
+        sink.report(Severity::note, {.file = relative_build_dir(context.tree)},
+                    message + "; a local build (--local-build) is not judged on them, an upload is");
+      else
         sink.report({.file = relative_build_dir(context.tree)},
-                    "the " + set.backend + " variants for " + set.system + " are incomplete under policy '" +
-                        context.policy.name + "': missing " + missing);
+                    message + ". Each is built with that Torch (and CUDA) release: kernel-builder builds the whole "
+                              "set; `kcheck build` builds for the Torch it finds. To judge only what this machine "
+                              "built, add --local-build");
     }
     for (const std::string& name : present)
       if (!required_anywhere.contains(name))
@@ -42,6 +51,17 @@ class IncompleteVariantSet final : public Rule {
   }
 
  private:
+  // " (Torch 2.12, CUDA 12.6)": what a missing variant is built with.
+  static std::string what_builds(const std::string& variant) {
+    const std::optional<VariantName> name = parse_variant_name(variant);
+    if (!name || name->kind != VariantKind::torch) return "";
+    std::string text = " (Torch " + name->framework_version.str();
+    if (name->backend == "cuda") text += ", CUDA " + name->backend_version.str();
+    if (name->backend == "rocm") text += ", ROCm " + name->backend_version.str();
+    if (name->backend == "xpu") text += ", XPU " + name->backend_version.str();
+    return text + ")";
+  }
+
   static std::string relative_build_dir(const TreeFacts& tree) {
     return tree.build_dir.lexically_relative(tree.audited_root).generic_string();
   }
