@@ -17,12 +17,16 @@ std::string family_of(const std::string& code) {
   return code.substr(0, end);
 }
 
-std::string family_title(const std::string& family) {
+const std::map<std::string, std::string>& family_titles() {
   static const std::map<std::string, std::string> titles = {
       {"KL", "layout"},          {"KM", "metadata.json"}, {"KE", "native module"}, {"KP", "Python code"},
       {"KO", "operator namespace"}, {"KC", "build.toml"}, {"KD", "dynamic harness"}, {"KB", "benchmarks"}};
-  auto found = titles.find(family);
-  return found == titles.end() ? family : family + " " + found->second;
+  return titles;
+}
+
+std::string family_title(const std::string& family) {
+  auto found = family_titles().find(family);
+  return found == family_titles().end() ? family : family + " " + found->second;
 }
 
 // XML 1.0 text and attribute values: markup escaped, characters XML cannot
@@ -65,8 +69,10 @@ struct Suite {
   std::map<std::string, std::vector<const Finding*>> by_family;
 };
 
+// A family none of whose rules ran (--select, --ignore; KD and KB outside
+// `kcheck run`/`bench`) is a skipped test case, never a pass.
 void write_case(std::ostream& out, const std::string& suite, const std::string& family,
-                const std::vector<const Finding*>& findings, bool strict) {
+                const std::vector<const Finding*>& findings, bool strict, bool ran) {
   int failing = 0;
   std::string all;
   for (const Finding* finding : findings) {
@@ -76,7 +82,7 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
   out << "    <testcase name=\"" << xml_escape(family_title(family)) << "\" classname=\"" << xml_escape(suite)
       << "\"";
   if (findings.empty()) {
-    out << "/>\n";
+    out << (ran ? "/>\n" : ">\n      <skipped message=\"no rule of this family ran\"/>\n    </testcase>\n");
     return;
   }
   out << ">\n";
@@ -101,9 +107,11 @@ int failing_cases(const Suite& suite, bool strict) {
 }  // namespace
 
 std::string render_junit(const Report& report) {
-  std::set<std::string> families;
-  for (const std::string& code : report.rules_run) families.insert(family_of(code));
-  for (const Finding& finding : report.findings) families.insert(family_of(finding.code));
+  std::set<std::string> ran;
+  for (const std::string& code : report.rules_run) ran.insert(family_of(code));
+  for (const Finding& finding : report.findings) ran.insert(family_of(finding.code));
+  std::set<std::string> families = ran;
+  for (const auto& [family, title] : family_titles()) families.insert(family);
 
   // Tree-level findings (no variant) get their own suite, named like the text output does.
   std::vector<Suite> suites;
@@ -133,22 +141,31 @@ std::string render_junit(const Report& report) {
 
   int total_cases = 0;
   int total_failures = 0;
+  const auto skipped = [&](const Suite& suite) {
+    int count = 0;
+    for (const auto& [family, findings] : suite.by_family) count += findings.empty() && !ran.contains(family);
+    return count;
+  };
+  int total_skipped = 0;
   for (const Suite& suite : suites) {
     total_cases += static_cast<int>(suite.by_family.size());
     total_failures += failing_cases(suite, report.strict);
+    total_skipped += skipped(suite);
   }
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"kcheck\" tests=\"" << total_cases << "\" failures=\"" << total_failures
-      << "\" errors=\"0\">\n";
+      << "\" errors=\"0\" skipped=\"" << total_skipped << "\">\n";
   for (const Suite& suite : suites) {
     out << "  <testsuite name=\"" << xml_escape(suite.name) << "\" tests=\"" << suite.by_family.size()
-        << "\" failures=\"" << failing_cases(suite, report.strict) << "\" errors=\"0\" skipped=\"0\">\n"
+        << "\" failures=\"" << failing_cases(suite, report.strict) << "\" errors=\"0\" skipped=\"" << skipped(suite)
+        << "\">\n"
         << "    <properties>\n"
         << "      <property name=\"policy\" value=\"" << xml_escape(report.policy_name) << "\"/>\n"
         << "      <property name=\"audited_root\" value=\"" << xml_escape(report.audited_root) << "\"/>\n"
         << "    </properties>\n";
-    for (const auto& [family, findings] : suite.by_family) write_case(out, suite.name, family, findings, report.strict);
+    for (const auto& [family, findings] : suite.by_family)
+      write_case(out, suite.name, family, findings, report.strict, ran.contains(family));
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

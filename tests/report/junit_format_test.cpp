@@ -43,13 +43,18 @@ TEST(JunitFormat, SuitePerVariantCasePerFamilyFailuresCarryFindings) {
   for (const auto& suite : junit["suites"]) names.push_back(suite["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"tree", "torch212-cxx11-cpu-x86_64-linux",
                                              "torch213-cxx11-cu130-x86_64-linux"}));
-  // Families that ran: KE, KL, KM, KP -> four cases in each suite.
-  EXPECT_EQ(junit["tests"], 12);
+  // Every family is a case in each suite: KE, KL, KM, KP ran; KB, KC, KD, KO
+  // did not and are skipped, never passes.
+  EXPECT_EQ(junit["tests"], 24);
   EXPECT_EQ(junit["failures"], 3);  // tree KL, cpu KP, cu130 KE
+  EXPECT_EQ(junit["skipped"], 12);
 
   const nlohmann::json& cpu = suite_named(junit, "torch212-cxx11-cpu-x86_64-linux");
-  EXPECT_EQ(cpu["tests"], 4);
+  EXPECT_EQ(cpu["tests"], 8);
   EXPECT_EQ(cpu["failures"], 1);
+  EXPECT_EQ(cpu["skipped"], 4);
+  EXPECT_TRUE(case_named(cpu, "KD dynamic harness")["skipped"]);
+  EXPECT_FALSE(case_named(cpu, "KE native module")["skipped"]);
   const nlohmann::json& python = case_named(cpu, "KP Python code");
   EXPECT_EQ(python["classname"], "torch212-cxx11-cpu-x86_64-linux");
   ASSERT_TRUE(python["failure"].is_string());

@@ -1,7 +1,7 @@
 """Parses a JUnit XML file with xml.etree and prints its structure as JSON (test helper).
 
-usage: junit_to_json.py FILE -> {"tests", "failures", "suites": [{"name", "tests", "failures",
-       "cases": [{"name", "classname", "failure", "system_out"}]}]}; exit 1 when it does not parse
+usage: junit_to_json.py FILE -> {"tests", "failures", "skipped", "suites": [{"name", "tests", "failures",
+       "skipped", "cases": [{"name", "classname", "failure", "system_out", "skipped"}]}]}; exit 1 when it does not parse
        or the root is not <testsuites>.
 """
 import json
@@ -27,8 +27,11 @@ for suite in root.findall("testsuite"):
     cases = [{"name": case.get("name"), "classname": case.get("classname"),
               "failure": text_of(case.find("failure")),
               "failure_message": None if case.find("failure") is None else case.find("failure").get("message"),
-              "system_out": text_of(case.find("system-out"))}
+              "system_out": text_of(case.find("system-out")),
+              "skipped": case.find("skipped") is not None}
              for case in suite.findall("testcase")]
     suites.append({"name": suite.get("name"), "tests": int(suite.get("tests")),
-                   "failures": int(suite.get("failures")), "cases": cases})
-print(json.dumps({"tests": int(root.get("tests")), "failures": int(root.get("failures")), "suites": suites}))
+                   "failures": int(suite.get("failures")), "skipped": int(suite.get("skipped", "0")),
+                   "cases": cases})
+print(json.dumps({"tests": int(root.get("tests")), "failures": int(root.get("failures")),
+                  "skipped": int(root.get("skipped", "0")), "suites": suites}))
