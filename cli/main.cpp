@@ -1,6 +1,7 @@
 // The kcheck executable: parses arguments and wires them to the library.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -98,7 +99,8 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
   app.add_option("--repo-id", arguments.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
   app.add_option("--threads", arguments.threads, "worker threads (0 = one per hardware thread)");
   app.add_option("--sarif-root", arguments.sarif_root,
-                 "SARIF paths relative to this directory (the repository root a code-scanning service shows)");
+                 "SARIF (and github, concise) paths relative to this directory: the repository root a "
+                 "code-scanning service shows (default for github/concise: the current directory)");
 }
 
 bool colour_wanted(const std::string& output) {
@@ -172,8 +174,11 @@ kcheck::OutputFormat output_format(const ReportArguments& arguments) {
 
 void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   kcheck::RenderOptions options{{colour_wanted(arguments.output)}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
-  if (!arguments.sarif_root.empty()) options.sarif_root = fs::absolute(arguments.sarif_root);
-  write_output(kcheck::render_report(report, output_format(arguments), options), arguments.output);
+  const kcheck::OutputFormat format = output_format(arguments);
+  const bool line_format = format == kcheck::OutputFormat::github || format == kcheck::OutputFormat::concise;
+  if (!arguments.sarif_root.empty()) options.source_root = fs::absolute(arguments.sarif_root);
+  else if (line_format) options.source_root = fs::current_path();  // clickable from where kcheck ran
+  write_output(kcheck::render_report(report, format, options), arguments.output);
 }
 
 // A progress line on stderr while the work runs, only when stderr is a
@@ -463,6 +468,36 @@ void refuse_stray_path(const CLI::App& app, const CLI::Option& path) {
   throw CLI::ExtrasError(commands.front()->get_name(), path.results());
 }
 
+// Edits (insert, delete, replace) between two short words.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// `kcheck chek x`: a PATH that does not exist but is spelled like a command
+// is a mistyped command, not a missing kernel: what to say instead, or "".
+std::string mistyped_command(const CLI::App& app, const std::string& path) {
+  std::error_code error;
+  if (path.empty() || path.find('/') != std::string::npos || fs::exists(path, error)) return "";
+  std::string nearest;
+  std::size_t nearest_distance = 3;  // at most two edits away
+  for (const CLI::App* command : app.get_subcommands({})) {
+    const std::size_t distance = edit_distance(path, command->get_name());
+    if (distance < nearest_distance) nearest = command->get_name(), nearest_distance = distance;
+  }
+  return nearest.empty() ? "" : "unknown command '" + path + "'; did you mean '" + nearest + "'?";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -482,6 +517,12 @@ int main(int argc, char** argv) {
   app.add_flag("--local-build", report.local_build,
                "judge a local build: required variants of other Torch/CUDA releases are a note (KL006), "
                "not an error; never under --security");
+
+  std::string check_path = ".";
+  CLI::App* check = add_command(app, "check", "audit a kernel (the same as `kcheck PATH`)");
+  check->add_option("path", check_path,
+                    "kernel repository (audits PATH/build), build directory, one variant, or one native module")
+      ->capture_default_str();
 
   std::string explain_code;
   CLI::App* explain = add_command(app, "explain", "print a rule's explanation, with the fix");
@@ -558,7 +599,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& success) {
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    std::cerr << "kcheck: " << error.what() << "\n";
+    const std::string mistyped = path_option->count() ? mistyped_command(app, path_option->results().front()) : "";
+    std::cerr << "kcheck: " << (mistyped.empty() ? error.what() : mistyped) << "\n";
     return kExitUsage;
   }
   // The merged document is what array jobs collect (docs/scan.md): json unless --format says otherwise.
@@ -574,6 +616,9 @@ int main(int argc, char** argv) {
     if (bench_command->parsed()) return run_dynamic_command(bench_arguments, true, report);
     if (scan_command->parsed()) return run_scan_command(scan_arguments, report);
     if (merge_command->parsed()) return run_merge_command(merge_files, report);
+    if (check->parsed()) return run_audit_command(check_path, report);
+    if (const std::string mistyped = mistyped_command(app, audit_path); !mistyped.empty())
+      throw std::invalid_argument(mistyped);
     return run_audit_command(audit_path, report);
   } catch (const std::exception& error) {
     std::cerr << "kcheck: " << error.what() << "\n";

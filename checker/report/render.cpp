@@ -6,6 +6,7 @@
 #include "checker/core/display_text.h"
 #include "checker/report/html_format.h"
 #include "checker/report/junit_format.h"
+#include "checker/report/line_formats.h"
 #include "checker/report/markdown_format.h"
 #include "checker/report/sarif_format.h"
 
@@ -13,13 +14,15 @@ namespace kcheck {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OutputFormat>, 6> kFormats{{
+constexpr std::array<std::pair<std::string_view, OutputFormat>, 8> kFormats{{
     {"text", OutputFormat::text},
     {"json", OutputFormat::json},
     {"sarif", OutputFormat::sarif},
     {"junit", OutputFormat::junit},
     {"markdown", OutputFormat::markdown},
     {"html", OutputFormat::html},
+    {"github", OutputFormat::github},
+    {"concise", OutputFormat::concise},
 }};
 
 }  // namespace
@@ -52,10 +55,12 @@ std::string render_report(const Report& report, OutputFormat format, const Rende
     case OutputFormat::json:
       return report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::sarif:
-      return render_sarif(report, options.rules, options.sarif_root).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      return render_sarif(report, options.rules, options.source_root).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::junit: return render_junit(display_safe_report(report));
     case OutputFormat::markdown: return render_markdown(display_safe_report(report));
     case OutputFormat::html: return render_html(display_safe_report(report), options.rules);
+    case OutputFormat::github: return render_github(report, options.source_root);
+    case OutputFormat::concise: return render_concise(report, options.source_root);
   }
   return {};
 }

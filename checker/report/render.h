@@ -12,7 +12,7 @@
 
 namespace kcheck {
 
-enum class OutputFormat { text, json, sarif, junit, markdown, html };
+enum class OutputFormat { text, json, sarif, junit, markdown, html, github, concise };
 
 std::optional<OutputFormat> parse_output_format(std::string_view name);
 std::vector<std::string> output_format_names();
@@ -23,7 +23,9 @@ std::vector<std::string> output_format_names();
 struct RenderOptions {
   TextStyle text;
   std::vector<RuleInfo> rules;
-  std::optional<std::filesystem::path> sarif_root;  // SARIF URIs relative to it (--sarif-root)
+  // The repository root: SARIF URIs relative to it (--sarif-root), and the
+  // paths of the line formats (github, concise; the current directory by default).
+  std::optional<std::filesystem::path> source_root;
 };
 
 // The catalogue of a registry, ordered by code.

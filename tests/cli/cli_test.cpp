@@ -83,6 +83,29 @@ TEST(Cli, MissingVariantsSayWhatBuildsThemAndALocalBuildIsNotFailedForThem) {
   EXPECT_EQ(kcheck("--security --local-build --format json " + fixture("kl006_required_variant_missing")).exit_code, 1);
 }
 
+TEST(Cli, CheckIsTheAuditAndAMistypedCommandGetsADidYouMean) {
+  const RunResult plain = kcheck("--format json " + fixture("kl006_required_variant_missing"));
+  const RunResult check = kcheck("check --format json " + fixture("kl006_required_variant_missing"));
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_EQ(check.out, plain.out);
+  EXPECT_EQ(kcheck("--strict check " + fixture("clean_cpu_variants_from_template")).exit_code, 0);
+  const RunResult mistyped = kcheck("chek " + fixture("clean_cpu_variants_from_template"));
+  EXPECT_EQ(mistyped.exit_code, 2);
+  EXPECT_EQ(mistyped.err, "kcheck: unknown command 'chek'; did you mean 'check'?\n");
+  EXPECT_EQ(kcheck("rulse").err, "kcheck: unknown command 'rulse'; did you mean 'rules'?\n");
+  EXPECT_NE(kcheck("no-such-kernel").err.find("does not exist"), std::string::npos) << "far from every command";
+}
+
+TEST(Cli, GithubAndConciseFormatsGiveALinePerFinding) {
+  const RunResult github = kcheck("check --format github " + fixture("kp002_numpy_import"));
+  EXPECT_EQ(github.exit_code, 1);
+  EXPECT_NE(github.out.find("::error file="), std::string::npos) << github.out;
+  EXPECT_NE(github.out.find("/helpers.py,line=3,title=KP002::KP002 `import numpy`"), std::string::npos) << github.out;
+  const RunResult concise = kcheck("check --format concise " + fixture("kp002_numpy_import"));
+  EXPECT_NE(concise.out.find("/helpers.py:3: KP002 `import numpy`"), std::string::npos) << concise.out;
+  EXPECT_EQ(kcheck("--security --format github " + fixture("kp002_numpy_import")).exit_code, 2) << "structured only";
+}
+
 TEST(Cli, MissingPathExitsTwoWithOneLine) {
   RunResult result = kcheck("/no/such/kernel");
   EXPECT_EQ(result.exit_code, 2);
