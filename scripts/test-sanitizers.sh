@@ -8,7 +8,7 @@
 #     kcheck's own statuses 1 and 2. Left out: the reference kernel builds
 #     (they build Torch extensions, minutes each, and are run by the main
 #     suite) and the dynamic harness (kcheck_worker links libtorch, not built
-#     here).
+#     here), and the wheel (built once, by the main suite).
 #  2. _build-fuzz: the libFuzzer targets in fuzz/ (clang), each run for
 #     KCHECK_FUZZ_SECONDS from its committed corpus.
 set -euo pipefail
@@ -22,7 +22,7 @@ light=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -
 
 cmake -S . -B _build-asan -G Ninja "${light[@]}" -DKCHECK_SANITIZE=address,undefined >/dev/null
 cmake --build _build-asan -j "$jobs"
-ctest --test-dir _build-asan --output-on-failure -j "$jobs" -LE 'reference|harness'
+ctest --test-dir _build-asan --output-on-failure -j "$jobs" -LE 'reference|harness|wheel'
 
 CC=clang CXX=clang++ cmake -S . -B _build-fuzz -G Ninja "${light[@]}" -DKCHECK_BUILD_TESTS=OFF \
   -DKCHECK_FUZZ=ON -DKCHECK_SANITIZE=address,undefined \
