@@ -2,22 +2,27 @@
 // driven through the kcheck command as the Hub runs it, asserting a finding
 // or a bounded clean exit, output that is valid in its format, and nothing
 // left running. The reproducers are generated, never committed as megabytes;
-// unit tests and fuzz regressions cover each mechanism too. The classes:
-//   1 options before a subcommand, 2 the upload's own config,
-//   9 JUnit encoding, 11 cache trust, 12 terminal injection and chmod 000: here;
-//   3 deep nesting and long strings, 6 a number that does not parse:
-//     hostile_text_test.cpp; 4 and 5 huge collections: scale_bounds_test.cpp;
-//   7 `kcheck run` containment: here (fork bomb, setsid daemon, disk fill, a
-//     write outside the scratch), tests/harness and
-//     tests/core/process_containment_test.cpp;
-//   8 scan report names: tests/scan/scan_cli_test.cpp;
-//   10 stricter than the loader and CPython: tests/metadata, tests/python and
-//     the loader_differential test over the fuzz corpora.
+// unit tests and fuzz regressions cover each mechanism too. Every class is
+// driven through the command line in tests/security/:
+//   here: 1 options before a subcommand, 2 the upload's own config,
+//     7 `kcheck run` containment (fork bomb, setsid daemon, disk fill, a write
+//     outside the scratch), 8 scan report names, 9 JUnit encoding,
+//     10 stricter than the loader and CPython, 11 cache trust,
+//     12 terminal injection and chmod 000;
+//   hostile_text_test.cpp: 3 deep nesting and long strings, 6 a number that
+//     does not parse;
+//   scale_bounds_test.cpp: 4 and 5 huge collections.
+// The mechanisms also have unit tests: tests/core/process_containment_test.cpp
+// and tests/harness (7), tests/scan (8), tests/metadata, tests/python and the
+// loader_differential test over the fuzz corpora (10).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
 #include <tuple>
 
 #include "tests/security/security_test_support.h"
@@ -219,6 +224,47 @@ TEST_F(HostileRound2, KernelCodeThatRunsWildIsAFindingAndNothingOutlivesTheRun) 
   EXPECT_FALSE(fs::exists(shared)) << "a write to /tmp reached the machine";
   for (const char* variable : {"KCHECK_TEST_DAEMON_MARKER", "KCHECK_TEST_OUTSIDE_FILE", "KCHECK_TEST_SHARED_TMP_FILE"})
     ::unsetenv(variable);
+}
+
+// Class 8 through the command line: a repository holding only a nested
+// a@b/c/build gets a safe report name, and the other repository's report is
+// written too.
+TEST_F(HostileRound2, ScanReportNamesAreSafeAndNoReportIsLost) {
+  for (const fs::path repository : {fs::path("evil") / "x" / "a@b" / "c", fs::path("owner") / "relu"}) {
+    fs::create_directories((scratch_.path() / "hub" / repository).parent_path());
+    copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "hub" / repository);
+  }
+  const fs::path reports = scratch_.path() / "reports";
+  const Outcome outcome = kcheck({"scan", "--no-cache", "--format", "json", "--report-dir", reports.string(),
+                                  (scratch_.path() / "hub").string()});
+  expect_bounded(outcome, 0);
+  std::set<std::string> written;
+  for (const auto& entry : fs::directory_iterator(reports)) written.insert(entry.path().filename().string());
+  EXPECT_EQ(written.size(), 3u);
+  EXPECT_TRUE(written.contains("owner--relu.json"));
+  EXPECT_TRUE(written.contains("scan.json"));
+  for (const std::string& name : written) EXPECT_EQ(name.find('@'), std::string::npos) << name;
+}
+
+// Class 10 through the command line: what the kernels loader or CPython
+// refuses, kcheck refuses: a metadata.json with a byte order mark or a
+// duplicate key (KM002), a Python file with invalid UTF-8 in a string (KP007).
+TEST_F(HostileRound2, WhatTheLoaderOrCPythonRefusesIsAFinding) {
+  const std::map<std::string, std::string> metadata = {
+      {"bom", "\xEF\xBB\xBF{\"version\": 1}"}, {"duplicate", "{\"version\": 1, \"version\": 1}"}};
+  for (const auto& [name, text] : metadata) {
+    const fs::path kernel = copy_fixture("clean_cpu_variants_from_template");
+    std::ofstream(kernel / kVariantPath / "metadata.json", std::ios::binary | std::ios::trunc) << text;
+    const Outcome outcome = kcheck({"--format", "json", kernel.string()});
+    expect_bounded(outcome, 1);
+    EXPECT_EQ(codes(outcome.report).count("KM002"), 1u) << name << ": " << outcome.out.substr(0, 2000);
+    fs::remove_all(kernel);
+  }
+  const fs::path kernel = copy_fixture("clean_cpu_variants_from_template");
+  std::ofstream(kernel / kVariantPath / "bad_text.py", std::ios::binary) << "NAME = \"caf\xE9\"\n";
+  const Outcome outcome = kcheck({"--format", "json", kernel.string()});
+  expect_bounded(outcome, 1);
+  EXPECT_EQ(codes(outcome.report).count("KP007"), 1u) << outcome.out.substr(0, 2000);
 }
 
 // Class 11: a planted cache entry (40 MB, or another file's facts under this

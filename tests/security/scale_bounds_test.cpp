@@ -160,6 +160,33 @@ TEST(DeviceCodeBound, HipTargetsWithNumbersPastAnyIntegerAreOrderedWithoutOverfl
   EXPECT_EQ(device_code.hip_targets, (std::vector<std::string>{"gfx90a", huge}));
 }
 
+// Class 4 through the command line: one module with the 12.8 MB fat binary of
+// 200,000 distinct archs and 160,000 TORCH_LIBRARY namespaces is audited
+// within the CPU and memory bounds, and both bounds are said in findings.
+TEST(ScaleBoundsCli, AModuleAtBothBoundsIsAuditedAndTheBoundsAreSaid) {
+  std::vector<std::uint32_t> archs;
+  for (std::uint32_t arch = 200000; arch > 0; --arch) archs.push_back(arch);
+  std::vector<std::string> symbols;
+  for (int index = 0; index < 160000; ++index) symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
+  ScratchDir scratch;
+  const fs::path module = scratch.path() / "_many_cuda_0123456.abi3.so";
+  write_file(module, minimal_elf(symbols, cuda_fatbin(archs)));
+  Bounds bounds;
+  bounds.cpu_seconds = 60;
+  const Outcome outcome = run_kcheck({"--format", "json", "--select", "KE014,KO001", module.string()}, bounds, scratch.path());
+  EXPECT_FALSE(outcome.killed_at_wall_limit);
+  EXPECT_EQ(outcome.signal, 0) << outcome.err;
+  ASSERT_LE(outcome.exit_code, 1) << outcome.err;
+  bool arch_bound = false, namespace_bound = false;
+  for (const auto& finding : outcome.report["findings"]) {
+    const std::string message = finding["message"];
+    arch_bound = arch_bound || (finding["code"] == "KE014" && message.find("more than 256 distinct SASS archs") != std::string::npos);
+    namespace_bound = namespace_bound || (finding["code"] == "KO001" && message.find("more than 64 namespaces") != std::string::npos);
+  }
+  EXPECT_TRUE(arch_bound) << outcome.out.substr(0, 3000);
+  EXPECT_TRUE(namespace_bound) << outcome.out.substr(0, 3000);
+}
+
 TEST(NamespaceBound, OneHundredSixtyThousandRegistrationsKeepTheFirstSixtyFourAndSaySo) {
   std::vector<std::string> symbols;
   for (int index = 0; index < 160000; ++index) symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
