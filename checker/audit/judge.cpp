@@ -1,5 +1,8 @@
 #include "checker/audit/audit.h"
+#include <algorithm>
+
 #include "checker/audit/suppression_facts.h"
+#include "checker/config/rules/config_rule_support.h"
 #include "checker/core/kernel_identity.h"
 
 namespace kcheck {
@@ -24,6 +27,28 @@ std::vector<VariantSummary> summarise_variants(const TreeFacts& tree) {
   return variants;
 }
 
+// A suppression that hid nothing (like ruff's RUF100) is a KC007 note: the
+// finding it was written for is gone, or its path never matched. Only one
+// whose rules ran is judged (--select, and the KD rules outside `kcheck run`,
+// leave others unmatched by design); one not applied is KC007's already.
+void report_unmatched_suppressions(const TreeFacts& tree, const Policy& policy, const AuditOptions& options,
+                                   const RuleRegistry& rules, const std::vector<bool>& matched, Report& report) {
+  const Rule* kc007 = rules.find("KC007");
+  if (!tree.suppressions || !kc007 || !options.selection.selects("KC007")) return;
+  const SuppressionTrust trust = suppression_trust(policy, options);
+  FindingSink sink(kc007->info(), report.findings);
+  for (std::size_t i = 0; i < tree.suppressions->entries.size() && i < matched.size(); ++i) {
+    const Suppression& suppression = tree.suppressions->entries[i];
+    if (matched[i] || !why_suppression_not_applied(suppression, trust).empty()) continue;
+    const bool ran = std::any_of(report.rules_run.begin(), report.rules_run.end(),
+                                 [&](const std::string& code) { return code.starts_with(suppression.code); });
+    if (!ran) continue;
+    sink.report(suppression_place(tree, suppression),
+                suppression_named(tree, suppression) + " matched no finding: remove it (the finding it was "
+                                                       "written for is gone, or its path never matches)");
+  }
+}
+
 }  // namespace
 
 Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& options, const RuleRegistry& rules) {
@@ -35,7 +60,7 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
   report.scope = std::string(scope_name(tree.scope));
   report.strict = options.strict;
   report.variants = summarise_variants(tree);
-  RuleContext context{tree, policy, options};
+  RuleContext context{tree, policy, options, &rules};
   for (const Rule* rule : rules.rules()) {
     if (!options.selection.selects(rule->info().code)) continue;
     options.deadline.check();
@@ -43,7 +68,9 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
     FindingSink sink(rule->info(), report.findings);
     rule->check(context, sink);
   }
-  apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings, options.deadline);
+  const std::vector<bool> matched =
+      apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings, options.deadline);
+  report_unmatched_suppressions(tree, policy, options, rules, matched, report);
   finalise_report(report);
   return report;
 }

@@ -9,9 +9,10 @@ void read_suppression_facts(TreeFacts& tree) {
   tree.suppression_path_prefix = scope.prefix;
 }
 
-void apply_tree_suppressions(const TreeFacts& tree, const SuppressionTrust& trust, Findings& findings,
-                             const AuditDeadline& deadline) {
-  if (tree.suppressions) apply_suppressions(*tree.suppressions, tree.suppression_path_prefix, trust, findings, deadline);
+std::vector<bool> apply_tree_suppressions(const TreeFacts& tree, const SuppressionTrust& trust, Findings& findings,
+                                          const AuditDeadline& deadline) {
+  if (!tree.suppressions) return {};
+  return apply_suppressions(*tree.suppressions, tree.suppression_path_prefix, trust, findings, deadline);
 }
 
 }  // namespace kcheck

@@ -12,7 +12,8 @@ void read_suppression_facts(TreeFacts& tree);
 
 // Marks the findings the tree's suppressions match, leaving out the entries
 // `trust` does not apply; judge() calls it after the rules ran.
-void apply_tree_suppressions(const TreeFacts& tree, const SuppressionTrust& trust, Findings& findings,
-                             const AuditDeadline& deadline = {});
+// Returns, per suppression entry, whether it matched a finding.
+std::vector<bool> apply_tree_suppressions(const TreeFacts& tree, const SuppressionTrust& trust, Findings& findings,
+                                          const AuditDeadline& deadline = {});
 
 }  // namespace kcheck

@@ -27,10 +27,12 @@ struct RuleInfo {
 };
 
 // The inputs every rule judges: facts computed once, the policy, options.
+class RuleRegistry;
 struct RuleContext {
   const TreeFacts& tree;
   const Policy& policy;
   const AuditOptions& options;
+  const RuleRegistry* registry = nullptr;  // every rule of this kcheck (for rules about codes); may be absent
 };
 
 // Collects the findings of one rule, stamping its code and default severity.

@@ -118,6 +118,10 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
     table = root["tool"]["kcheck"].as_table();
     if (!table) return config;
   }
+  // Every key is known: a misspelt one ("ignroe") would silently do nothing.
+  for (const auto& [key, value] : *table)
+    if (key != "ignore")
+      fail(file_name, line_of(value), "unknown key '" + std::string(key.str()) + "' (" + config.file + " knows: ignore)");
   const toml::node* ignore = table->get("ignore");
   if (!ignore) return config;
   const toml::array* entries = ignore->as_array();
@@ -189,20 +193,22 @@ std::string why_suppression_not_applied(const Suppression& suppression, const Su
   return "";
 }
 
-void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, const SuppressionTrust& trust,
-                        Findings& findings, const AuditDeadline& deadline) {
-  std::vector<const Suppression*> applied;
-  for (const Suppression& suppression : config.entries)
-    if (why_suppression_not_applied(suppression, trust).empty()) applied.push_back(&suppression);
-  if (applied.empty()) return;
+std::vector<bool> apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix,
+                                     const SuppressionTrust& trust, Findings& findings, const AuditDeadline& deadline) {
+  std::vector<bool> matched(config.entries.size(), false);
+  std::vector<std::size_t> applied;
+  for (std::size_t i = 0; i < config.entries.size(); ++i)
+    if (why_suppression_not_applied(config.entries[i], trust).empty()) applied.push_back(i);
+  if (applied.empty()) return matched;
   for (Finding& finding : findings) {
     deadline.check();
     if (finding.suppressed) continue;
     std::string path = finding.file.empty() ? std::string() : std::string(path_prefix) + finding.file;
-    for (const Suppression* entry : applied) {
-      const Suppression& suppression = *entry;
+    for (const std::size_t index : applied) {
+      const Suppression& suppression = config.entries[index];
       if (!finding.code.starts_with(suppression.code)) continue;
       if (!suppression.path.empty() && !glob_matches(suppression.path, path)) continue;
+      matched[index] = true;
       finding.suppressed = true;
       finding.suppression_reason =
           suppression.reason.empty() ? config.file + ":" + std::to_string(suppression.line) + " (no reason given)"
@@ -210,6 +216,7 @@ void apply_suppressions(const SuppressionConfig& config, std::string_view path_p
       break;
     }
   }
+  return matched;
 }
 
 }  // namespace kcheck

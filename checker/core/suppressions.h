@@ -77,8 +77,9 @@ bool glob_matches(std::string_view pattern, std::string_view path);
 
 // Marks every finding a suppression matches (code prefix and path glob) as
 // suppressed, with the entry's reason; entries `trust` does not apply are left
-// out. Checks `deadline` between findings (AuditTimeout past it).
-void apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix, const SuppressionTrust& trust,
-                        Findings& findings, const AuditDeadline& deadline = {});
+// out. Checks `deadline` between findings (AuditTimeout past it). Returns,
+// per entry of `config`, whether it matched a finding.
+std::vector<bool> apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix,
+                                     const SuppressionTrust& trust, Findings& findings, const AuditDeadline& deadline = {});
 
 }  // namespace kcheck

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "checker/audit/audit.h"
 #include "tests/report/report_test_support.h"
 
@@ -101,6 +103,7 @@ TEST(Suppressions, ABrokenFileIsAnErrorNamingTheFileAndLine) {
   expect_error("ignore = [\n  {code = \"KL005\", reson = \"typo\"},\n]\n",
                "/repo/kcheck.toml:2: ignore entry: unknown key 'reson'");
   expect_error("ignore = [{code = 5}]\n", "/repo/kcheck.toml:1: ignore entry: 'code' must be a string");
+  expect_error("ignore = []\nignroe = []\n", "/repo/kcheck.toml:2: unknown key 'ignroe' (kcheck.toml knows: ignore)");
 }
 
 Findings findings_to_suppress() {
@@ -210,6 +213,35 @@ TEST(Suppressions, AuditCountsSuppressedFindingsAndWarnsOfAMissingReason) {
   EXPECT_EQ(report.summary.suppressed, 2);
   EXPECT_EQ(report.summary.warnings, 1);
   EXPECT_EQ(report.summary.errors, 0);
+}
+
+// Like ruff's RUF100: an entry that hid nothing among the rules that ran is a
+// KC007 note; one that names no rule at all (a typo) is a KC007 error; one
+// for a rule that did not run (--select) is not judged.
+TEST(Suppressions, AnEntryThatMatchedNothingIsANoteAndAMistypedCodeAnError) {
+  fs::path repository = repository_with_config("kcheck.toml", R"(ignore = [
+  {code = "KL005", reason = "the object file and the cache"},
+  {code = "KP002", path = "build/*/gone.py", reason = "the finding was fixed long ago"},
+  {code = "KL05", reason = "a typo"},
+]
+)");
+  const Report report = run_audit(repository, load_policy("hub"), AuditOptions{}, make_rule_registry());
+  std::vector<std::pair<int, Severity>> kc007;
+  for (const Finding& finding : report.findings) {
+    if (finding.code != "KC007") continue;
+    kc007.emplace_back(finding.location.line, finding.severity);
+    if (finding.location.line == 3) EXPECT_NE(finding.message.find("matched no finding"), std::string::npos) << finding.message;
+    if (finding.location.line == 4) EXPECT_NE(finding.message.find("names no rule"), std::string::npos) << finding.message;
+  }
+  std::sort(kc007.begin(), kc007.end());
+  EXPECT_EQ(kc007, (std::vector<std::pair<int, Severity>>{{3, Severity::note}, {4, Severity::error}}));
+  EXPECT_EQ(report.summary.suppressed, 2) << "the first entry still applies";
+
+  AuditOptions only_layout;
+  only_layout.selection.select = {"KL", "KC"};
+  const Report selected = run_audit(repository, load_policy("hub"), only_layout, make_rule_registry());
+  for (const Finding& finding : selected.findings)
+    EXPECT_FALSE(finding.code == "KC007" && finding.location.line == 3) << "KP002 did not run: " << finding.message;
 }
 
 TEST(Suppressions, PyprojectToolKcheckWorksTheSame) {

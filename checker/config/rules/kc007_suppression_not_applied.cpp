@@ -2,6 +2,7 @@
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
+#include "checker/core/rule_registry.h"
 #include "checker/core/tree_facts.h"
 
 namespace kcheck {
@@ -18,12 +19,24 @@ class SuppressionNotApplied final : public Rule {
     const TreeFacts& tree = context.tree;
     if (!tree.suppressions) return;
     const SuppressionTrust trust = suppression_trust(context.policy, context.options);
-    for (const Suppression& suppression : tree.suppressions->entries)
-      if (std::string why = why_suppression_not_applied(suppression, trust); !why.empty())
+    for (const Suppression& suppression : tree.suppressions->entries) {
+      if (context.registry && !names_a_rule(*context.registry, suppression.code))
+        sink.report(Severity::error, suppression_place(tree, suppression),
+                    suppression_named(tree, suppression) + " names no rule of this kcheck (`kcheck rules` lists "
+                                                           "them): a mistyped code hides nothing");
+      else if (std::string why = why_suppression_not_applied(suppression, trust); !why.empty())
         sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) + " is not applied: " + why);
+    }
   }
 
  private:
+  // A whole code ("KL005") or a prefix of one ("KP") that some rule has.
+  static bool names_a_rule(const RuleRegistry& registry, const std::string& code) {
+    for (const Rule* rule : registry.rules())
+      if (rule->info().code.starts_with(code)) return true;
+    return false;
+  }
+
   RuleInfo info_{"KC007", "A suppression in kcheck.toml is not applied", Severity::note,
                  R"(A repository's kcheck.toml (or [tool.kcheck]) may silence findings with
 `ignore = [{code, path, reason}]`. Some entries are not applied, and this
@@ -35,6 +48,10 @@ note names each of them with the reason:
 - An entry whose code is wider than one rule ("KP", "K") is not applied
   unless the policy allows code prefixes ([suppressions] code-prefixes = true
   in a policy file); the embedded policies do not.
+- An entry whose code names no rule at all (a typo: "KL05") is an error.
+- An entry that matched no finding of the rules that ran is reported too
+  (like ruff's RUF100): the finding it was written for is gone, or its path
+  never matches; remove it.
 
 Fix: name one rule per entry (code = "KL005"), with a path and a reason; on
 the Hub, fix the finding instead.
