@@ -31,7 +31,7 @@ constexpr int kExitUsage = 2;  // kcheck could not do its job
 
 // Options every audit takes (the audit itself, `config` and `build`).
 struct ReportArguments {
-  std::string policy = "hub";
+  std::string policy;  // "": the repository's `policy` setting, else hub
   std::string format = "text";
   std::string output;
   std::vector<std::string> select;
@@ -47,6 +47,10 @@ struct ReportArguments {
   std::size_t max_files = 0;
   std::size_t max_depth = 0;
   std::string sarif_root;  // "": SARIF URIs relative to the audited root
+  // What text, github and concise list: --show-notes, --min-severity; --quiet.
+  bool show_notes = false;
+  std::string min_severity;  // "": text hides notes, the line formats list everything
+  bool quiet = false;
 };
 
 struct BuildArguments {
@@ -82,7 +86,8 @@ std::string format_list() {
 }
 
 void add_report_options(CLI::App& app, ReportArguments& arguments) {
-  app.add_option("--policy", arguments.policy, "policy name (hub, hub-legacy) or policy file")->capture_default_str();
+  app.add_option("--policy", arguments.policy,
+                 "policy name (hub, hub-legacy) or policy file (default: the repository's kcheck.toml policy, else hub)");
   app.add_option("--format", arguments.format, "output format: " + format_list())->capture_default_str();
   app.add_option("-o,--output", arguments.output, "write the report to FILE instead of standard output");
   // One value per occurrence (CODE[,CODE]), repeatable, so a following PATH is not swallowed.
@@ -98,6 +103,11 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
   app.add_option("--max-depth", arguments.max_depth, "directory levels walked per variant (default 64)");
   app.add_option("--repo-id", arguments.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
   app.add_option("--threads", arguments.threads, "worker threads (0 = one per hardware thread)");
+  app.add_flag("--show-notes", arguments.show_notes, "list notes and suppressed findings in text output (counted otherwise)");
+  app.add_option("--min-severity", arguments.min_severity,
+                 "list only findings of this severity or above in text, github and concise output "
+                 "(note, warning, error; the gate and the other formats are unchanged)");
+  app.add_flag("-q,--quiet", arguments.quiet, "text output: the findings only, no heading or summary line");
   app.add_option("--sarif-root", arguments.sarif_root,
                  "SARIF (and github, concise) paths relative to this directory: the repository root a "
                  "code-scanning service shows (default for github/concise: the current directory)");
@@ -130,11 +140,8 @@ void write_output(const std::string& text, const std::string& output) {
 
 // Rejects --select/--ignore entries that name no rule and are no prefix of one.
 void check_codes_known(const std::vector<std::string>& codes, const kcheck::RuleRegistry& rules) {
-  for (const std::string& code : codes) {
-    bool known = false;
-    for (const kcheck::Rule* rule : rules.rules()) known = known || rule->info().code.starts_with(code);
-    if (!known) throw std::invalid_argument("no rule code matches '" + code + "' (see `kcheck rules`)");
-  }
+  for (const std::string& code : codes)
+    if (!rules.names_a_rule(code)) throw std::invalid_argument("no rule code matches '" + code + "' (see `kcheck rules`)");
 }
 
 kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kcheck::RuleRegistry& rules) {
@@ -146,6 +153,7 @@ kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kchec
   options.security = arguments.security;
   options.apply_repository_suppressions = !arguments.security && !arguments.no_repo_config;
   options.local_build = arguments.local_build && !arguments.security;  // an upload is never a local build
+  options.policy_from_command_line = !arguments.policy.empty();
   options.repo_id = arguments.repo_id;
   options.threads = arguments.threads;
   if (arguments.security) options.limits.max_file_size = kcheck::WalkLimits::kSecurityMaxFileSize;
@@ -153,6 +161,12 @@ kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kchec
   if (arguments.max_files) options.limits.max_entries = arguments.max_files;
   if (arguments.max_depth) options.limits.max_depth = arguments.max_depth;
   return options;
+}
+
+// The policy --policy names, else hub (a repository's kcheck.toml may name
+// another: the audit applies it where --policy is not given).
+kcheck::Policy command_line_policy(const ReportArguments& arguments) {
+  return kcheck::load_policy(arguments.policy.empty() ? "hub" : arguments.policy);
 }
 
 // --security (Hub side) never builds or loads the kernel's code.
@@ -164,6 +178,8 @@ void refuse_under_security(const ReportArguments& arguments, const std::string& 
 kcheck::OutputFormat output_format(const ReportArguments& arguments) {
   auto format = kcheck::parse_output_format(arguments.format);
   if (!format) throw std::invalid_argument("unknown --format '" + arguments.format + "'");
+  if (!arguments.min_severity.empty() && !kcheck::parse_severity(arguments.min_severity))
+    throw std::invalid_argument("unknown --min-severity '" + arguments.min_severity + "' (note, warning, error)");
   // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
   const bool structured = *format == kcheck::OutputFormat::json || *format == kcheck::OutputFormat::sarif ||
                           *format == kcheck::OutputFormat::junit;
@@ -172,12 +188,26 @@ kcheck::OutputFormat output_format(const ReportArguments& arguments) {
   return *format;
 }
 
+// The least severity text, github and concise list.
+kcheck::Severity least_shown(const ReportArguments& arguments, kcheck::OutputFormat format) {
+  if (!arguments.min_severity.empty()) {
+    auto severity = kcheck::parse_severity(arguments.min_severity);
+    if (!severity) throw std::invalid_argument("unknown --min-severity '" + arguments.min_severity + "' (note, warning, error)");
+    return *severity;
+  }
+  if (format == kcheck::OutputFormat::text && !arguments.show_notes) return kcheck::Severity::warning;
+  return kcheck::Severity::note;
+}
+
 void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   kcheck::RenderOptions options{{colour_wanted(arguments.output)}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
   const kcheck::OutputFormat format = output_format(arguments);
   const bool line_format = format == kcheck::OutputFormat::github || format == kcheck::OutputFormat::concise;
-  if (!arguments.sarif_root.empty()) options.source_root = fs::absolute(arguments.sarif_root);
-  else if (line_format) options.source_root = fs::current_path();  // clickable from where kcheck ran
+  const fs::path reader_root = arguments.sarif_root.empty() ? fs::current_path() : fs::absolute(arguments.sarif_root);
+  if (!arguments.sarif_root.empty() || line_format) options.source_root = reader_root;  // clickable from where kcheck ran
+  options.text.relative_to = reader_root;
+  options.text.least_shown = least_shown(arguments, format);
+  options.text.quiet = arguments.quiet;
   write_output(kcheck::render_report(report, format, options), arguments.output);
 }
 
@@ -193,7 +223,7 @@ int run_audit_command(const std::string& path, const ReportArguments& arguments)
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   kcheck::AuditOptions options = audit_options(arguments, rules);
   output_format(arguments);  // reject a bad --format before the work
-  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::Policy policy = command_line_policy(arguments);
   auto progress = terminal_progress();
   options.progress = progress.get();
   kcheck::Report report = kcheck::run_audit(path, policy, options, rules);
@@ -206,7 +236,7 @@ int run_config_command(const std::string& kernel_dir, const ReportArguments& arg
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   kcheck::AuditOptions options = audit_options(arguments, rules);
   if (options.selection.select.empty()) options.selection.select = {"KC"};
-  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::Policy policy = command_line_policy(arguments);
   kcheck::TreeFacts tree = kcheck::collect_source_facts(kernel_dir);
   if (!tree.build_config->present) throw std::invalid_argument("no build.toml in " + kernel_dir);
   kcheck::Report report = kcheck::judge(tree, policy, options, rules);
@@ -219,7 +249,7 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   refuse_under_security(arguments, "build");
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   output_format(arguments);
-  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::Policy policy = command_line_policy(arguments);
   // build.toml's own errors are findings (KC rules), reported and gated as by `kcheck config`.
   kcheck::TreeFacts source = kcheck::collect_source_facts(build.kernel_dir);
   if (!source.build_config->present) throw std::invalid_argument("no build.toml in " + build.kernel_dir);
@@ -307,7 +337,7 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   double timeout = dynamic.timeout_seconds > 0 ? dynamic.timeout_seconds : bench ? 900 : 120;
   if (dynamic.samples < 1) throw std::invalid_argument("--samples must be at least 1");
   if (!(dynamic.regression_threshold >= 0)) throw std::invalid_argument("--regression-threshold must be >= 0");
-  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::Policy policy = command_line_policy(arguments);
   kcheck::HarnessOptions harness;
   harness.timeout = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
   harness.bench = bench;
@@ -382,7 +412,7 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
     options.cache_directory = scan_arguments.cache_dir.empty() ? default_cache_directory() : scan_arguments.cache_dir;
   options.repository_timeout = std::nullopt;
   if (scan_arguments.repo_timeout_seconds) options.repository_timeout = std::chrono::seconds(scan_arguments.repo_timeout_seconds);
-  kcheck::Policy policy = kcheck::load_policy(arguments.policy);
+  kcheck::Policy policy = command_line_policy(arguments);
   std::vector<fs::path> roots(scan_arguments.roots.begin(), scan_arguments.roots.end());
   kcheck::ScanStats stats;
   kcheck::ScanReport scan = kcheck::run_scan(kcheck::discover_repositories(roots), policy, options, rules, &stats);

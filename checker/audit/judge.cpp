@@ -1,6 +1,7 @@
 #include "checker/audit/audit.h"
 #include <algorithm>
 
+#include "checker/audit/repository_settings.h"
 #include "checker/audit/suppression_facts.h"
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/kernel_identity.h"
@@ -51,7 +52,11 @@ void report_unmatched_suppressions(const TreeFacts& tree, const Policy& policy, 
 
 }  // namespace
 
-Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& options, const RuleRegistry& rules) {
+Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptions& given_options,
+             const RuleRegistry& rules) {
+  const SettledAudit settled = settle_repository_settings(tree, given_policy, given_options, rules);
+  const Policy& policy = settled.policy(given_policy);
+  const AuditOptions& options = settled.options;
   Report report;
   report.tool_version = KCHECK_VERSION;
   report.policy_name = policy.name;

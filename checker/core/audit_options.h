@@ -25,6 +25,10 @@ struct AuditOptions {
   // --local-build: judge what this machine built, not an upload; required
   // variants it cannot build (other Torch or CUDA releases) are a note (KL006).
   bool local_build = false;
+  // The caller chose the policy (--policy): a repository's `policy` setting is
+  // then not applied. (A caller's selection wins the same way: a non-empty
+  // selection.select leaves the repository's `select` unapplied.)
+  bool policy_from_command_line = false;
 };
 
 // Which of the repository's suppressions an audit applies: none under

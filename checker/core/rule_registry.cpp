@@ -16,6 +16,12 @@ const Rule* RuleRegistry::find(std::string_view code) const {
   return nullptr;
 }
 
+bool RuleRegistry::names_a_rule(std::string_view code) const {
+  for (const auto& rule : rules_)
+    if (rule->info().code.starts_with(code)) return true;
+  return false;
+}
+
 std::vector<const Rule*> RuleRegistry::rules() const {
   std::vector<const Rule*> sorted;
   for (const auto& rule : rules_) sorted.push_back(rule.get());

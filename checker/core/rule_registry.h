@@ -13,6 +13,9 @@ class RuleRegistry {
  public:
   void add(std::unique_ptr<Rule> rule);
   const Rule* find(std::string_view code) const;
+  // Whether some rule's code is `code` or starts with it ("KP"): what
+  // --select, --ignore and a repository's codes may name.
+  bool names_a_rule(std::string_view code) const;
   // Rules sorted by code.
   std::vector<const Rule*> rules() const;
 

@@ -5,6 +5,7 @@
 
 #include "checker/core/bounded_read.h"
 #include "checker/core/checked_toml.h"
+#include "checker/core/policy.h"
 
 #include <toml++/toml.h>
 
@@ -32,7 +33,7 @@ std::string string_member(const toml::table& entry, std::string_view key, const 
 
 Suppression read_entry(const toml::node& node, const std::string& source) {
   const toml::table* entry = node.as_table();
-  if (!entry) fail(source, line_of(node), "every 'ignore' entry must be a table {code = ..., path = ..., reason = ...}");
+  if (!entry) fail(source, line_of(node), "every 'ignore' entry must be a rule code \"KE014\" or a table {code = ..., path = ..., reason = ...}");
   for (const auto& [key, value] : *entry)
     if (key != "code" && key != "path" && key != "reason")
       fail(source, line_of(value), "ignore entry: unknown key '" + std::string(key.str()) + "' (code, path, reason)");
@@ -102,6 +103,70 @@ std::vector<std::string_view> split_path(std::string_view path) {
   return segments;
 }
 
+// The keys kcheck.toml (and [tool.kcheck]) may hold.
+constexpr std::string_view kKnownKeys[] = {"ignore", "per-file-ignores", "policy", "select", "strict"};
+
+std::string known_keys() {
+  std::string keys;
+  for (std::string_view key : kKnownKeys) keys += (keys.empty() ? "" : ", ") + std::string(key);
+  return keys;
+}
+
+CodeSetting read_code(const toml::node& node, std::string_view key, const std::string& source) {
+  if (!node.is_string() || node.as_string()->get().empty())
+    fail(source, line_of(node), "'" + std::string(key) + "' holds rule codes: \"KE014\" or a prefix \"KP\"");
+  return {node.as_string()->get(), line_of(node)};
+}
+
+std::vector<CodeSetting> read_codes(const toml::node& node, std::string_view key, const std::string& source) {
+  const toml::array* array = node.as_array();
+  if (!array) fail(source, line_of(node), "'" + std::string(key) + "' must be an array of rule codes [\"KE\", \"KP003\"]");
+  if (array->size() > kMaxSuppressionEntries)
+    fail(source, line_of(node), "more than " + std::to_string(kMaxSuppressionEntries) + " codes in '" + std::string(key) + "'");
+  std::vector<CodeSetting> codes;
+  for (const toml::node& code : *array) codes.push_back(read_code(code, key, source));
+  return codes;
+}
+
+// per-file-ignores = {"GLOB" = ["CODE", ...]} or {"GLOB" = {codes = [...], reason = "..."}}:
+// one suppression per code, at the glob's line.
+void read_per_file_ignores(const toml::node& node, const std::string& source, SuppressionConfig& config) {
+  const toml::table* globs = node.as_table();
+  if (!globs)
+    fail(source, line_of(node), "'per-file-ignores' must be a table {\"GLOB\" = [\"CODE\"]} or {\"GLOB\" = {codes, reason}}");
+  for (const auto& [glob, value] : *globs) {
+    if (glob.str().size() > kMaxSuppressionPathLength)
+      fail(source, line_of(value), "per-file-ignores: a glob longer than " + std::to_string(kMaxSuppressionPathLength) + " characters");
+    const toml::node* codes = &value;
+    std::string reason;
+    if (const toml::table* entry = value.as_table()) {
+      for (const auto& [key, member] : *entry)
+        if (key != "codes" && key != "reason")
+          fail(source, line_of(member), "per-file-ignores: unknown key '" + std::string(key.str()) + "' (codes, reason)");
+      codes = entry->get("codes");
+      if (!codes) fail(source, line_of(value), "per-file-ignores: '" + std::string(glob.str()) + "' needs codes = [...]");
+      reason = string_member(*entry, "reason", source);
+    }
+    for (const CodeSetting& code : read_codes(*codes, "per-file-ignores", source))
+      config.entries.push_back({code.code, std::string(glob.str()), reason, code.line, "per-file-ignores"});
+  }
+}
+
+// A file of the repository named by the config (its policy): inside the
+// repository however it is named or linked, bounded as the config is.
+std::string read_repository_file(const fs::path& repository_root, const std::string& relative, const std::string& source,
+                                 int line) {
+  std::error_code target_error, root_error;
+  const fs::path target = fs::canonical(repository_root / relative, target_error);
+  const fs::path root = fs::canonical(repository_root, root_error);
+  if (target_error) fail(source, line, "policy '" + relative + "': neither an embedded policy nor a file of the repository");
+  if (root_error || !is_inside(target, root)) fail(source, line, "policy '" + relative + "' is outside the repository; not read");
+  std::string problem;
+  std::optional<std::string> text = read_bounded_file(target, kMaxSuppressionConfigBytes, problem);
+  if (!text) fail(source, line, "policy '" + relative + "': " + problem);
+  return *text;
+}
+
 }  // namespace
 
 SuppressionConfig parse_suppressions(std::string_view toml_text, const std::string& file_name) {
@@ -120,15 +185,38 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
   }
   // Every key is known: a misspelt one ("ignroe") would silently do nothing.
   for (const auto& [key, value] : *table)
-    if (key != "ignore")
-      fail(file_name, line_of(value), "unknown key '" + std::string(key.str()) + "' (" + config.file + " knows: ignore)");
-  const toml::node* ignore = table->get("ignore");
-  if (!ignore) return config;
-  const toml::array* entries = ignore->as_array();
-  if (!entries) fail(file_name, line_of(*ignore), "'ignore' must be an array of tables [{code, path, reason}]");
-  if (entries->size() > kMaxSuppressionEntries)
-    fail(file_name, line_of(*ignore), "more than " + std::to_string(kMaxSuppressionEntries) + " ignore entries");
-  for (const toml::node& entry : *entries) config.entries.push_back(read_entry(entry, file_name));
+    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key.str()) == std::end(kKnownKeys))
+      fail(file_name, line_of(value),
+           "unknown key '" + std::string(key.str()) + "' (" + config.file + " knows: " + known_keys() + ")");
+  if (const toml::node* policy = table->get("policy")) {
+    if (!policy->is_string() || policy->as_string()->get().empty())
+      fail(file_name, line_of(*policy), "'policy' must be a policy name (hub, hub-legacy) or a policy file of the repository");
+    config.settings.policy = policy->as_string()->get();
+    config.settings.policy_line = line_of(*policy);
+  }
+  if (const toml::node* select = table->get("select")) {
+    config.settings.select = read_codes(*select, "select", file_name);
+    config.settings.select_line = line_of(*select);
+  }
+  if (const toml::node* strict = table->get("strict")) {
+    if (!strict->is_boolean()) fail(file_name, line_of(*strict), "'strict' must be true or false");
+    config.settings.strict = strict->as_boolean()->get();
+    config.settings.strict_line = line_of(*strict);
+  }
+  if (const toml::node* ignore = table->get("ignore")) {
+    const toml::array* entries = ignore->as_array();
+    if (!entries)
+      fail(file_name, line_of(*ignore), "'ignore' must be an array of rule codes and tables [\"KE014\", {code, path, reason}]");
+    if (entries->size() > kMaxSuppressionEntries)
+      fail(file_name, line_of(*ignore), "more than " + std::to_string(kMaxSuppressionEntries) + " ignore entries");
+    for (const toml::node& entry : *entries) {
+      if (entry.is_string()) config.settings.ignore.push_back(read_code(entry, "ignore", file_name));
+      else config.entries.push_back(read_entry(entry, file_name));
+    }
+  }
+  if (const toml::node* per_file = table->get("per-file-ignores")) read_per_file_ignores(*per_file, file_name, config);
+  if (config.entries.size() + config.settings.ignore.size() > kMaxSuppressionEntries)
+    fail(file_name, 1, "more than " + std::to_string(kMaxSuppressionEntries) + " ignore entries");
   return config;
 }
 
@@ -138,7 +226,11 @@ std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_ro
     std::optional<std::string> text = read_config_file(repository_root, file);
     if (!text) continue;
     SuppressionConfig config = parse_suppressions(*text, file.string());
-    if (name == kPyproject && config.entries.empty()) return std::nullopt;  // a pyproject without [tool.kcheck]
+    if (name == kPyproject && config.entries.empty() && config.settings.empty()) return std::nullopt;  // no [tool.kcheck]
+    RepositorySettings& settings = config.settings;
+    const std::vector<std::string> embedded = embedded_policy_names();
+    if (!settings.policy.empty() && std::find(embedded.begin(), embedded.end(), settings.policy) == embedded.end())
+      settings.policy_file_text = read_repository_file(repository_root, settings.policy, file.string(), settings.policy_line);
     return config;
   }
   return std::nullopt;
@@ -188,8 +280,14 @@ bool is_single_rule_code(std::string_view code) {
 std::string why_suppression_not_applied(const Suppression& suppression, const SuppressionTrust& trust) {
   if (!trust.repository_config_applied)
     return "repository suppressions are reported, not applied (--security or --no-repo-config)";
-  if (!trust.code_prefixes_allowed && !is_single_rule_code(suppression.code))
-    return "'" + suppression.code + "' is wider than one rule, and the policy allows only whole rule codes";
+  return why_setting_not_applied(suppression.code, trust);
+}
+
+std::string why_setting_not_applied(std::string_view code, const SuppressionTrust& trust) {
+  if (!trust.repository_config_applied)
+    return "repository settings are reported, not applied (--security or --no-repo-config)";
+  if (!trust.code_prefixes_allowed && !is_single_rule_code(code))
+    return "'" + std::string(code) + "' is wider than one rule, and the policy allows only whole rule codes";
   return "";
 }
 

@@ -13,18 +13,42 @@
 namespace kcheck {
 
 // One entry of `ignore = [{code, path, reason}]` in a kernel repository's
-// kcheck.toml (or pyproject.toml's [tool.kcheck]).
+// kcheck.toml (or pyproject.toml's [tool.kcheck]), or one code of a
+// `per-file-ignores` glob.
 struct Suppression {
   std::string code;    // a rule code or a code prefix ("KL005", "KP")
   std::string path;    // glob relative to the repository root; "" = every file
   std::string reason;  // "" = none given (KC006 warns)
   int line = 0;        // of the entry in the config file
+  std::string key = "ignore";  // the config key it was written under: "ignore" or "per-file-ignores"
 };
 
-// The suppressions of a kernel repository and where they were read.
+// A rule code (or prefix) a repository setting names, with its line.
+struct CodeSetting {
+  std::string code;
+  int line = 0;
+};
+
+// A repository's settings besides its suppressions: what --policy, --select,
+// --ignore and --strict say on a command line. The command line wins where it
+// says something; under --security or --no-repo-config none is applied.
+struct RepositorySettings {
+  std::string policy;  // an embedded policy name or a file of the repository; "" = not set
+  int policy_line = 0;
+  std::optional<std::string> policy_file_text;  // that file's text, read as the config is (in the root, bounded)
+  std::optional<std::vector<CodeSetting>> select;
+  int select_line = 0;
+  std::vector<CodeSetting> ignore;  // the code strings of `ignore`: rules not run, as --ignore
+  std::optional<bool> strict;
+  int strict_line = 0;
+  bool empty() const { return policy.empty() && !select && ignore.empty() && !strict; }
+};
+
+// The suppressions and settings of a kernel repository and where they were read.
 struct SuppressionConfig {
   std::string file;  // relative to the repository root: "kcheck.toml" or "pyproject.toml"
   std::vector<Suppression> entries;
+  RepositorySettings settings;
 };
 
 // A config file that exists but cannot be used (not TOML, wrong shapes, unknown
@@ -67,6 +91,8 @@ struct SuppressionTrust {
   bool code_prefixes_allowed = false;
 };
 std::string why_suppression_not_applied(const Suppression& suppression, const SuppressionTrust& trust);
+// The same for a code of a repository setting (`ignore = ["KE014"]`, `select`).
+std::string why_setting_not_applied(std::string_view code, const SuppressionTrust& trust);
 
 // A rule code names one rule: two capital letters and three digits ("KL005").
 bool is_single_rule_code(std::string_view code);

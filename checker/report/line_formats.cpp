@@ -1,20 +1,12 @@
 #include "checker/report/line_formats.h"
 
 #include "checker/core/display_text.h"
+#include "checker/report/report_view.h"
 
 namespace kcheck {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The finding's file as a reader of the lines finds it.
-std::string shown_path(const Report& report, const Finding& finding, const std::optional<fs::path>& relative_to) {
-  if (!relative_to) return finding.file.empty() ? "." : finding.file;
-  const fs::path file = finding.file.empty() ? fs::path(report.audited_root) : fs::path(report.audited_root) / finding.file;
-  const fs::path relative = file.lexically_normal().lexically_relative(relative_to->lexically_normal());
-  if (relative.empty() || relative.begin()->string() == "..") return file.lexically_normal().string();
-  return relative.string();
-}
 
 // GitHub's escaping of workflow command data; `property` adds ':' and ','.
 std::string github_escaped(const std::string& text, bool property) {
@@ -42,11 +34,11 @@ const char* github_command(Severity severity) {
 
 }  // namespace
 
-std::string render_github(const Report& unsafe, const std::optional<fs::path>& relative_to) {
+std::string render_github(const Report& unsafe, const std::optional<fs::path>& relative_to, Severity least_shown) {
   const Report report = display_safe_report(unsafe);
   std::string out;
   for (const Finding& finding : report.findings) {
-    if (finding.suppressed) continue;
+    if (finding.suppressed || finding.severity < least_shown) continue;
     out += "::" + std::string(github_command(finding.severity)) + " ";
     if (!finding.file.empty()) {
       out += "file=" + github_escaped(shown_path(report, finding, relative_to), true) + ",";
@@ -60,11 +52,11 @@ std::string render_github(const Report& unsafe, const std::optional<fs::path>& r
   return out;
 }
 
-std::string render_concise(const Report& unsafe, const std::optional<fs::path>& relative_to) {
+std::string render_concise(const Report& unsafe, const std::optional<fs::path>& relative_to, Severity least_shown) {
   const Report report = display_safe_report(unsafe);
   std::string out;
   for (const Finding& finding : report.findings) {
-    if (finding.suppressed) continue;
+    if (finding.suppressed || finding.severity < least_shown) continue;
     out += shown_path(report, finding, relative_to);
     if (finding.location.line) out += ":" + std::to_string(finding.location.line);
     out += ": " + finding.code + " ";

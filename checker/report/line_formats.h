@@ -18,10 +18,12 @@ namespace kcheck {
 // error, warning and notice by severity; property and message text escaped
 // as GitHub requires (%, CR, LF, and ':' ',' in properties), after
 // display_safe, so no upload text can start a command of its own.
-std::string render_github(const Report& report, const std::optional<std::filesystem::path>& relative_to);
+std::string render_github(const Report& report, const std::optional<std::filesystem::path>& relative_to,
+                          Severity least_shown = Severity::note);
 
 // "path:line: CODE message" ("path: CODE message" without a line; "." for
 // the tree), like gcc's and ruff's concise output: clickable in terminals and editors.
-std::string render_concise(const Report& report, const std::optional<std::filesystem::path>& relative_to);
+std::string render_concise(const Report& report, const std::optional<std::filesystem::path>& relative_to,
+                           Severity least_shown = Severity::note);
 
 }  // namespace kcheck

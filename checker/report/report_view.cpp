@@ -2,17 +2,89 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <tuple>
 
 namespace kcheck {
 
 namespace {
 
 VariantSection& section_for(std::vector<VariantSection>& sections, const std::string& variant) {
-  auto found = std::find_if(sections.begin(), sections.end(),
-                            [&](const VariantSection& section) { return section.variant == variant; });
+  auto found = std::find_if(sections.begin(), sections.end(), [&](const VariantSection& section) {
+    return section.variant == variant && section.shared_by.empty();
+  });
   if (found != sections.end()) return *found;
   sections.push_back({variant, variant});
   return sections.back();
+}
+
+// A variant's finding as every variant would have it: the variant's directory
+// in its path written `*`.
+Finding as_shared(const Finding& finding, const std::map<std::string, std::string>& directory_of) {
+  Finding shared = finding;
+  shared.variant.clear();
+  auto directory = directory_of.find(finding.variant);
+  if (directory == directory_of.end() || directory->second.empty()) return shared;
+  const std::string& prefix = directory->second;
+  if (shared.file == prefix) shared.file = prefix.substr(0, prefix.rfind('/') + 1) + "*";
+  else if (shared.file.starts_with(prefix + "/"))
+    shared.file = prefix.substr(0, prefix.rfind('/') + 1) + "*" + shared.file.substr(prefix.size());
+  return shared;
+}
+
+using FindingIdentity = std::tuple<std::string, Severity, std::string, std::string, int, int, std::string, std::string,
+                                   bool, std::string>;
+
+FindingIdentity identity(const Finding& finding) {
+  return {finding.code,          finding.severity,         finding.message,           finding.file,
+          finding.location.line, finding.location.column, finding.location.json_pointer, finding.location.symbol,
+          finding.suppressed,    finding.suppression_reason};
+}
+
+struct SharedFinding {
+  Finding finding;
+  std::vector<std::string> variants;
+  std::vector<const Finding*> originals;
+};
+
+// Findings of two or more variants that differ only in the variant, grouped by
+// the set of variants that repeat them.
+std::map<std::vector<std::string>, std::vector<SharedFinding>> findings_shared_by_variants(const Report& report) {
+  std::map<std::string, std::string> directory_of;
+  for (const VariantSummary& variant : report.variants) directory_of[variant.name] = variant.path;
+  std::vector<SharedFinding> candidates;
+  std::map<FindingIdentity, std::vector<std::size_t>> candidates_by_identity;
+  for (const Finding& finding : report.findings) {
+    if (finding.variant.empty()) continue;
+    Finding shared = as_shared(finding, directory_of);
+    std::vector<std::size_t>& same = candidates_by_identity[identity(shared)];
+    auto open = std::find_if(same.begin(), same.end(), [&](std::size_t index) {
+      const std::vector<std::string>& variants = candidates[index].variants;
+      return std::find(variants.begin(), variants.end(), finding.variant) == variants.end();
+    });
+    if (open == same.end()) {
+      same.push_back(candidates.size());
+      candidates.push_back({std::move(shared), {finding.variant}, {&finding}});
+    } else {
+      candidates[*open].variants.push_back(finding.variant);
+      candidates[*open].originals.push_back(&finding);
+    }
+  }
+  std::map<std::vector<std::string>, std::vector<SharedFinding>> by_variants;
+  for (SharedFinding& candidate : candidates) {
+    if (candidate.variants.size() < 2) continue;
+    std::sort(candidate.variants.begin(), candidate.variants.end());
+    by_variants[candidate.variants].push_back(std::move(candidate));
+  }
+  return by_variants;
+}
+
+std::string shared_title(const std::vector<std::string>& variants, const Report& report) {
+  if (variants.size() == report.variants.size() && report.variants.size() > 2)
+    return "every variant (" + std::to_string(variants.size()) + ")";
+  std::string title = std::to_string(variants.size()) + " variants: ";
+  for (std::size_t i = 0; i < variants.size(); ++i) title += (i ? ", " : "") + variants[i];
+  return title;
 }
 
 }  // namespace
@@ -22,11 +94,27 @@ std::vector<VariantSection> variant_sections(const Report& report) {
   bool tree_level = std::any_of(report.findings.begin(), report.findings.end(),
                                 [](const Finding& finding) { return finding.variant.empty(); });
   if (tree_level) sections.push_back({"", report.scope == "module" ? "module" : "tree"});
+  std::vector<const Finding*> shown_shared;
+  for (auto& [variants, shared] : findings_shared_by_variants(report)) {
+    auto findings = std::make_shared<std::vector<Finding>>();
+    for (SharedFinding& item : shared) {
+      findings->push_back(std::move(item.finding));
+      shown_shared.insert(shown_shared.end(), item.originals.begin(), item.originals.end());
+    }
+    VariantSection section{"", shared_title(variants, report)};
+    section.shared_by = variants;
+    section.shared_findings = findings;
+    for (const Finding& finding : *findings) section.findings.push_back(&finding);
+    sections.push_back(std::move(section));
+  }
+  std::sort(shown_shared.begin(), shown_shared.end());
   for (const VariantSummary& variant : report.variants) {
     if (variant.name.empty()) continue;
     section_for(sections, variant.name).summary = &variant;
   }
-  for (const Finding& finding : report.findings) section_for(sections, finding.variant).findings.push_back(&finding);
+  for (const Finding& finding : report.findings)
+    if (!std::binary_search(shown_shared.begin(), shown_shared.end(), &finding))
+      section_for(sections, finding.variant).findings.push_back(&finding);
   for (const OpCheck& check : report.dynamic.op_checks) section_for(sections, check.variant).op_checks.push_back(&check);
   for (const BenchmarkResult& result : report.dynamic.benchmarks)
     section_for(sections, result.variant).benchmarks.push_back(&result);
@@ -47,6 +135,16 @@ std::string finding_place(const Finding& finding) {
   if (!finding.location.json_pointer.empty()) place += " " + finding.location.json_pointer;
   if (!finding.location.symbol.empty()) place += " [" + finding.location.symbol + "]";
   return place;
+}
+
+std::string shown_path(const Report& report, const Finding& finding,
+                       const std::optional<std::filesystem::path>& relative_to) {
+  if (!relative_to) return finding.file.empty() ? "." : finding.file;
+  const std::filesystem::path root(report.audited_root);
+  const std::filesystem::path file = (finding.file.empty() ? root : root / finding.file).lexically_normal();
+  const std::filesystem::path relative = file.lexically_relative(relative_to->lexically_normal());
+  if (relative.empty() || relative.begin()->string() == "..") return file.string();
+  return relative.string();
 }
 
 std::string format_number(double value, int decimals) {

@@ -1,4 +1,7 @@
 #pragma once
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,10 +23,18 @@ struct VariantSection {
   std::vector<const OpCheck*> op_checks;
   std::vector<const BenchmarkResult*> benchmarks;
   const DeviceLimits* device = nullptr;  // what the variant's worker measured, if anything
+  // A section of findings that several variants repeat identically: the
+  // variants, and the findings once each, their paths with the variant's
+  // directory written `*` (build/*/_relu.abi3.so). Empty for one variant's section.
+  std::vector<std::string> shared_by;
+  std::shared_ptr<const std::vector<Finding>> shared_findings;
 };
 
-// Tree level first (when it has findings), then every listed variant in the
-// report's order, then variants only findings or results name.
+// Tree level first (when it has findings), then the findings repeated
+// identically by two or more variants, once each with the list of variants
+// (one section per set of variants), then every listed variant in the
+// report's order with its own findings, then variants only findings or results
+// name. The JSON report keeps one finding per variant; this is for readers.
 std::vector<VariantSection> variant_sections(const Report& report);
 
 // "3 errors", "1 note".
@@ -31,6 +42,13 @@ std::string plural(int count, std::string_view word);
 
 // Where a finding applies, on one line: "file:line /pointer [symbol]".
 std::string finding_place(const Finding& finding);
+
+// The finding's file as a reader finds it: relative to `relative_to` (where
+// kcheck ran, the repository root) when the file lies below it, else the
+// whole path; without `relative_to`, as the report has it (relative to the
+// audited root; "." for the root itself).
+std::string shown_path(const Report& report, const Finding& finding,
+                       const std::optional<std::filesystem::path>& relative_to);
 
 // A number with a fixed count of decimals ("2905.0"), for tables and charts.
 std::string format_number(double value, int decimals);

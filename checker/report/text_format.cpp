@@ -1,11 +1,15 @@
 #include "checker/report/text_format.h"
 
-#include <map>
+#include <algorithm>
 #include <sstream>
+
+#include "checker/report/report_view.h"
 
 namespace kcheck {
 
 namespace {
+
+constexpr std::size_t kLongestFix = 100;
 
 const char* colour_of(Severity severity) {
   switch (severity) {
@@ -16,9 +20,15 @@ const char* colour_of(Severity severity) {
   return "";
 }
 
+bool shown(const Finding& finding, const TextStyle& style) {
+  if (finding.suppressed) return style.least_shown == Severity::note;
+  return finding.severity >= style.least_shown;
+}
+
 class TextWriter {
  public:
-  explicit TextWriter(const TextStyle& style) : style_(style) {}
+  TextWriter(const Report& report, const TextStyle& style, const std::vector<RuleInfo>& rules)
+      : report_(report), style_(style), rules_(rules) {}
 
   std::string paint(const std::string& text, const char* colour) const {
     return style_.colour ? std::string(colour) + text + "\033[0m" : text;
@@ -29,52 +39,88 @@ class TextWriter {
     std::ostringstream line;
     std::string severity(to_string(finding.severity));
     line << "  " << paint(severity, colour_of(finding.severity)) << std::string(8 - severity.size(), ' ')
-         << bold(finding.code) << "  " << (finding.file.empty() ? "." : finding.file);
+         << bold(finding.code) << "  " << shown_path(finding);
     if (finding.location.line) line << ":" << finding.location.line;
     if (!finding.location.json_pointer.empty()) line << " " << finding.location.json_pointer;
     if (!finding.location.symbol.empty()) line << " [" << finding.location.symbol << "]";
     line << "\n          " << finding.message;
     if (finding.suppressed) line << " (suppressed: " << finding.suppression_reason << ")";
+    line << "\n          " << hint(finding.code);
     return line.str();
   }
 
  private:
-  TextStyle style_;
+  std::string shown_path(const Finding& finding) const { return kcheck::shown_path(report_, finding, style_.relative_to); }
+
+  std::string hint(const std::string& code) const {
+    auto rule = std::find_if(rules_.begin(), rules_.end(), [&](const RuleInfo& info) { return info.code == code; });
+    const std::string fix = rule == rules_.end() ? "" : one_line_fix(*rule);
+    return fix.empty() ? paint("more: kcheck explain " + code, "\033[2m") : paint("fix: " + fix, "\033[2m");
+  }
+
+  const Report& report_;
+  const TextStyle& style_;
+  const std::vector<RuleInfo>& rules_;
 };
 
-std::string plural(int count, const std::string& word) {
-  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+// "; 3 notes hidden (--show-notes)": what the threshold left out of the list.
+std::string hidden_summary(const SeverityCounts& counts, const TextStyle& style) {
+  std::string text;
+  if (style.least_shown == Severity::error && counts.warnings) text += "; " + plural(counts.warnings, "warning") + " hidden";
+  if (style.least_shown != Severity::note && counts.notes) text += "; " + plural(counts.notes, "note") + " hidden (--show-notes)";
+  return text;
 }
 
 }  // namespace
 
-std::string render_text(const Report& report, const TextStyle& style) {
-  TextWriter writer(style);
-  std::ostringstream out;
-  out << writer.bold("kcheck " + report.tool_version) << "  policy " << report.policy_name << "  " << report.scope
-      << " " << report.audited_root << "\n";
-  std::map<std::string, std::vector<const Finding*>> by_variant;
-  for (const Finding& finding : report.findings) by_variant[finding.variant].push_back(&finding);
-  auto print_group = [&](const std::string& title, const std::vector<const Finding*>& findings) {
-    out << "\n" << writer.bold(title) << "\n";
-    for (const Finding* finding : findings) out << writer.finding_line(*finding) << "\n";
-  };
-  if (auto tree_level = by_variant.find(""); tree_level != by_variant.end())
-    print_group(report.scope == "module" ? "module" : "tree", tree_level->second);
-  for (const VariantSummary& variant : report.variants) {
-    auto found = by_variant.find(variant.name);
-    if (found == by_variant.end() || variant.name.empty()) {
-      if (!variant.name.empty()) out << "\n" << writer.bold(variant.name) << "  " << writer.paint("ok", "\033[32m") << "\n";
-      continue;
-    }
-    print_group(variant.name, found->second);
+std::string one_line_fix(const RuleInfo& rule) {
+  const std::string& text = rule.explanation;
+  const std::size_t start = text.find("Fix: ");
+  if (start == std::string::npos) return "";
+  std::string fix;
+  int depth = 0;  // inside parentheses or `code` a ';' or '.' ends nothing
+  bool in_code = false;
+  for (std::size_t i = start + 5; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool last = i + 1 == text.size();
+    if (c == '\n' && !last && text[i + 1] == '\n') break;  // end of the paragraph
+    const bool outside = depth == 0 && !in_code;
+    if (outside && text.compare(i, 6, ", e.g.") == 0) break;  // the clause, not its example
+    if (outside && (c == ';' || (c == '.' && (last || text[i + 1] == ' ' || text[i + 1] == '\n')))) break;
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c == '`') in_code = !in_code;
+    fix += c == '\n' ? ' ' : c;
   }
+  while (!fix.empty() && fix.back() == ' ') fix.pop_back();
+  return fix.size() <= kLongestFix && depth == 0 && !in_code ? fix : "";
+}
+
+std::string render_text(const Report& report, const TextStyle& style, const std::vector<RuleInfo>& rules) {
+  TextWriter writer(report, style, rules);
+  std::ostringstream out;
+  if (!style.quiet)
+    out << writer.bold("kcheck " + report.tool_version) << "  policy " << report.policy_name << "  " << report.scope
+        << " " << report.audited_root << "\n";
+  for (const VariantSection& section : variant_sections(report)) {
+    std::vector<const Finding*> listed;
+    std::copy_if(section.findings.begin(), section.findings.end(), std::back_inserter(listed),
+                 [&](const Finding* finding) { return shown(*finding, style); });
+    if (!listed.empty()) {
+      if (!style.quiet || out.tellp() > 0) out << "\n";
+      out << writer.bold(section.title) << "\n";
+      for (const Finding* finding : listed) out << writer.finding_line(*finding) << "\n";
+    } else if (!style.quiet && section.summary && section.summary->counts.errors + section.summary->counts.warnings == 0) {
+      out << "\n" << writer.bold(section.title) << "  " << writer.paint("ok", "\033[32m") << "\n";
+    }
+  }
+  if (style.quiet) return out.str();
   const SeverityCounts& counts = report.summary;
-  bool passes = report.gate_status() == 0;
+  const bool passes = report.gate_status() == 0;
   out << "\n"
       << plural(static_cast<int>(report.variants.size()), "variant") << ", " << plural(counts.errors, "error") << ", "
       << plural(counts.warnings, "warning") << ", " << plural(counts.notes, "note");
   if (counts.suppressed) out << ", " << counts.suppressed << " suppressed";
+  out << hidden_summary(counts, style);
   out << ": " << (passes ? writer.paint("PASS", "\033[32m") : writer.paint("FAIL", "\033[31m")) << "\n";
   return out.str();
 }

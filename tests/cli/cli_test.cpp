@@ -76,7 +76,7 @@ TEST(Cli, MissingVariantsSayWhatBuildsThemAndALocalBuildIsNotFailedForThem) {
   EXPECT_EQ(upload.exit_code, 1);
   EXPECT_NE(upload.out.find("torch212-cxx11-cpu-x86_64-linux (Torch 2.12)"), std::string::npos) << upload.out;
   EXPECT_NE(upload.out.find("--local-build"), std::string::npos) << upload.out;
-  const RunResult local = kcheck("--local-build " + fixture("kl006_required_variant_missing"));
+  const RunResult local = kcheck("--local-build --show-notes " + fixture("kl006_required_variant_missing"));
   EXPECT_EQ(local.exit_code, 0) << local.out;
   EXPECT_NE(local.out.find("KL006"), std::string::npos) << "still said, as a note: " << local.out;
   EXPECT_NE(local.out.find("a local build (--local-build) is not judged on them"), std::string::npos) << local.out;
@@ -195,6 +195,90 @@ TEST(Cli, AuditsASingleVariantAndASingleModule) {
   RunResult one_module = kcheck(module);
   EXPECT_EQ(one_module.exit_code, 0) << one_module.out;
   EXPECT_NE(one_module.out.find("module"), std::string::npos);
+}
+
+
+// Text output as ruff and clang-tidy users expect (issue #15): notes hidden
+// with a count, a severity threshold, --quiet, paths clickable from where
+// kcheck ran, a fix or `kcheck explain` under every finding.
+TEST(Cli, TextHidesNotesWithACountAndShowsThemOnRequest) {
+  const RunResult plain = kcheck(fixture("ke012_lazy_binding_note"));
+  EXPECT_EQ(plain.out.find("KE012"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("1 note; 1 note hidden (--show-notes): FAIL"), std::string::npos) << plain.out;
+  const RunResult notes = kcheck("--show-notes " + fixture("ke012_lazy_binding_note"));
+  EXPECT_NE(notes.out.find("note    KE012"), std::string::npos) << notes.out;
+  EXPECT_EQ(notes.out.find("hidden"), std::string::npos) << notes.out;
+  EXPECT_EQ(notes.exit_code, plain.exit_code) << "what is shown never changes the gate";
+
+  const RunResult errors_only = kcheck("--min-severity error --strict " + fixture("kl005_files_that_must_not_ship"));
+  EXPECT_EQ(errors_only.exit_code, 1) << "the hidden warnings still fail under --strict";
+  EXPECT_EQ(errors_only.out.find("KL005"), std::string::npos) << errors_only.out;
+  EXPECT_NE(errors_only.out.find("2 warnings hidden"), std::string::npos) << errors_only.out;
+  const RunResult concise = kcheck("--format concise --min-severity error " + fixture("kl005_files_that_must_not_ship"));
+  EXPECT_EQ(concise.out, "") << "the line formats honour the threshold too";
+  const RunResult bad = kcheck("--min-severity loud " + fixture("kl005_files_that_must_not_ship"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "kcheck: unknown --min-severity 'loud' (note, warning, error)\n");
+}
+
+TEST(Cli, QuietPrintsTheFindingsOnly) {
+  const RunResult quiet = kcheck("-q " + fixture("kl005_files_that_must_not_ship"));
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.out.find("kcheck " KCHECK_VERSION), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.out.find("PASS"), std::string::npos) << quiet.out;
+  EXPECT_EQ(std::count(quiet.out.begin(), quiet.out.end(), '\n'), 1 + 2 * 3) << "a title, two findings of three lines:\n"
+                                                                            << quiet.out;
+  EXPECT_TRUE(quiet.out.starts_with("torch212-cxx11-cpu-x86_64-linux\n")) << quiet.out;
+  EXPECT_EQ(kcheck("--quiet " + fixture("clean_cpu_variants_from_template")).out, "");
+}
+
+TEST(Cli, TextPathsAreRelativeToWhereKcheckRanAndEveryFindingEndsWithAFix) {
+  const RunResult run = run_command(std::string("cd '") + KCHECK_TREE_FIXTURES_DIR + "' && NO_COLOR= '" + KCHECK_EXECUTABLE +
+                                    "' kl005_files_that_must_not_ship/build");
+  EXPECT_NE(run.out.find("  warning KL005  kl005_files_that_must_not_ship/build/torch212-cxx11-cpu-x86_64-linux/relu.o\n"
+                         "          build intermediate 'relu.o' must not ship in a variant\n"
+                         "          fix: delete them before uploading (kernel-builder and `kcheck build` never write them)\n"),
+            std::string::npos)
+      << run.out;
+  const RunResult missing = kcheck(fixture("kl006_required_variant_missing"));
+  EXPECT_NE(missing.out.find("\n          more: kcheck explain KL006\n"), std::string::npos)
+      << "no one-line fix: the explanation\n"
+      << missing.out;
+}
+
+// Two variants that repeat the same findings: shown once, with both named,
+// in text, Markdown and HTML; the JSON keeps one finding per variant.
+TEST(Cli, FindingsRepeatedByVariantsAreShownOnceWithTheVariants) {
+  const fs::path repository = scratch_dir() / "two-variants";
+  fs::remove_all(repository);
+  fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / "kl005_files_that_must_not_ship", repository, fs::copy_options::recursive);
+  fs::remove_all(repository / "build" / "torch213-cxx11-cpu-x86_64-linux");  // the fixture's clean second variant
+  fs::copy(repository / "build" / "torch212-cxx11-cpu-x86_64-linux", repository / "build" / "torch213-cxx11-cpu-x86_64-linux",
+           fs::copy_options::recursive);
+  const std::string path = "'" + repository.string() + "'";
+  const std::string title = "2 variants: torch212-cxx11-cpu-x86_64-linux, torch213-cxx11-cpu-x86_64-linux";
+  const RunResult text = kcheck(path);
+  EXPECT_NE(text.out.find("\n" + title + "\n  warning KL005  "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("/build/*/relu.o\n"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("torch213-cxx11-cpu-x86_64-linux/relu.o"), std::string::npos) << text.out;
+  const std::string kl005 = "KL005  ";
+  auto occurrences = [](const std::string& text, const std::string& part) {
+    int count = 0;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+    return count;
+  };
+  EXPECT_EQ(occurrences(text.out, kl005), 2) << text.out;
+  EXPECT_NE(text.out.find("4 warnings"), std::string::npos) << "the counts stay per variant\n" << text.out;
+
+  const RunResult markdown = kcheck("--format markdown " + path);
+  EXPECT_NE(markdown.out.find("#### 2 variants: torch212-cxx11-cpu-x86\\_64-linux, torch213-cxx11-cpu-x86\\_64-linux\n"),
+            std::string::npos)
+      << markdown.out;
+  EXPECT_EQ(occurrences(markdown.out, "**KL005**"), 2) << markdown.out;
+  const RunResult html = kcheck("--format html " + path);
+  EXPECT_NE(html.out.find(title), std::string::npos);
+  const RunResult json = kcheck("--format json " + path);
+  EXPECT_EQ(occurrences(json.out, "\"code\": \"KL005\""), 4) << json.out;
 }
 
 }  // namespace

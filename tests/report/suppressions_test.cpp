@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "checker/audit/audit.h"
+#include "checker/core/embedded_files.h"
 #include "tests/report/report_test_support.h"
 
 namespace kcheck {
@@ -97,13 +98,13 @@ void expect_error(const std::string& text, const std::string& message_part) {
 
 TEST(Suppressions, ABrokenFileIsAnErrorNamingTheFileAndLine) {
   expect_error("ignore = [\n  {code = \"KL005\" reason = \"x\"},\n]\n", "/repo/kcheck.toml:2: not valid TOML");
-  expect_error("ignore = \"KL005\"\n", "/repo/kcheck.toml:1: 'ignore' must be an array of tables");
-  expect_error("ignore = [\"KL005\"]\n", "/repo/kcheck.toml:1: every 'ignore' entry must be a table");
+  expect_error("ignore = \"KL005\"\n", "/repo/kcheck.toml:1: 'ignore' must be an array of rule codes and tables");
+  expect_error("ignore = [5]\n", "/repo/kcheck.toml:1: every 'ignore' entry must be a rule code \"KE014\" or a table");
   expect_error("ignore = [\n  {path = \"build/**\", reason = \"x\"},\n]\n", "/repo/kcheck.toml:2: ignore entry needs a rule code");
   expect_error("ignore = [\n  {code = \"KL005\", reson = \"typo\"},\n]\n",
                "/repo/kcheck.toml:2: ignore entry: unknown key 'reson'");
   expect_error("ignore = [{code = 5}]\n", "/repo/kcheck.toml:1: ignore entry: 'code' must be a string");
-  expect_error("ignore = []\nignroe = []\n", "/repo/kcheck.toml:2: unknown key 'ignroe' (kcheck.toml knows: ignore)");
+  expect_error("ignore = []\nignroe = []\n", "/repo/kcheck.toml:2: unknown key 'ignroe' (kcheck.toml knows: ignore, per-file-ignores, policy, select, strict)");
 }
 
 Findings findings_to_suppress() {
@@ -340,6 +341,166 @@ TEST(Suppressions, ABrokenConfigExitsTwoWithOneLineNamingFileAndLine) {
   EXPECT_NE(run.err.find((repository / "kcheck.toml").string() + ":2: not valid TOML"), std::string::npos) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+
+// kcheck.toml settings besides suppressions (issue #15), as ruff reads its own.
+TEST(RepositorySettings, AreReadWithTheirLines) {
+  SuppressionConfig config = parse_suppressions(R"(policy = "hub-legacy"
+select = ["KL", "KE001"]
+strict = true
+ignore = [
+  "KE014",
+  {code = "KL005", path = "build/*/relu.o", reason = "kept"},
+]
+
+[per-file-ignores]
+"build/*/_vendor/**" = ["KP003", "KP001"]
+"build/*/tests/**" = {codes = ["KP002"], reason = "test helpers"}
+)",
+                                                "kcheck.toml");
+  const RepositorySettings& settings = config.settings;
+  EXPECT_EQ(settings.policy, "hub-legacy");
+  EXPECT_EQ(settings.policy_line, 1);
+  ASSERT_TRUE(settings.select);
+  ASSERT_EQ(settings.select->size(), 2u);
+  EXPECT_EQ((*settings.select)[1].code, "KE001");
+  EXPECT_EQ((*settings.select)[1].line, 2);
+  EXPECT_EQ(settings.strict, true);
+  ASSERT_EQ(settings.ignore.size(), 1u);
+  EXPECT_EQ(settings.ignore[0].code, "KE014");
+  EXPECT_EQ(settings.ignore[0].line, 5);
+  ASSERT_EQ(config.entries.size(), 4u) << "one table entry, three per-file codes";
+  EXPECT_EQ(config.entries[0].key, "ignore");
+  EXPECT_EQ(config.entries[1].code, "KP003");
+  EXPECT_EQ(config.entries[1].path, "build/*/_vendor/**");
+  EXPECT_EQ(config.entries[1].key, "per-file-ignores");
+  EXPECT_EQ(config.entries[1].line, 10);
+  EXPECT_EQ(config.entries[1].reason, "");
+  EXPECT_EQ(config.entries[3].code, "KP002");
+  EXPECT_EQ(config.entries[3].reason, "test helpers");
+  EXPECT_EQ(config.entries[3].line, 11);
+}
+
+TEST(RepositorySettings, AWrongShapeIsAnErrorNamingTheFileAndLine) {
+  expect_error("\npolicy = 3\n", "/repo/kcheck.toml:2: 'policy' must be a policy name");
+  expect_error("select = \"KE\"\n", "/repo/kcheck.toml:1: 'select' must be an array of rule codes");
+  expect_error("select = [\n  1,\n]\n", "/repo/kcheck.toml:2: 'select' holds rule codes");
+  expect_error("strict = \"yes\"\n", "/repo/kcheck.toml:1: 'strict' must be true or false");
+  expect_error("per-file-ignores = [\"KP003\"]\n", "/repo/kcheck.toml:1: 'per-file-ignores' must be a table");
+  expect_error("[per-file-ignores]\n\"x/**\" = {codes = [\"KP003\"], reson = \"typo\"}\n",
+               "/repo/kcheck.toml:2: per-file-ignores: unknown key 'reson' (codes, reason)");
+  expect_error("[per-file-ignores]\n\"x/**\" = {reason = \"no codes\"}\n", "/repo/kcheck.toml:2: per-file-ignores: 'x/**' needs codes");
+}
+
+// The KL005 fixture gives two KL005 warnings: its exit is 0, 1 under strict.
+nlohmann::json audit_json(const fs::path& repository, const std::string& options, int expected_exit) {
+  RunResult run = kcheck(options + " --format json " + shell_quoted(repository));
+  EXPECT_EQ(run.exit_code, expected_exit) << options << "\n" << run.err << run.out;
+  nlohmann::json report = nlohmann::json::parse(run.out, nullptr, false);
+  EXPECT_FALSE(report.is_discarded()) << run.out;
+  return report;
+}
+
+std::vector<std::string> codes_of(const nlohmann::json& report, const std::string& prefix = "") {
+  std::vector<std::string> codes;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"].get<std::string>().starts_with(prefix)) codes.push_back(finding["code"]);
+  return codes;
+}
+
+TEST(RepositorySettings, StrictSelectAndIgnoreApplyWhereTheCommandLineSaysNothing) {
+  fs::path strict = repository_with_config("kcheck.toml", "strict = true\n");
+  EXPECT_EQ(audit_json(strict, "", 1)["strict"], true);
+
+  fs::path ignoring = repository_with_config("kcheck.toml", "strict = true\nignore = [\"KL005\"]\n");
+  nlohmann::json ignored = audit_json(ignoring, "", 0);
+  EXPECT_TRUE(codes_of(ignored, "KL").empty()) << ignored["findings"].dump();
+  for (const nlohmann::json& code : ignored["rules_run"]) EXPECT_NE(code, "KL005");
+  EXPECT_EQ(audit_json(ignoring, "--ignore KC", 0)["summary"]["warnings"], 0) << "the command line's --ignore adds to it";
+
+  fs::path selecting = repository_with_config("kcheck.toml", "select = [\"KM\", \"KC\"]\nstrict = true\n");
+  nlohmann::json selected = audit_json(selecting, "", 0);
+  for (const nlohmann::json& code : selected["rules_run"])
+    EXPECT_TRUE(code.get<std::string>().starts_with("KM") || code.get<std::string>().starts_with("KC")) << code;
+  nlohmann::json command_line = audit_json(selecting, "--select KL", 1);
+  EXPECT_EQ(codes_of(command_line), (std::vector<std::string>{"KL005", "KL005"})) << "--select wins";
+}
+
+TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
+  fs::path named = repository_with_config("kcheck.toml", "policy = \"hub-legacy\"\n");
+  EXPECT_EQ(audit_json(named, "", 0)["policy"]["name"], "hub-legacy");
+  EXPECT_EQ(audit_json(named, "--policy hub", 0)["policy"]["name"], "hub");
+
+  fs::path file = repository_with_config("kcheck.toml", "policy = \"policies/ours.toml\"\n");
+  fs::create_directories(file / "policies");
+  std::string ours(*find_embedded_file("rules/hub.toml"));
+  ours.replace(ours.find("name = \"hub\""), 12, "name = \"ours\"");
+  std::ofstream(file / "policies" / "ours.toml") << ours;
+  EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "ours");
+
+  fs::path outside = repository_with_config("kcheck.toml", "policy = \"../outside.toml\"\n");
+  std::ofstream(outside.parent_path() / "outside.toml") << *find_embedded_file("rules/hub.toml");
+  RunResult run = kcheck(shell_quoted(outside));
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_NE(run.err.find("kcheck.toml:1: policy '../outside.toml' is outside the repository; not read"), std::string::npos)
+      << run.err;
+}
+
+TEST(RepositorySettings, PerFileIgnoresSuppressWithTheirReasonAndWarnWithoutOne) {
+  fs::path repository = repository_with_config("kcheck.toml", R"([per-file-ignores]
+"build/*/relu.o" = {codes = ["KL005"], reason = "the object documents the build"}
+"build/**/__pycache__" = ["KL005"]
+)");
+  nlohmann::json report = audit_json(repository, "", 0);
+  EXPECT_EQ(report["summary"]["suppressed"], 2);
+  std::vector<std::string> kc006;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == "KC006") kc006.push_back(finding["message"]);
+  EXPECT_EQ(kc006, std::vector<std::string>{
+                       "kcheck.toml:3: the suppression of KL005 on build/**/__pycache__ gives no reason; write it as "
+                       "\"build/**/__pycache__\" = {codes = [...], reason = \"why\"}"});
+}
+
+// Under --security (and --no-repo-config) nothing of the repository's config
+// is applied, and KC007 names each setting; a code naming no rule is an error.
+TEST(RepositorySettings, SecurityReportsEverySettingAndAppliesNone) {
+  fs::path repository = repository_with_config("kcheck.toml", R"(policy = "hub-legacy"
+select = ["KM"]
+ignore = ["KL005", "KL"]
+strict = false
+)");
+  nlohmann::json trusted = audit_json(repository, "--strict", 0);
+  EXPECT_EQ(trusted["policy"]["name"], "hub-legacy");
+  std::vector<std::string> notes;
+  for (const nlohmann::json& finding : trusted["findings"])
+    if (finding["code"] == "KC007") notes.push_back(finding["message"]);
+  EXPECT_EQ(notes, std::vector<std::string>{}) << "KC007 did not run: select = [\"KM\"] applies";
+
+  nlohmann::json untrusted = audit_json(repository, "--strict --security", 1);
+  EXPECT_EQ(untrusted["policy"]["name"], "hub");
+  notes.clear();
+  for (const nlohmann::json& finding : untrusted["findings"])
+    if (finding["code"] == "KC007") notes.push_back(finding["message"]);
+  const std::string why = " is not applied: repository settings are reported, not applied (--security or --no-repo-config)";
+  EXPECT_EQ(notes, (std::vector<std::string>{"kcheck.toml:1: policy = \"hub-legacy\"" + why,
+                                             "kcheck.toml:2: select \"KM\"" + why, "kcheck.toml:3: ignore \"KL\"" + why,
+                                             "kcheck.toml:3: ignore \"KL005\"" + why, "kcheck.toml:4: strict = false" + why}));
+  EXPECT_EQ(codes_of(untrusted, "KL"), (std::vector<std::string>{"KL005", "KL005"}));
+}
+
+TEST(RepositorySettings, AnIgnorePrefixNeedsThePolicyAndAnUnknownCodeIsAnError) {
+  fs::path repository = repository_with_config("kcheck.toml", "ignore = [\"KL\", \"KX9\"]\nselect = [\"KL\", \"KC\", \"KQ\"]\n");
+  nlohmann::json report = audit_json(repository, "", 1);
+  std::vector<std::pair<std::string, std::string>> kc007;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == "KC007") kc007.emplace_back(finding["severity"], finding["message"]);
+  EXPECT_EQ(kc007, (std::vector<std::pair<std::string, std::string>>{
+                       {"note", "kcheck.toml:1: ignore \"KL\" is not applied: 'KL' is wider than one rule, and the "
+                                "policy allows only whole rule codes"},
+                       {"error", "kcheck.toml:1: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"},
+                       {"error", "kcheck.toml:2: select names 'KQ', no rule of this kcheck (`kcheck rules` lists them)"}}));
+  EXPECT_EQ(codes_of(report, "KL"), (std::vector<std::string>{"KL005", "KL005"})) << "the KL prefix hid nothing";
 }
 
 }  // namespace

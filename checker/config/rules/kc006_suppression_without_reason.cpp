@@ -15,15 +15,18 @@ class SuppressionWithoutReason final : public Rule {
     for (const Suppression& suppression : tree.suppressions->entries)
       if (suppression.reason.empty())
         sink.report(suppression_place(tree, suppression),
-                    suppression_named(tree, suppression) +
-                        " gives no reason; add reason = \"why this finding is acceptable here\"");
+                    suppression_named(tree, suppression) + " gives no reason; " +
+                        (suppression.key == "per-file-ignores"
+                             ? "write it as \"" + suppression.path + "\" = {codes = [...], reason = \"why\"}"
+                             : std::string("add reason = \"why this finding is acceptable here\"")));
   }
 
  private:
   RuleInfo info_{"KC006", "A suppression in kcheck.toml gives no reason", Severity::warning,
                  R"(A kernel repository may silence findings it has judged acceptable with
 `ignore = [{code, path, reason}]` in kcheck.toml (or the [tool.kcheck] table
-of pyproject.toml). Every suppression must say why: a reviewer of the kernel,
+of pyproject.toml), or per file with `per-file-ignores = {"GLOB" = {codes =
+[...], reason = "..."}}`. Every suppression must say why: a reviewer of the kernel,
 or of the report, reads the reason next to the suppressed finding, and a
 suppression nobody can justify later should go. A suppression without a
 reason still applies; this warning (which fails the gate under --strict)

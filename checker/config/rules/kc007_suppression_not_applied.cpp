@@ -20,21 +20,50 @@ class SuppressionNotApplied final : public Rule {
     if (!tree.suppressions) return;
     const SuppressionTrust trust = suppression_trust(context.policy, context.options);
     for (const Suppression& suppression : tree.suppressions->entries) {
-      if (context.registry && !names_a_rule(*context.registry, suppression.code))
+      if (context.registry && !context.registry->names_a_rule(suppression.code))
         sink.report(Severity::error, suppression_place(tree, suppression),
                     suppression_named(tree, suppression) + " names no rule of this kcheck (`kcheck rules` lists "
                                                            "them): a mistyped code hides nothing");
       else if (std::string why = why_suppression_not_applied(suppression, trust); !why.empty())
         sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) + " is not applied: " + why);
     }
+    check_settings(context, trust, sink);
   }
 
  private:
-  // A whole code ("KL005") or a prefix of one ("KP") that some rule has.
-  static bool names_a_rule(const RuleRegistry& registry, const std::string& code) {
-    for (const Rule* rule : registry.rules())
-      if (rule->info().code.starts_with(code)) return true;
-    return false;
+  // The settings (policy, select, ignore codes, strict): a code naming no
+  // rule is an error; one not applied (--security, --no-repo-config, an
+  // `ignore` prefix the policy does not allow) a note.
+  static void check_settings(const RuleContext& context, const SuppressionTrust& trust, FindingSink& sink) {
+    const TreeFacts& tree = context.tree;
+    const RepositorySettings& settings = tree.suppressions->settings;
+    const std::string& file = tree.suppressions->file;
+    auto not_applied = [&](int line, const std::string& setting, const std::string& why) {
+      sink.report(setting_place(tree, line), file + ":" + std::to_string(line) + ": " + setting + " is not applied: " + why);
+    };
+    auto check_code = [&](const CodeSetting& code, std::string_view key, bool prefix_judged) {
+      if (context.registry && !context.registry->names_a_rule(code.code)) {
+        sink.report(Severity::error, setting_place(tree, code.line),
+                    file + ":" + std::to_string(code.line) + ": " + std::string(key) + " names '" + code.code +
+                        "', no rule of this kcheck (`kcheck rules` lists them)");
+        return;
+      }
+      const SuppressionTrust judged{trust.repository_config_applied, trust.code_prefixes_allowed || !prefix_judged};
+      if (std::string why = why_setting_not_applied(code.code, judged); !why.empty())
+        not_applied(code.line, std::string(key) + " \"" + code.code + "\"", why);
+    };
+    if (!trust.repository_config_applied) {
+      const std::string why = why_setting_not_applied("", trust);
+      if (!settings.policy.empty()) not_applied(settings.policy_line, "policy = \"" + settings.policy + "\"", why);
+      if (settings.strict) not_applied(settings.strict_line, *settings.strict ? "strict = true" : "strict = false", why);
+    }
+    if (settings.select)
+      for (const CodeSetting& code : *settings.select) check_code(code, "select", false);
+    for (const CodeSetting& code : settings.ignore) check_code(code, "ignore", true);
+  }
+
+  static Place setting_place(const TreeFacts& tree, int line) {
+    return {.file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "", .location = {.line = line}};
   }
 
   RuleInfo info_{"KC007", "A suppression in kcheck.toml is not applied", Severity::note,
@@ -52,6 +81,10 @@ note names each of them with the reason:
 - An entry that matched no finding of the rules that ran is reported too
   (like ruff's RUF100): the finding it was written for is gone, or its path
   never matches; remove it.
+- The same holds for the repository's settings (policy, select, the codes of
+  `ignore`, strict): under --security or --no-repo-config each is named and
+  not applied; a code that names no rule is an error; an `ignore` code wider
+  than one rule is applied only where the policy allows prefixes.
 
 Fix: name one rule per entry (code = "KL005"), with a path and a reason; on
 the Hub, fix the finding instead.
