@@ -51,6 +51,7 @@ struct ReportArguments {
   bool show_notes = false;
   std::string min_severity;  // "": text hides notes, the line formats list everything
   bool quiet = false;
+  std::string rules_url;  // where docs/rules.md is published: SARIF helpUri
 };
 
 struct BuildArguments {
@@ -108,6 +109,9 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
                  "list only findings of this severity or above in text, github and concise output "
                  "(note, warning, error; the gate and the other formats are unchanged)");
   app.add_flag("-q,--quiet", arguments.quiet, "text output: the findings only, no heading or summary line");
+  app.add_option("--rules-url", arguments.rules_url,
+                 "where docs/rules.md is published (e.g. https://github.com/OWNER/kcheck/blob/TAG/docs/rules.md): "
+                 "SARIF links each rule to its section there (helpUri)");
   app.add_option("--sarif-root", arguments.sarif_root,
                  "SARIF (and github, concise) paths relative to this directory: the repository root a "
                  "code-scanning service shows (default for github/concise: the current directory)");
@@ -208,6 +212,7 @@ void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   options.text.relative_to = reader_root;
   options.text.least_shown = least_shown(arguments, format);
   options.text.quiet = arguments.quiet;
+  options.rules_url = arguments.rules_url;
   write_output(kcheck::render_report(report, format, options), arguments.output);
 }
 

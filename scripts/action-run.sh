@@ -4,7 +4,8 @@
 # audits KCHECK_PATH with KCHECK_ARGS as GitHub annotations, writes the SARIF
 # report (paths relative to the repository, --sarif-root) and exits as the gate.
 #   KCHECK_PATH (default .), KCHECK_ARGS, KCHECK_VERSION (pip version; empty:
-#   KCHECK_SOURCE, this checkout), KCHECK_INSTALL=none, GITHUB_OUTPUT (optional)
+#   KCHECK_SOURCE, this checkout), KCHECK_INSTALL=none, GITHUB_OUTPUT (optional),
+#   KCHECK_RULES_URL (optional: the published docs/rules.md, SARIF helpUri)
 set -euo pipefail
 path=${KCHECK_PATH:-.}
 read -r -a args <<<"${KCHECK_ARGS:-}"
@@ -19,6 +20,9 @@ kcheck check "$path" "${args[@]}" --format json -o "$out/kcheck.json" || status=
 [[ $status -le 1 ]] || exit "$status"  # kcheck could not do its job: no report to show
 # One audit, rendered twice: annotations on the pull request, SARIF for code scanning.
 kcheck report "$out/kcheck.json" --format github || true
-kcheck report "$out/kcheck.json" --format sarif --sarif-root "$PWD" -o "$out/kcheck.sarif" || true
+sarif_args=(--sarif-root "$PWD")
+# The rules' docs of the kcheck this action runs, when GitHub says which (helpUri).
+[[ -z "${KCHECK_RULES_URL:-}" ]] || sarif_args+=(--rules-url "$KCHECK_RULES_URL")
+kcheck report "$out/kcheck.json" --format sarif "${sarif_args[@]}" -o "$out/kcheck.sarif" || true
 [[ -z "${GITHUB_OUTPUT:-}" ]] || echo "sarif=$out/kcheck.sarif" >>"$GITHUB_OUTPUT"
 exit "$status"

@@ -55,7 +55,7 @@ std::string render_report(const Report& report, OutputFormat format, const Rende
     case OutputFormat::json:
       return report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::sarif:
-      return render_sarif(report, options.rules, options.source_root).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      return render_sarif(report, options.rules, options.source_root, options.rules_url).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::junit: return render_junit(display_safe_report(report));
     case OutputFormat::markdown: return render_markdown(display_safe_report(report));
     case OutputFormat::html: return render_html(display_safe_report(report), options.rules);

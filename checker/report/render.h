@@ -26,6 +26,8 @@ struct RenderOptions {
   // The repository root: SARIF URIs relative to it (--sarif-root), and the
   // paths of the line formats (github, concise; the current directory by default).
   std::optional<std::filesystem::path> source_root;
+  // Where docs/rules.md is published (--rules-url): SARIF's helpUri per rule.
+  std::string rules_url;
 };
 
 // The catalogue of a registry, ordered by code.

@@ -83,8 +83,10 @@ std::vector<std::string> reported_codes(const Report& report) {
   return {codes.begin(), codes.end()};
 }
 
-nlohmann::json rule_descriptor(const std::string& code, const std::map<std::string, const RuleInfo*>& catalogue) {
+nlohmann::json rule_descriptor(const std::string& code, const std::map<std::string, const RuleInfo*>& catalogue,
+                               const std::string& rules_url) {
   nlohmann::json descriptor = {{"id", code}};
+  if (!rules_url.empty()) descriptor["helpUri"] = rules_url + "#" + rule_anchor(code);
   auto found = catalogue.find(code);
   if (found == catalogue.end()) return descriptor;  // a saved report from another kcheck version
   const RuleInfo& info = *found->second;
@@ -140,7 +142,7 @@ nlohmann::json result(const Finding& finding, int rule_index, const UriBase& bas
 }  // namespace
 
 nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& rules,
-                            const std::optional<std::filesystem::path>& source_root) {
+                            const std::optional<std::filesystem::path>& source_root, const std::string& rules_url) {
   const UriBase base = uri_base(report, source_root);
   std::map<std::string, const RuleInfo*> catalogue;
   for (const RuleInfo& info : rules) catalogue[info.code] = &info;
@@ -149,16 +151,18 @@ nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& r
   nlohmann::json descriptors = nlohmann::json::array();
   for (const std::string& code : codes) {
     rule_index[code] = static_cast<int>(descriptors.size());
-    descriptors.push_back(rule_descriptor(code, catalogue));
+    descriptors.push_back(rule_descriptor(code, catalogue, rules_url));
   }
   nlohmann::json results = nlohmann::json::array();
   for (const Finding& finding : report.findings) results.push_back(result(finding, rule_index.at(finding.code), base));
 
+  nlohmann::json driver = {{"name", "kcheck"},
+                            {"version", report.tool_version},
+                            {"semanticVersion", report.tool_version},
+                            {"rules", descriptors}};
+  if (!rules_url.empty()) driver["informationUri"] = rules_url;
   nlohmann::json run = {
-      {"tool",
-       {{"driver",
-         {{"name", "kcheck"}, {"version", report.tool_version}, {"semanticVersion", report.tool_version},
-          {"rules", descriptors}}}}},
+      {"tool", {{"driver", driver}}},
       {"originalUriBaseIds", {{base.id, {{"uri", root_uri(base.root)}}}}},
       {"invocations", nlohmann::json::array({{{"executionSuccessful", true}, {"exitCode", report.gate_status()}}})},
       {"results", results},

@@ -16,8 +16,11 @@ namespace kcheck {
 // to the audited root (uriBaseId AUDITED_ROOT) or, with `source_root` (the
 // repository a code-scanning service shows, `--sarif-root`), relative to that
 // (uriBaseId SRCROOT); its line as a region, its symbol as a logical location,
-// and a partial fingerprint that does not change when lines move.
+// and a partial fingerprint that does not change when lines move. With
+// `rules_url` (the published docs/rules.md, --rules-url) each rule's helpUri
+// is its section there (URL#ke001) and the driver's informationUri the page.
 nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& rules,
-                            const std::optional<std::filesystem::path>& source_root = std::nullopt);
+                            const std::optional<std::filesystem::path>& source_root = std::nullopt,
+                            const std::string& rules_url = "");
 
 }  // namespace kcheck

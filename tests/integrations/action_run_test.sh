@@ -2,7 +2,8 @@
 # The GitHub Action's shell step (scripts/action-run.sh, what action.yml runs)
 # with the kcheck on PATH: on a kernel with a known violation it prints the
 # finding as a workflow annotation, writes a SARIF report that names it with a
-# path relative to the repository, reports it as a step output, and fails.
+# path relative to the repository and links the rule's docs (helpUri),
+# reports it as a step output, and fails.
 #
 #   action_run_test.sh SOURCE_DIR KCHECK_DIR FIXTURE_TREES
 set -euo pipefail
@@ -13,10 +14,13 @@ cp -r "$fixtures/kp002_numpy_import" "$work/repo"
 mkdir "$work/runner"
 status=0
 (cd "$work/repo" && PATH="$kcheck_dir:$PATH" KCHECK_INSTALL=none KCHECK_PATH=. RUNNER_TEMP="$work/runner" \
-   GITHUB_OUTPUT="$work/output" "$source_dir/scripts/action-run.sh") >"$work/log" 2>&1 || status=$?
+   GITHUB_OUTPUT="$work/output" KCHECK_RULES_URL=https://example.org/kcheck/blob/v1/docs/rules.md \
+   "$source_dir/scripts/action-run.sh") >"$work/log" 2>&1 || status=$?
 [[ $status -eq 1 ]] || { cat "$work/log"; echo "expected exit 1, got $status"; exit 1; }
 grep -qE '^::error .*title=KP002' "$work/log" || { cat "$work/log"; echo "no KP002 annotation"; exit 1; }
 grep -qx "sarif=$work/runner/kcheck.sarif" "$work/output"
 grep -q '"ruleId": "KP002"' "$work/runner/kcheck.sarif"
 grep -q '"uri": "build/' "$work/runner/kcheck.sarif" || { echo "SARIF paths not relative to the repository"; exit 1; }
+grep -q '"helpUri": "https://example.org/kcheck/blob/v1/docs/rules.md#kp002"' "$work/runner/kcheck.sarif" ||
+  { echo "no helpUri to the rule's section"; exit 1; }
 echo "action step: annotation, SARIF, exit 1"

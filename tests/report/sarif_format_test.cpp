@@ -54,6 +54,28 @@ TEST(SarifFormat, OneDescriptorPerCodeWithTitleHelpAndDefaultLevel) {
   EXPECT_EQ(descriptors[1]["defaultConfiguration"]["level"], "warning");  // KL005
 }
 
+// helpUri points at the rule's section of docs/rules.md where that page is
+// published (--rules-url); without a URL there is none rather than a guess.
+TEST(SarifFormat, HelpUriIsTheRulesSectionOfThePublishedCatalogue) {
+  const std::vector<RuleInfo> rules = catalogue();
+  const std::string url = "https://example.org/kcheck/blob/v1/docs/rules.md";
+  const nlohmann::json sarif = render_sarif(sample_report(), rules, std::nullopt, url);
+  const nlohmann::json& driver = sarif["runs"][0]["tool"]["driver"];
+  EXPECT_EQ(driver["informationUri"], url);
+  const std::string page = rule_catalogue_markdown(rules);
+  for (const nlohmann::json& descriptor : driver["rules"]) {
+    const std::string help = descriptor["helpUri"];
+    ASSERT_TRUE(help.starts_with(url + "#")) << help;
+    const std::string anchor = help.substr(url.size() + 1);
+    EXPECT_NE(page.find("<a id=\"" + anchor + "\"></a>\n### " + descriptor["id"].get<std::string>() + ":"), std::string::npos)
+        << help;
+  }
+  const nlohmann::json plain = render_sarif(sample_report(), rules);
+  EXPECT_FALSE(plain["runs"][0]["tool"]["driver"].contains("informationUri"));
+  for (const nlohmann::json& descriptor : plain["runs"][0]["tool"]["driver"]["rules"])
+    EXPECT_FALSE(descriptor.contains("helpUri"));
+}
+
 TEST(SarifFormat, ResultsCarryRuleIdLevelLocationAndSymbol) {
   nlohmann::json sarif = render_sarif(sample_report(), catalogue());
   const nlohmann::json& run = sarif["runs"][0];
