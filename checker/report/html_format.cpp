@@ -6,6 +6,7 @@
 
 #include <kainjow/mustache.hpp>
 
+#include "checker/core/demangle.h"
 #include "checker/core/embedded_files.h"
 #include "checker/report/report_view.h"
 #include "checker/report/svg_chart.h"
@@ -34,6 +35,65 @@ const RuleInfo* find_rule(const std::vector<RuleInfo>& rules, const std::string&
   return found == rules.end() ? nullptr : &*found;
 }
 
+// Where the finding applies, its symbol demangled (the long C++ name wraps;
+// the mangled one is the cell's tooltip).
+std::string readable_place(const Finding& finding) {
+  if (finding.location.symbol.empty()) return finding_place(finding);
+  Finding readable = finding;
+  readable.location.symbol = demangle_symbol(finding.location.symbol);
+  return finding_place(readable);
+}
+
+// A rule's explanation as HTML: paragraphs at blank lines, "- " lines as a
+// list, `code` as <code>; every text escaped.
+std::string explanation_html(const std::string& explanation) {
+  auto inline_html = [](const std::string& text) {
+    std::string out;
+    bool code = false;
+    std::size_t start = 0;
+    for (std::size_t tick = text.find('`'); tick != std::string::npos; tick = text.find('`', start)) {
+      out += xml_escape(text.substr(start, tick - start)) + (code ? "</code>" : "<code>");
+      code = !code;
+      start = tick + 1;
+    }
+    out += xml_escape(text.substr(start));
+    if (code) out += "</code>";
+    return out;
+  };
+  std::string html, paragraph;
+  std::vector<std::string> items;
+  auto flush = [&] {
+    if (!paragraph.empty()) html += "<p>" + inline_html(paragraph) + "</p>\n";
+    if (!items.empty()) {
+      html += "<ul>\n";
+      for (const std::string& item : items) html += "<li>" + inline_html(item) + "</li>\n";
+      html += "</ul>\n";
+    }
+    paragraph.clear();
+    items.clear();
+  };
+  std::size_t start = 0;
+  while (start <= explanation.size()) {
+    std::size_t end = explanation.find('\n', start);
+    if (end == std::string::npos) end = explanation.size();
+    const std::string line = explanation.substr(start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(' ') == std::string::npos) {
+      flush();
+    } else if (line.starts_with("- ")) {
+      if (!paragraph.empty()) flush();
+      items.push_back(line.substr(2));
+    } else if (!items.empty() && line.starts_with("  ")) {
+      items.back() += " " + line.substr(line.find_first_not_of(' '));
+    } else {
+      if (!items.empty()) flush();
+      paragraph += (paragraph.empty() ? "" : " ") + line;
+    }
+  }
+  flush();
+  return html;
+}
+
 data finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
   data item;
   item.set("severity", std::string(to_string(finding.severity)));
@@ -41,7 +101,8 @@ data finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
   item.set("rule_anchor", anchor("rule-", finding.code));
   const RuleInfo* rule = find_rule(rules, finding.code);
   item.set("rule_title", rule ? rule->title : std::string());
-  item.set("place", finding_place(finding));
+  item.set("place", readable_place(finding));
+  item.set("mangled", finding.location.symbol);
   item.set("message", finding.message);
   item.set("suppressed", finding.suppressed);
   item.set("reason", finding.suppression_reason);
@@ -158,7 +219,7 @@ data rule_explanations(const Report& report, const std::vector<RuleInfo>& rules)
     if (rule) {
       item.set("title", rule->title);
       item.set("severity", std::string(to_string(rule->default_severity)));
-      item.set("explanation", rule->explanation);
+      item.set("explanation", explanation_html(rule->explanation));
       item.set("example_violation", rule->example_violation);
       item.set("example_fix", rule->example_fix);
       item.set("has_examples", !rule->example_violation.empty() || !rule->example_fix.empty());

@@ -17,6 +17,27 @@ constexpr double kRowHeight = 26;
 constexpr double kBarHeight = 16;
 constexpr double kAxisHeight = 28;
 constexpr int kTicks = 4;
+// Text widths estimated at 12px DejaVu Sans (about 7 units a character): a
+// label longer than its column is shortened (whole in its tooltip), and a
+// value that would run past the right edge is drawn inside its bar.
+constexpr double kCharWidth = 7;
+constexpr std::size_t kLabelChars = static_cast<std::size_t>(kLabelRight / kCharWidth) - 1;
+
+// Characters, not bytes: a UTF-8 continuation byte starts none.
+std::size_t characters(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string shortened_label(const std::string& label) {
+  if (characters(label) <= kLabelChars) return label;
+  std::string shown;
+  std::size_t count = 0;
+  for (char c : label) {
+    if ((c & 0xC0) != 0x80 && ++count > kLabelChars - 1) break;
+    shown += c;
+  }
+  return shown + "…";
+}
 
 std::string number(double value) { return format_number(value, 1); }
 
@@ -98,12 +119,16 @@ std::string render_bar_chart_svg(const BarChart& chart) {
     double y = kTop + kRowHeight * static_cast<double>(row) + (kRowHeight - kBarHeight) / 2;
     double right = x_of(bar.value);
     svg += "<text class=\"label\" x=\"" + number(kLabelRight) + "\" y=\"" + number(y + kBarHeight - 4) +
-           "\" text-anchor=\"end\">" + xml_escape(bar.label) + "</text>\n";
+           "\" text-anchor=\"end\"><title>" + xml_escape(bar.label) + "</title>" + xml_escape(shortened_label(bar.label)) +
+           "</text>\n";
     svg += "<rect class=\"bar" + std::string(bar.short_of_reference ? " short" : "") + "\" x=\"" + number(kBarLeft) +
            "\" y=\"" + number(y) + "\" width=\"" + number(right - kBarLeft) + "\" height=\"" + number(kBarHeight) +
            "\"><title>" + xml_escape(bar.tooltip) + "</title></rect>\n";
-    svg += "<text class=\"value\" x=\"" + number(std::min(right + 6, kWidth - 60)) + "\" y=\"" +
-           number(y + kBarHeight - 4) + "\">" + xml_escape(bar.value_text) + "</text>\n";
+    const double value_width = kCharWidth * static_cast<double>(characters(bar.value_text));
+    const bool inside = right + 6 + value_width > kWidth;
+    svg += "<text class=\"value" + std::string(inside ? " inside" : "") + "\" x=\"" + number(inside ? right - 6 : right + 6) +
+           "\" y=\"" + number(y + kBarHeight - 4) + "\"" + (inside ? " text-anchor=\"end\"" : "") + ">" +
+           xml_escape(bar.value_text) + "</text>\n";
   }
   if (chart.reference) {
     std::string x = number(x_of(chart.reference->value));

@@ -59,6 +59,27 @@ TEST(HtmlFormat, FindingsLinkToTheirRuleWithExplanationAndExamples) {
   EXPECT_TRUE(contains(html, xml_escape(first_fix_line))) << first_fix_line;
 }
 
+// Symbols are shown demangled in a cell that wraps (the mangled name is its
+// tooltip); explanations are paragraphs and lists, not preformatted text.
+TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
+  Report report = sample_report();
+  Finding finding{"KC007", Severity::note, "kcheck.toml:1: the suppression of K is not applied", "", "kcheck.toml", {.line = 1}};
+  finding.location.symbol = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm";
+  report.findings.push_back(finding);
+  const std::string html = render_html(report, catalogue());
+  EXPECT_TRUE(contains(html, "<td class=\"mono where\" title=\"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm\">"
+                             "kcheck.toml:1 [std::__cxx11::basic_string&lt;char, std::char_traits&lt;char&gt;, "
+                             "std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, unsigned long)]</td>"))
+      << html;
+  EXPECT_TRUE(contains(html, "td.mono { overflow-wrap: anywhere; }"));
+  EXPECT_TRUE(contains(html, "<div class=\"explanation\"><p>A repository&#39;s kcheck.toml (or [tool.kcheck]) may silence "
+                             "findings with <code>ignore = [{code, path, reason}]</code>."))
+      << html;
+  EXPECT_TRUE(contains(html, "<ul>\n<li>Under --security (the Hub-side profile) and with --no-repo-config, no suppression"))
+      << html;
+  EXPECT_FALSE(contains(html, ".explanation, pre.example { white-space: pre-wrap"));
+}
+
 TEST(HtmlFormat, ACodeThisKcheckDoesNotKnowIsSaidSo) {
   Report report = sample_report();
   report.findings.push_back({"KZ999", Severity::note, "from a newer kcheck", "", "", {}});

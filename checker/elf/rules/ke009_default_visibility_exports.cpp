@@ -1,6 +1,6 @@
 #include <array>
 
-#include "checker/elf/demangle.h"
+#include "checker/core/demangle.h"
 #include "checker/elf/native_module_view.h"
 #include "checker/elf/rules/elf_rule_factories.h"
 

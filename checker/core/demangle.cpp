@@ -1,4 +1,4 @@
-#include "checker/elf/demangle.h"
+#include "checker/core/demangle.h"
 
 #include <cxxabi.h>
 
@@ -8,7 +8,7 @@
 namespace kcheck {
 
 std::string demangle_symbol(std::string_view name) {
-  if (!name.starts_with("_Z")) return std::string(name);
+  if (!name.starts_with("_Z") || name.size() > kMaxDemangledName) return std::string(name);
   const std::string mangled(name);
   int status = 0;
   const std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
