@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "checker/audit/audit.h"
+#include "checker/audit/repository_settings.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/audit/dynamic_audit.h"
@@ -179,11 +180,21 @@ void refuse_under_security(const ReportArguments& arguments, const std::string& 
     throw std::invalid_argument("`kcheck " + command + "` executes kernel code; --security forbids it");
 }
 
+// The least severity text, github and concise list: --min-severity, else
+// text hides notes unless --show-notes, the line formats list everything.
+kcheck::Severity least_shown(const ReportArguments& arguments, kcheck::OutputFormat format) {
+  if (!arguments.min_severity.empty()) {
+    if (auto severity = kcheck::parse_severity(arguments.min_severity)) return *severity;
+    throw std::invalid_argument("unknown --min-severity '" + arguments.min_severity + "' (note, warning, error)");
+  }
+  if (format == kcheck::OutputFormat::text && !arguments.show_notes) return kcheck::Severity::warning;
+  return kcheck::Severity::note;
+}
+
 kcheck::OutputFormat output_format(const ReportArguments& arguments) {
   auto format = kcheck::parse_output_format(arguments.format);
   if (!format) throw std::invalid_argument("unknown --format '" + arguments.format + "'");
-  if (!arguments.min_severity.empty() && !kcheck::parse_severity(arguments.min_severity))
-    throw std::invalid_argument("unknown --min-severity '" + arguments.min_severity + "' (note, warning, error)");
+  least_shown(arguments, *format);  // a bad --min-severity is refused before the work
   // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
   const bool structured = *format == kcheck::OutputFormat::json || *format == kcheck::OutputFormat::sarif ||
                           *format == kcheck::OutputFormat::junit;
@@ -192,20 +203,10 @@ kcheck::OutputFormat output_format(const ReportArguments& arguments) {
   return *format;
 }
 
-// The least severity text, github and concise list.
-kcheck::Severity least_shown(const ReportArguments& arguments, kcheck::OutputFormat format) {
-  if (!arguments.min_severity.empty()) {
-    auto severity = kcheck::parse_severity(arguments.min_severity);
-    if (!severity) throw std::invalid_argument("unknown --min-severity '" + arguments.min_severity + "' (note, warning, error)");
-    return *severity;
-  }
-  if (format == kcheck::OutputFormat::text && !arguments.show_notes) return kcheck::Severity::warning;
-  return kcheck::Severity::note;
-}
-
-void emit(const kcheck::Report& report, const ReportArguments& arguments) {
-  kcheck::RenderOptions options{{colour_wanted(arguments.output)}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
-  const kcheck::OutputFormat format = output_format(arguments);
+// How every report of this command is rendered: one place for emit and the
+// per-repository reports of `kcheck scan --report-dir`.
+kcheck::RenderOptions render_options(const ReportArguments& arguments, kcheck::OutputFormat format, bool colour) {
+  kcheck::RenderOptions options{{colour}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
   const bool line_format = format == kcheck::OutputFormat::github || format == kcheck::OutputFormat::concise;
   const fs::path reader_root = arguments.sarif_root.empty() ? fs::current_path() : fs::absolute(arguments.sarif_root);
   if (!arguments.sarif_root.empty() || line_format) options.source_root = reader_root;  // clickable from where kcheck ran
@@ -213,7 +214,13 @@ void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   options.text.least_shown = least_shown(arguments, format);
   options.text.quiet = arguments.quiet;
   options.rules_url = arguments.rules_url;
-  write_output(kcheck::render_report(report, format, options), arguments.output);
+  return options;
+}
+
+void emit(const kcheck::Report& report, const ReportArguments& arguments) {
+  const kcheck::OutputFormat format = output_format(arguments);
+  write_output(kcheck::render_report(report, format, render_options(arguments, format, colour_wanted(arguments.output))),
+               arguments.output);
 }
 
 // A progress line on stderr while the work runs, only when stderr is a
@@ -254,7 +261,9 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   refuse_under_security(arguments, "build");
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   output_format(arguments);
-  kcheck::Policy policy = command_line_policy(arguments);
+  // The policy the kernel's kcheck.toml names, unless --policy: the variants are pinned to its ceilings.
+  const kcheck::Policy policy =
+      kcheck::policy_for_repository(build.kernel_dir, command_line_policy(arguments), audit_options(arguments, rules));
   // build.toml's own errors are findings (KC rules), reported and gated as by `kcheck config`.
   kcheck::TreeFacts source = kcheck::collect_source_facts(build.kernel_dir);
   if (!source.build_config->present) throw std::invalid_argument("no build.toml in " + build.kernel_dir);
@@ -386,7 +395,7 @@ bool emit_scan(const kcheck::ScanReport& scan, const ReportArguments& arguments,
   const kcheck::OutputFormat format = output_format(arguments);
   bool all_written = true;
   if (!report_dir.empty()) {
-    kcheck::RenderOptions options{{false}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
+    const kcheck::RenderOptions options = render_options(arguments, format, false);
     auto render = [&](const kcheck::RepositoryReport& repository) {
       return kcheck::render_report(repository.report, format, options);
     };

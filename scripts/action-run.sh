@@ -5,7 +5,8 @@
 # report (paths relative to the repository, --sarif-root) and exits as the gate.
 #   KCHECK_PATH (default .), KCHECK_ARGS, KCHECK_VERSION (pip version; empty:
 #   KCHECK_SOURCE, this checkout), KCHECK_INSTALL=none, GITHUB_OUTPUT (optional),
-#   KCHECK_RULES_URL (optional: the published docs/rules.md, SARIF helpUri)
+#   KCHECK_RULES_URL, or KCHECK_RULES_SERVER/REPOSITORY/REF (optional: the
+#   published docs/rules.md, SARIF helpUri)
 set -euo pipefail
 path=${KCHECK_PATH:-.}
 read -r -a args <<<"${KCHECK_ARGS:-}"
@@ -21,8 +22,13 @@ kcheck check "$path" "${args[@]}" --format json -o "$out/kcheck.json" || status=
 # One audit, rendered twice: annotations on the pull request, SARIF for code scanning.
 kcheck report "$out/kcheck.json" --format github || true
 sarif_args=(--sarif-root "$PWD")
-# The rules' docs of the kcheck this action runs, when GitHub says which (helpUri).
-[[ -z "${KCHECK_RULES_URL:-}" ]] || sarif_args+=(--rules-url "$KCHECK_RULES_URL")
+# The rules' docs of the kcheck this action runs, when GitHub says which (helpUri):
+# KCHECK_RULES_URL, else the page of KCHECK_RULES_REPOSITORY at KCHECK_RULES_REF when both are set.
+rules_url=${KCHECK_RULES_URL:-}
+if [[ -z "$rules_url" && -n "${KCHECK_RULES_REPOSITORY:-}" && -n "${KCHECK_RULES_REF:-}" ]]; then
+  rules_url="${KCHECK_RULES_SERVER:-https://github.com}/$KCHECK_RULES_REPOSITORY/blob/$KCHECK_RULES_REF/docs/rules.md"
+fi
+[[ -z "$rules_url" ]] || sarif_args+=(--rules-url "$rules_url")
 kcheck report "$out/kcheck.json" --format sarif "${sarif_args[@]}" -o "$out/kcheck.sarif" || true
 [[ -z "${GITHUB_OUTPUT:-}" ]] || echo "sarif=$out/kcheck.sarif" >>"$GITHUB_OUTPUT"
 exit "$status"

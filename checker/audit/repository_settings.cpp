@@ -2,28 +2,55 @@
 
 namespace kcheck {
 
+namespace {
+
+// The policy the repository names. A file of its own is read only now that it
+// applies; it is named as the repository's (it cannot pass for an embedded
+// one), and it cannot grant the repository more than the caller's policy does.
+Policy repository_policy(const SuppressionConfig& config, const Policy& given) {
+  const RepositorySettings& settings = config.settings;
+  const std::string where = config.file + ":" + std::to_string(settings.policy_line);
+  try {
+    const std::optional<std::string> file_text = read_repository_policy(config);
+    if (!file_text) return load_policy(settings.policy);
+    Policy policy = parse_policy(*file_text, settings.policy);
+    policy.name += " (" + settings.policy + " of the repository)";
+    policy.source = where + ": " + settings.policy;
+    policy.suppression_code_prefixes_allowed = given.suppression_code_prefixes_allowed;
+    return policy;
+  } catch (const PolicyError& error) {
+    throw PolicyError(where + ": policy '" + settings.policy + "': " + error.what());
+  }
+}
+
+}  // namespace
+
+Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given, const AuditOptions& options) {
+  if (!options.apply_repository_suppressions || options.policy_from_command_line) return given;
+  const std::optional<SuppressionConfig> config = load_suppressions(repository_root);
+  if (!config || config->settings.policy.empty()) return given;
+  return repository_policy(*config, given);
+}
+
 SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& policy, const AuditOptions& options,
                                         const RuleRegistry& rules) {
   SettledAudit settled{std::nullopt, options};
   if (!tree.suppressions || !options.apply_repository_suppressions) return settled;
   const RepositorySettings& settings = tree.suppressions->settings;
-  const std::string source = tree.suppressions->file;
-  if (!settings.policy.empty() && !options.policy_from_command_line) {
-    try {
-      settled.repository_policy = settings.policy_file_text ? parse_policy(*settings.policy_file_text, settings.policy)
-                                                            : load_policy(settings.policy);
-    } catch (const PolicyError& error) {
-      throw PolicyError(source + ":" + std::to_string(settings.policy_line) + ": policy '" + settings.policy +
-                        "': " + error.what());
-    }
-  }
+  if (!settings.policy.empty() && !options.policy_from_command_line)
+    settled.repository_policy = repository_policy(*tree.suppressions, policy);
   CodeSelection& selection = settled.options.selection;
-  if (settings.select && selection.select.empty())
+  if (settings.select && selection.select.empty()) {
     for (const CodeSetting& code : *settings.select)
       if (rules.names_a_rule(code.code)) selection.select.push_back(code.code);
-  const SuppressionTrust trust{true, settled.policy(policy).suppression_code_prefixes_allowed};
+    // The rules that judge the config itself run whatever it selects.
+    if (!selection.select.empty()) selection.select.insert(selection.select.end(), {"KC006", "KC007"});
+  }
+  // Prefixes as the caller's policy allows them: the repository's cannot widen that.
+  const SuppressionTrust trust{true, policy.suppression_code_prefixes_allowed};
   for (const CodeSetting& code : settings.ignore)
-    if (rules.names_a_rule(code.code) && why_setting_not_applied(code.code, trust).empty())
+    if (rules.names_a_rule(code.code) && why_setting_not_applied(code.code, trust).empty() &&
+        !switches_off_config_rules(code.code))
       selection.ignore.push_back(code.code);
   if (settings.strict) settled.options.strict = options.strict || *settings.strict;
   return settled;

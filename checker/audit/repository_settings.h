@@ -23,4 +23,9 @@ struct SettledAudit {
 SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& policy, const AuditOptions& options,
                                         const RuleRegistry& rules);
 
+// The policy an audit of the repository at `repository_root` judges with,
+// by the same decision: what `kcheck build` pins its variants against, so the
+// build and its self-audit agree.
+Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given, const AuditOptions& options);
+
 }  // namespace kcheck

@@ -46,27 +46,30 @@ Suppression read_entry(const toml::node& node, const std::string& source) {
     fail(source, suppression.line,
          "ignore entry: path is longer than " + std::to_string(kMaxSuppressionPathLength) + " characters");
   suppression.reason = string_member(*entry, "reason", source);
+  if (suppression.reason.size() > kMaxSuppressionReasonLength)
+    fail(source, suppression.line, "ignore entry: reason is longer than " + std::to_string(kMaxSuppressionReasonLength) + " characters");
   return suppression;
 }
 
-// The config file as every file of an upload is read: a link must stay inside
-// the repository, only a regular file of a bounded size, never more read than the bound.
-std::optional<std::string> read_config_file(const fs::path& repository_root, const fs::path& path) {
+// A file of the repository as every file of an upload is read: inside the
+// repository however it is named or linked, a regular file, never more read
+// than `bound`. nullopt with `problem` empty when there is no such file.
+std::optional<std::string> read_inside_repository(const fs::path& repository_root, const fs::path& path, std::string& problem) {
   std::error_code error;
-  fs::file_status status = fs::symlink_status(path, error);
+  const fs::file_status status = fs::symlink_status(path, error);
   if (error || !fs::exists(status)) return std::nullopt;
-  if (fs::is_symlink(status)) {
-    std::error_code target_error, root_error;
-    fs::path target = fs::canonical(path, target_error);
-    fs::path root = fs::canonical(repository_root, root_error);
-    if (target_error) throw SuppressionConfigError(path.string() + ": a link that leads nowhere (" + target_error.message() + ")");
-    if (root_error || !is_inside(target, root))
-      throw SuppressionConfigError(path.string() + ": a link that leaves the repository; not read");
+  std::error_code target_error, root_error;
+  const fs::path target = fs::canonical(path, target_error);
+  const fs::path root = fs::canonical(repository_root, root_error);
+  if (target_error) {
+    problem = "a link that leads nowhere (" + target_error.message() + ")";
+    return std::nullopt;
   }
-  std::string problem;
-  std::optional<std::string> text = read_bounded_file(path, kMaxSuppressionConfigBytes, problem);
-  if (!text) throw SuppressionConfigError(path.string() + ": " + problem);
-  return text;
+  if (root_error || !is_inside(target, root)) {
+    problem = fs::is_symlink(status) ? "a link that leaves the repository; not read" : "outside the repository; not read";
+    return std::nullopt;
+  }
+  return read_bounded_file(path, kMaxSuppressionConfigBytes, problem);
 }
 
 // One path segment against a pattern segment (`*` any run, `?` one character):
@@ -146,25 +149,15 @@ void read_per_file_ignores(const toml::node& node, const std::string& source, Su
       codes = entry->get("codes");
       if (!codes) fail(source, line_of(value), "per-file-ignores: '" + std::string(glob.str()) + "' needs codes = [...]");
       reason = string_member(*entry, "reason", source);
+      if (reason.size() > kMaxSuppressionReasonLength)
+        fail(source, line_of(value), "per-file-ignores: reason is longer than " + std::to_string(kMaxSuppressionReasonLength) + " characters");
     }
-    for (const CodeSetting& code : read_codes(*codes, "per-file-ignores", source))
+    for (const CodeSetting& code : read_codes(*codes, "per-file-ignores", source)) {
+      if (config.entries.size() + config.settings.ignore.size() >= kMaxSuppressionEntries)
+        fail(source, code.line, "more than " + std::to_string(kMaxSuppressionEntries) + " ignore entries");
       config.entries.push_back({code.code, std::string(glob.str()), reason, code.line, "per-file-ignores"});
+    }
   }
-}
-
-// A file of the repository named by the config (its policy): inside the
-// repository however it is named or linked, bounded as the config is.
-std::string read_repository_file(const fs::path& repository_root, const std::string& relative, const std::string& source,
-                                 int line) {
-  std::error_code target_error, root_error;
-  const fs::path target = fs::canonical(repository_root / relative, target_error);
-  const fs::path root = fs::canonical(repository_root, root_error);
-  if (target_error) fail(source, line, "policy '" + relative + "': neither an embedded policy nor a file of the repository");
-  if (root_error || !is_inside(target, root)) fail(source, line, "policy '" + relative + "' is outside the repository; not read");
-  std::string problem;
-  std::optional<std::string> text = read_bounded_file(target, kMaxSuppressionConfigBytes, problem);
-  if (!text) fail(source, line, "policy '" + relative + "': " + problem);
-  return *text;
 }
 
 }  // namespace
@@ -223,17 +216,34 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
 std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_root) {
   for (std::string_view name : {kConfigFile, kPyproject}) {
     fs::path file = repository_root / name;
-    std::optional<std::string> text = read_config_file(repository_root, file);
+    std::string problem;
+    std::optional<std::string> text = read_inside_repository(repository_root, file, problem);
+    if (!problem.empty()) throw SuppressionConfigError(file.string() + ": " + problem);
     if (!text) continue;
     SuppressionConfig config = parse_suppressions(*text, file.string());
     if (name == kPyproject && config.entries.empty() && config.settings.empty()) return std::nullopt;  // no [tool.kcheck]
-    RepositorySettings& settings = config.settings;
-    const std::vector<std::string> embedded = embedded_policy_names();
-    if (!settings.policy.empty() && std::find(embedded.begin(), embedded.end(), settings.policy) == embedded.end())
-      settings.policy_file_text = read_repository_file(repository_root, settings.policy, file.string(), settings.policy_line);
+    config.repository_root = repository_root;
     return config;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> read_repository_policy(const SuppressionConfig& config) {
+  const RepositorySettings& settings = config.settings;
+  const std::vector<std::string> embedded = embedded_policy_names();
+  if (settings.policy.empty() || std::find(embedded.begin(), embedded.end(), settings.policy) != embedded.end())
+    return std::nullopt;
+  std::string problem;
+  std::optional<std::string> text =
+      read_inside_repository(config.repository_root, config.repository_root / settings.policy, problem);
+  if (!text)
+    fail(config.file, settings.policy_line,
+         "policy '" + settings.policy + "': " + (problem.empty() ? "neither an embedded policy nor a file of the repository" : problem));
+  return text;
+}
+
+bool switches_off_config_rules(std::string_view code) {
+  return std::string_view("KC006").starts_with(code) || std::string_view("KC007").starts_with(code);
 }
 
 SuppressionScope suppression_scope(const fs::path& audited_root) {

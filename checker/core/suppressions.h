@@ -35,7 +35,6 @@ struct CodeSetting {
 struct RepositorySettings {
   std::string policy;  // an embedded policy name or a file of the repository; "" = not set
   int policy_line = 0;
-  std::optional<std::string> policy_file_text;  // that file's text, read as the config is (in the root, bounded)
   std::optional<std::vector<CodeSetting>> select;
   int select_line = 0;
   std::vector<CodeSetting> ignore;  // the code strings of `ignore`: rules not run, as --ignore
@@ -49,6 +48,7 @@ struct SuppressionConfig {
   std::string file;  // relative to the repository root: "kcheck.toml" or "pyproject.toml"
   std::vector<Suppression> entries;
   RepositorySettings settings;
+  std::filesystem::path repository_root;  // where it was read (load_suppressions)
 };
 
 // A config file that exists but cannot be used (not TOML, wrong shapes, unknown
@@ -66,10 +66,21 @@ class SuppressionConfigError : public std::runtime_error {
 inline constexpr std::uint64_t kMaxSuppressionConfigBytes = 1u << 20;
 inline constexpr std::size_t kMaxSuppressionEntries = 1000;
 inline constexpr std::size_t kMaxSuppressionPathLength = 1024;
+inline constexpr std::size_t kMaxSuppressionReasonLength = 1024;
 std::optional<SuppressionConfig> load_suppressions(const std::filesystem::path& repository_root);
 
 // The same from text already read; `file_name` says which of the two it is.
 SuppressionConfig parse_suppressions(std::string_view toml_text, const std::string& file_name);
+
+// The text of the policy file the settings name (`policy = "policies/ours.toml"`),
+// read as the config is: inside the repository, bounded; nullopt for an
+// embedded policy's name or none. Throws SuppressionConfigError naming the
+// config's file and line. Read only where the settings are applied.
+std::optional<std::string> read_repository_policy(const SuppressionConfig& config);
+
+// Whether an `ignore` code would switch off KC006 or KC007, the rules that
+// judge the config itself: a repository's config cannot do that.
+bool switches_off_config_rules(std::string_view code);
 
 // Where the suppressions of a variant or module audit are looked for: for one
 // inside `<repo>/build/`, <repo>; otherwise the audited root itself (a tree

@@ -45,7 +45,8 @@ std::string readable_place(const Finding& finding) {
 }
 
 // A rule's explanation as HTML: paragraphs at blank lines, "- " lines as a
-// list, `code` as <code>; every text escaped.
+// list, lines indented by four spaces or more as preformatted code (a
+// grammar, an example), `code` as <code>; every text escaped.
 std::string explanation_html(const std::string& explanation) {
   auto inline_html = [](const std::string& text) {
     std::string out;
@@ -60,7 +61,7 @@ std::string explanation_html(const std::string& explanation) {
     if (code) out += "</code>";
     return out;
   };
-  std::string html, paragraph;
+  std::string html, paragraph, preformatted;
   std::vector<std::string> items;
   auto flush = [&] {
     if (!paragraph.empty()) html += "<p>" + inline_html(paragraph) + "</p>\n";
@@ -69,8 +70,10 @@ std::string explanation_html(const std::string& explanation) {
       for (const std::string& item : items) html += "<li>" + inline_html(item) + "</li>\n";
       html += "</ul>\n";
     }
+    if (!preformatted.empty()) html += "<pre><code>" + xml_escape(preformatted) + "</code></pre>\n";
     paragraph.clear();
     items.clear();
+    preformatted.clear();
   };
   std::size_t start = 0;
   while (start <= explanation.size()) {
@@ -78,15 +81,19 @@ std::string explanation_html(const std::string& explanation) {
     if (end == std::string::npos) end = explanation.size();
     const std::string line = explanation.substr(start, end - start);
     start = end + 1;
-    if (line.find_first_not_of(' ') == std::string::npos) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) {
       flush();
+    } else if (indent >= 4 && (items.empty() || !preformatted.empty() || indent > 4)) {
+      if (!paragraph.empty() || !items.empty()) flush();
+      preformatted += line.substr(4) + "\n";
     } else if (line.starts_with("- ")) {
-      if (!paragraph.empty()) flush();
+      if (!paragraph.empty() || !preformatted.empty()) flush();
       items.push_back(line.substr(2));
-    } else if (!items.empty() && line.starts_with("  ")) {
-      items.back() += " " + line.substr(line.find_first_not_of(' '));
+    } else if (!items.empty() && indent >= 2) {
+      items.back() += " " + line.substr(indent);
     } else {
-      if (!items.empty()) flush();
+      if (!items.empty() || !preformatted.empty()) flush();
       paragraph += (paragraph.empty() ? "" : " ") + line;
     }
   }
@@ -102,7 +109,8 @@ data finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
   const RuleInfo* rule = find_rule(rules, finding.code);
   item.set("rule_title", rule ? rule->title : std::string());
   item.set("place", readable_place(finding));
-  item.set("mangled", finding.location.symbol);
+  // The mangled name as the cell's tooltip, where the cell shows another.
+  if (try_demangle(finding.location.symbol)) item.set("mangled", finding.location.symbol);
   item.set("message", finding.message);
   item.set("suppressed", finding.suppressed);
   item.set("reason", finding.suppression_reason);

@@ -1,6 +1,7 @@
 #include "checker/report/text_format.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "checker/report/report_view.h"
@@ -52,15 +53,19 @@ class TextWriter {
  private:
   std::string shown_path(const Finding& finding) const { return kcheck::shown_path(report_, finding, style_.relative_to); }
 
-  std::string hint(const std::string& code) const {
+  // Worked out once per code of the report.
+  const std::string& hint(const std::string& code) const {
+    auto known = hints_.find(code);
+    if (known != hints_.end()) return known->second;
     auto rule = std::find_if(rules_.begin(), rules_.end(), [&](const RuleInfo& info) { return info.code == code; });
     const std::string fix = rule == rules_.end() ? "" : one_line_fix(*rule);
-    return fix.empty() ? paint("more: kcheck explain " + code, "\033[2m") : paint("fix: " + fix, "\033[2m");
+    return hints_[code] = fix.empty() ? paint("more: kcheck explain " + code, "\033[2m") : paint("fix: " + fix, "\033[2m");
   }
 
   const Report& report_;
   const TextStyle& style_;
   const std::vector<RuleInfo>& rules_;
+  mutable std::map<std::string, std::string> hints_;
 };
 
 // "; 3 notes hidden (--show-notes)": what the threshold left out of the list.
@@ -92,6 +97,7 @@ std::string one_line_fix(const RuleInfo& rule) {
     fix += c == '\n' ? ' ' : c;
   }
   while (!fix.empty() && fix.back() == ' ') fix.pop_back();
+  if (fix.starts_with("nothing")) return "";  // "Fix: nothing required ..." is no fix to show
   return fix.size() <= kLongestFix && depth == 0 && !in_code ? fix : "";
 }
 

@@ -12,9 +12,9 @@ namespace kcheck {
 struct TextStyle {
   bool colour = false;
   // Findings below this severity are not shown, only counted ("3 notes
-  // hidden"); --show-notes and --min-severity choose. Suppressed findings are
-  // counted, never listed, unless notes are shown.
-  Severity least_shown = Severity::warning;
+  // hidden"); the CLI hides notes unless --show-notes or --min-severity say
+  // otherwise. Suppressed findings are listed only when notes are.
+  Severity least_shown = Severity::note;
   bool quiet = false;  // the findings only: no heading, no passing variants, no summary line
   // Paths relative to this directory (where kcheck ran: clickable in a
   // terminal); none: relative to the audited root.
@@ -27,7 +27,8 @@ struct TextStyle {
 // summary line with what was hidden.
 std::string render_text(const Report& report, const TextStyle& style, const std::vector<RuleInfo>& rules);
 
-// The first clause of a rule's "Fix:" paragraph when it fits one line, else "".
+// The first clause of a rule's "Fix:" paragraph when it fits one line and
+// says what to do, else "" (text output then points at `kcheck explain CODE`).
 std::string one_line_fix(const RuleInfo& rule);
 
 }  // namespace kcheck

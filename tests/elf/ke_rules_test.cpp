@@ -2,6 +2,8 @@
 // silent, under the embedded policies.
 #include <gtest/gtest.h>
 
+#include "checker/core/demangle.h"
+
 #include "tests/elf/elf_test_support.h"
 
 namespace kcheck::testing {
@@ -149,6 +151,32 @@ TEST(NativeRuleMessages, StableAbiFindingsNameTheSymbolAndItsVersion) {
   std::string messages = findings[0].message + "\n" + findings[1].message;
   EXPECT_NE(messages.find("PyCode_New, which is not part of the Python Stable ABI"), std::string::npos) << messages;
   EXPECT_NE(messages.find("PyObject_CallNoArgs, added to the Stable ABI in Python 3.10"), std::string::npos) << messages;
+}
+
+// A name whose every back-reference doubles the demangled text (27 MB from
+// 234 bytes in c++filt): kcheck does not demangle it, and KE006 does not pass
+// a Torch-looking import it could not judge.
+std::string exploding_mangled_name(int doublings) {
+  std::string name = "_Z1f1A1PIS_S_E";
+  for (int i = 0; i < doublings; ++i) name += "S" + std::to_string(i) + "_IS" + std::to_string(i + 1) + "_S" + std::to_string(i + 1) + "_E";
+  return name + "5torchv";
+}
+
+TEST(Demangle, RefusesNamesPastItsBoundsAndDemanglesRealOnes) {
+  EXPECT_EQ(try_demangle("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm"),
+            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_create(unsigned long&, unsigned long)");
+  EXPECT_EQ(try_demangle("PyInit__relu"), std::nullopt) << "not mangled";
+  EXPECT_EQ(try_demangle(exploding_mangled_name(30)), std::nullopt);
+  EXPECT_EQ(try_demangle("_Z" + std::string(kMaxDemangledName, 'a')), std::nullopt);
+  EXPECT_EQ(demangle_symbol(exploding_mangled_name(30)), exploding_mangled_name(30));
+}
+
+TEST(NativeRuleMessages, AStableAbiImportThatCannotBeDemangledIsNotPassed) {
+  auto tree = tree_with_module(elf_fixture("_clean.abi3.so"), "torch-stable-abi211-cpu-x86_64-linux");
+  tree.variants[0].native_modules[0].elf->imports.push_back({exploding_mangled_name(30), "", "", false});
+  const Findings findings = run_native_rules(tree, load_policy("hub"));
+  ASSERT_EQ(codes_of(findings), Codes{"KE006"});
+  EXPECT_NE(findings[0].message.find("cannot be demangled within kcheck's bounds"), std::string::npos) << findings[0].message;
 }
 
 TEST(NativeRuleMessages, DefaultVisibilityListsDemangledNames) {

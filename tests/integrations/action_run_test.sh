@@ -14,7 +14,7 @@ cp -r "$fixtures/kp002_numpy_import" "$work/repo"
 mkdir "$work/runner"
 status=0
 (cd "$work/repo" && PATH="$kcheck_dir:$PATH" KCHECK_INSTALL=none KCHECK_PATH=. RUNNER_TEMP="$work/runner" \
-   GITHUB_OUTPUT="$work/output" KCHECK_RULES_URL=https://example.org/kcheck/blob/v1/docs/rules.md \
+   GITHUB_OUTPUT="$work/output" KCHECK_RULES_SERVER=https://example.org KCHECK_RULES_REPOSITORY=kcheck KCHECK_RULES_REF=v1 \
    "$source_dir/scripts/action-run.sh") >"$work/log" 2>&1 || status=$?
 [[ $status -eq 1 ]] || { cat "$work/log"; echo "expected exit 1, got $status"; exit 1; }
 grep -qE '^::error .*title=KP002' "$work/log" || { cat "$work/log"; echo "no KP002 annotation"; exit 1; }

@@ -78,6 +78,13 @@ TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
   EXPECT_TRUE(contains(html, "<ul>\n<li>Under --security (the Hub-side profile) and with --no-repo-config, no suppression"))
       << html;
   EXPECT_FALSE(contains(html, ".explanation, pre.example { white-space: pre-wrap"));
+
+  // Indented lines (a grammar, an example) stay preformatted.
+  Report grammar = sample_report();
+  grammar.findings.push_back({"KL002", Severity::error, "bad name", "", "build/x", {}});
+  const std::string grammar_html = render_html(grammar, catalogue());
+  EXPECT_TRUE(contains(grammar_html, "<pre><code>torch&lt;MAJ&gt;&lt;MIN&gt;[-cxx11|-cxx98]-&lt;compute&gt;-&lt;cpu&gt;-&lt;os&gt;"))
+      << grammar_html;
 }
 
 TEST(HtmlFormat, ACodeThisKcheckDoesNotKnowIsSaidSo) {

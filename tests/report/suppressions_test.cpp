@@ -393,6 +393,23 @@ TEST(RepositorySettings, AWrongShapeIsAnErrorNamingTheFileAndLine) {
   expect_error("[per-file-ignores]\n\"x/**\" = {reason = \"no codes\"}\n", "/repo/kcheck.toml:2: per-file-ignores: 'x/**' needs codes");
 }
 
+TEST(RepositorySettings, EntriesAndReasonsAreBoundedAsTheyAreRead) {
+  expect_error("ignore = [{code = \"KL005\", reason = \"" + std::string(1025, 'r') + "\"}]\n",
+               "/repo/kcheck.toml:1: ignore entry: reason is longer than 1024 characters");
+  expect_error("[per-file-ignores]\n\"x/**\" = {codes = [\"KP003\"], reason = \"" + std::string(1025, 'r') + "\"}\n",
+               "/repo/kcheck.toml:2: per-file-ignores: reason is longer than 1024 characters");
+  expect_error("[per-file-ignores]\n\"" + std::string(1025, 'g') + "\" = [\"KP003\"]\n",
+               "/repo/kcheck.toml:2: per-file-ignores: a glob longer than 1024 characters");
+  // 3 globs of 400 codes: refused at the 1001st entry, before the rest is built.
+  std::string many = "[per-file-ignores]\n";
+  for (int glob = 0; glob < 3; ++glob) {
+    many += "\"g" + std::to_string(glob) + "/**\" = [";
+    for (int code = 0; code < 400; ++code) many += "\"KP003\",";
+    many += "]\n";
+  }
+  expect_error(many, "/repo/kcheck.toml:4: more than 1000 ignore entries");
+}
+
 // The KL005 fixture gives two KL005 warnings: its exit is 0, 1 under strict.
 nlohmann::json audit_json(const fs::path& repository, const std::string& options, int expected_exit) {
   RunResult run = kcheck(options + " --format json " + shell_quoted(repository));
@@ -416,11 +433,13 @@ TEST(RepositorySettings, StrictSelectAndIgnoreApplyWhereTheCommandLineSaysNothin
   fs::path ignoring = repository_with_config("kcheck.toml", "strict = true\nignore = [\"KL005\"]\n");
   nlohmann::json ignored = audit_json(ignoring, "", 0);
   EXPECT_TRUE(codes_of(ignored, "KL").empty()) << ignored["findings"].dump();
+  ASSERT_FALSE(ignored["rules_run"].empty());
   for (const nlohmann::json& code : ignored["rules_run"]) EXPECT_NE(code, "KL005");
   EXPECT_EQ(audit_json(ignoring, "--ignore KC", 0)["summary"]["warnings"], 0) << "the command line's --ignore adds to it";
 
   fs::path selecting = repository_with_config("kcheck.toml", "select = [\"KM\", \"KC\"]\nstrict = true\n");
   nlohmann::json selected = audit_json(selecting, "", 0);
+  ASSERT_FALSE(selected["rules_run"].empty());
   for (const nlohmann::json& code : selected["rules_run"])
     EXPECT_TRUE(code.get<std::string>().starts_with("KM") || code.get<std::string>().starts_with("KC")) << code;
   nlohmann::json command_line = audit_json(selecting, "--select KL", 1);
@@ -437,14 +456,56 @@ TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
   std::string ours(*find_embedded_file("rules/hub.toml"));
   ours.replace(ours.find("name = \"hub\""), 12, "name = \"ours\"");
   std::ofstream(file / "policies" / "ours.toml") << ours;
-  EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "ours");
+  EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "ours (policies/ours.toml of the repository)");
 
   fs::path outside = repository_with_config("kcheck.toml", "policy = \"../outside.toml\"\n");
   std::ofstream(outside.parent_path() / "outside.toml") << *find_embedded_file("rules/hub.toml");
   RunResult run = kcheck(shell_quoted(outside));
   EXPECT_EQ(run.exit_code, 2) << run.out;
-  EXPECT_NE(run.err.find("kcheck.toml:1: policy '../outside.toml' is outside the repository; not read"), std::string::npos)
+  EXPECT_NE(run.err.find("kcheck.toml:1: policy '../outside.toml': outside the repository; not read"), std::string::npos)
       << run.err;
+  fs::remove(outside / "kcheck.toml");
+  fs::create_symlink(outside.parent_path() / "outside.toml", outside / "linked.toml");
+  std::ofstream(outside / "kcheck.toml") << "policy = \"linked.toml\"\n";
+  RunResult linked = kcheck(shell_quoted(outside));
+  EXPECT_EQ(linked.exit_code, 2) << linked.out;
+  EXPECT_NE(linked.err.find("kcheck.toml:1: policy 'linked.toml': a link that leaves the repository; not read"),
+            std::string::npos)
+      << linked.err;
+  // Where the settings are not applied, the policy file is not even read.
+  EXPECT_EQ(kcheck("--security --format json " + shell_quoted(outside)).exit_code, 0);
+  std::ofstream(outside / "kcheck.toml") << "policy = \"missing.toml\"\n";
+  EXPECT_EQ(kcheck("--no-repo-config " + shell_quoted(outside)).exit_code, 0);
+  RunResult missing = kcheck(shell_quoted(outside));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("kcheck.toml:1: policy 'missing.toml': neither an embedded policy nor a file of the repository"),
+            std::string::npos)
+      << missing.err;
+}
+
+// A repository's own policy file names itself as the repository's (it cannot
+// pass for an embedded one) and cannot allow itself code prefixes.
+TEST(RepositorySettings, ARepositoryPolicyCannotPassForAnotherOrWidenWhatItMayIgnore) {
+  fs::path repository = repository_with_config("kcheck.toml", "policy = \"ours.toml\"\nstrict = true\nignore = [\"KL\"]\n");
+  std::string ours(*find_embedded_file("rules/hub.toml"));
+  ours.replace(ours.find("code-prefixes = false"), 21, "code-prefixes = true");
+  std::ofstream(repository / "ours.toml") << ours;
+  nlohmann::json report = audit_json(repository, "", 1);
+  EXPECT_EQ(report["policy"]["name"], "hub (ours.toml of the repository)");
+  EXPECT_EQ(codes_of(report, "KL"), (std::vector<std::string>{"KL005", "KL005"})) << "the KL prefix was not applied";
+}
+
+// The rules that judge the config run whatever it selects or ignores.
+TEST(RepositorySettings, TheConfigCannotSwitchOffTheRulesThatJudgeIt) {
+  fs::path repository = repository_with_config("kcheck.toml", "select = [\"KL\"]\nignore = [\"KC007\", \"KX9\"]\n");
+  nlohmann::json report = audit_json(repository, "", 1);
+  std::vector<std::pair<std::string, std::string>> kc007;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == "KC007") kc007.emplace_back(finding["severity"], finding["message"]);
+  EXPECT_EQ(kc007, (std::vector<std::pair<std::string, std::string>>{
+                       {"note", "kcheck.toml:2: ignore \"KC007\" is not applied: the rules that judge kcheck.toml itself "
+                                "(KC006, KC007) always run"},
+                       {"error", "kcheck.toml:2: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"}}));
 }
 
 TEST(RepositorySettings, PerFileIgnoresSuppressWithTheirReasonAndWarnWithoutOne) {
@@ -475,7 +536,9 @@ strict = false
   std::vector<std::string> notes;
   for (const nlohmann::json& finding : trusted["findings"])
     if (finding["code"] == "KC007") notes.push_back(finding["message"]);
-  EXPECT_EQ(notes, std::vector<std::string>{}) << "KC007 did not run: select = [\"KM\"] applies";
+  EXPECT_EQ(notes, std::vector<std::string>{"kcheck.toml:3: ignore \"KL\" is not applied: 'KL' is wider than one rule, and "
+                                            "the policy allows only whole rule codes"})
+      << "select = [\"KM\"] applies, and KC007 runs whatever it selects";
 
   nlohmann::json untrusted = audit_json(repository, "--strict --security", 1);
   EXPECT_EQ(untrusted["policy"]["name"], "hub");

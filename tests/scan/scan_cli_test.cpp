@@ -56,6 +56,23 @@ TEST(ScanCli, ReportDirectoryHoldsOneReportPerRepositoryAndTheScanDocument) {
   EXPECT_EQ(kcheck_command("scan --no-cache --format sarif " + quoted(dir / "root"), dir / "no-dir.txt"), 2);
 }
 
+// The reports of --report-dir are rendered as `kcheck PATH` renders one: the
+// line formats list notes, text hides them unless --show-notes.
+TEST(ScanCli, ReportDirectoryRendersAsTheAuditDoes) {
+  const fs::path dir = scratch_dir();
+  copy_fixture("ke012_lazy_binding_note", dir / "root" / "owner" / "lazy");
+  kcheck_command("scan --no-cache --format concise --report-dir " + quoted(dir / "concise") + " " + quoted(dir / "root"),
+                 dir / "concise.txt");
+  EXPECT_NE(read_file(dir / "concise" / "owner--lazy.txt").find(": KE012 "), std::string::npos)
+      << read_file(dir / "concise" / "owner--lazy.txt");
+  kcheck_command("scan --no-cache --report-dir " + quoted(dir / "text") + " " + quoted(dir / "root"), dir / "text.txt");
+  EXPECT_EQ(read_file(dir / "text" / "owner--lazy.txt").find("KE012"), std::string::npos);
+  kcheck_command("scan --no-cache --show-notes --report-dir " + quoted(dir / "notes") + " " + quoted(dir / "root"),
+                 dir / "notes.txt");
+  EXPECT_NE(read_file(dir / "notes" / "owner--lazy.txt").find("note    KE012"), std::string::npos)
+      << read_file(dir / "notes" / "owner--lazy.txt");
+}
+
 std::set<std::string> files_in(const fs::path& directory) {
   std::set<std::string> names;
   for (const fs::directory_entry& entry : fs::directory_iterator(directory)) names.insert(entry.path().filename());

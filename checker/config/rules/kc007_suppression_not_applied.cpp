@@ -41,16 +41,18 @@ class SuppressionNotApplied final : public Rule {
     auto not_applied = [&](int line, const std::string& setting, const std::string& why) {
       sink.report(setting_place(tree, line), file + ":" + std::to_string(line) + ": " + setting + " is not applied: " + why);
     };
-    auto check_code = [&](const CodeSetting& code, std::string_view key, bool prefix_judged) {
+    auto check_code = [&](const CodeSetting& code, std::string_view key, bool ignores) {
       if (context.registry && !context.registry->names_a_rule(code.code)) {
         sink.report(Severity::error, setting_place(tree, code.line),
                     file + ":" + std::to_string(code.line) + ": " + std::string(key) + " names '" + code.code +
                         "', no rule of this kcheck (`kcheck rules` lists them)");
         return;
       }
-      const SuppressionTrust judged{trust.repository_config_applied, trust.code_prefixes_allowed || !prefix_judged};
-      if (std::string why = why_setting_not_applied(code.code, judged); !why.empty())
-        not_applied(code.line, std::string(key) + " \"" + code.code + "\"", why);
+      const SuppressionTrust judged{trust.repository_config_applied, trust.code_prefixes_allowed || !ignores};
+      std::string why = why_setting_not_applied(code.code, judged);
+      if (why.empty() && ignores && switches_off_config_rules(code.code))
+        why = "the rules that judge " + file + " itself (KC006, KC007) always run";
+      if (!why.empty()) not_applied(code.line, std::string(key) + " \"" + code.code + "\"", why);
     };
     if (!trust.repository_config_applied) {
       const std::string why = why_setting_not_applied("", trust);
@@ -84,7 +86,8 @@ note names each of them with the reason:
 - The same holds for the repository's settings (policy, select, the codes of
   `ignore`, strict): under --security or --no-repo-config each is named and
   not applied; a code that names no rule is an error; an `ignore` code wider
-  than one rule is applied only where the policy allows prefixes.
+  than one rule is applied only where the policy allows prefixes, and none
+  switches off KC006 or KC007 (which also run whatever `select` says).
 
 Fix: name one rule per entry (code = "KL005"), with a path and a reason; on
 the Hub, fix the finding instead.

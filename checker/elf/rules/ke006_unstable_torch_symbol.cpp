@@ -53,9 +53,16 @@ class UnstableTorchSymbol final : public Rule {
                            FindingSink& sink) {
     const std::string symbol(name);
     if (may_name_torch_api(name)) {
-      const std::string demangled = demangle_symbol(name);
-      if (names_unstable_torch_api(demangled)) {
-        sink.report(view.place(symbol), "imports " + demangled + " from Torch's C++ API, which is not part of the stable ABI a " +
+      const std::optional<std::string> demangled = try_demangle(name);
+      if (!demangled) {
+        // Not judged is not passed: a name past the demangler's bounds that spells a Torch namespace.
+        sink.report(view.place(symbol), "imports " + symbol + ", which names a Torch namespace and cannot be demangled within "
+                                            "kcheck's bounds to prove it is not Torch's unstable C++ API; a " +
+                                            view.variant.directory_name + " variant must use only torch::stable:: and the C shims");
+        return;
+      }
+      if (names_unstable_torch_api(*demangled)) {
+        sink.report(view.place(symbol), "imports " + *demangled + " from Torch's C++ API, which is not part of the stable ABI a " +
                                             view.variant.directory_name + " variant must use (only torch::stable:: and the C shims)");
       }
       return;
