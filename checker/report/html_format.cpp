@@ -191,7 +191,23 @@ data dynamic_data(const VariantSection& section) {
   return item;
 }
 
-data section_data(const VariantSection& section, const Report& report, const std::vector<RuleInfo>& rules) {
+// The shared sections that hold findings of this variant, as links.
+data shared_with(const VariantSection& section, const std::vector<VariantSection>& sections) {
+  data links{data::type::list};
+  for (const VariantSection& shared : sections) {
+    if (section.variant.empty() ||
+        std::find(shared.shared_by.begin(), shared.shared_by.end(), section.variant) == shared.shared_by.end())
+      continue;
+    data link;
+    link.set("title", shared.title);
+    link.set("anchor", anchor("variant-", shared.title));
+    links.push_back(link);
+  }
+  return links;
+}
+
+data section_data(const VariantSection& section, const std::vector<VariantSection>& sections, const Report& report,
+                  const std::vector<RuleInfo>& rules) {
   SeverityCounts counts = section_counts(section);
   data item = counts_data(counts);
   item.set("title", section.title);
@@ -207,6 +223,9 @@ data section_data(const VariantSection& section, const Report& report, const std
   for (const Finding* finding : section.findings) findings.push_back(finding_data(*finding, rules));
   item.set("has_findings", !section.findings.empty());
   item.set("findings", findings);
+  data shared = shared_with(section, sections);
+  item.set("has_shared", !shared.is_empty_list());
+  item.set("shared", shared);
   bool dynamic = !section.op_checks.empty() || !section.benchmarks.empty() || section.device;
   item.set("has_dynamic", dynamic);
   if (dynamic) item.set("dynamic", dynamic_data(section));
@@ -258,8 +277,9 @@ data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
   if (!report.dynamic.empty()) root.set("seed", std::to_string(report.dynamic.seed));
   data variants{data::type::list};
   data sections{data::type::list};
-  for (const VariantSection& section : variant_sections(report)) {
-    data item = section_data(section, report, rules);
+  const std::vector<VariantSection> all_sections = variant_sections(report);
+  for (const VariantSection& section : all_sections) {
+    data item = section_data(section, all_sections, report, rules);
     if (section.summary) variants.push_back(item);
     sections.push_back(item);
   }

@@ -277,6 +277,9 @@ TEST(Cli, FindingsRepeatedByVariantsAreShownOnceWithTheVariants) {
   EXPECT_EQ(occurrences(markdown.out, "**KL005**"), 2) << markdown.out;
   const RunResult html = kcheck("--format html " + path);
   EXPECT_NE(html.out.find(title), std::string::npos);
+  EXPECT_EQ(occurrences(html.out, "<p class=\"muted\">No findings of its own.</p>"), 2) << html.out;
+  EXPECT_EQ(occurrences(html.out, "Findings it shares with other variants: <a href=\"#variant-2-variants--torch212"), 2)
+      << html.out;
   const RunResult json = kcheck("--format json " + path);
   EXPECT_EQ(occurrences(json.out, "\"code\": \"KL005\""), 4) << json.out;
 }
