@@ -9,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.1";
+inline constexpr const char* kReportSchemaVersion = "1.2";
 
 struct SeverityCounts {
   int errors = 0;
@@ -59,8 +59,13 @@ struct BenchmarkResult {
   double achieved_gbs = 0;
   double achieved_tflops = 0;
   double percent_of_peak = 0;       // of the measured copy bandwidth (or matmul rate)
-  double reference_median_us = 0;   // the Torch-native reference on the same input
-  double speedup = 0;               // reference_median_us / median_us
+  // The op spec's baseline, what a user would run instead: the best eager
+  // Torch form, timed on the same inputs in the same run.
+  std::string eager;                // its expression ("F.rms_norm(input, (d,), weight, epsilon)"); "" = none
+  std::string eager_problem;        // why there is none
+  double eager_median_us = 0;
+  double eager_spread_us = 0;       // interquartile range
+  double speedup = 0;               // eager_median_us / median_us; 0 without a baseline
 };
 
 // What `kcheck run` / `kcheck bench` measured; empty for a static audit.

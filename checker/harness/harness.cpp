@@ -93,7 +93,10 @@ std::vector<OpBenchmarkFact> read_benchmarks(const json& list, const std::string
     benchmark.spread_us = number_or(item, "spread_us");
     benchmark.samples = static_cast<int>(number_or(item, "samples"));
     benchmark.bytes = number_or(item, "bytes");
-    benchmark.reference_median_us = number_or(item, "reference_median_us");
+    benchmark.eager = string_or(item, "eager");
+    benchmark.eager_problem = string_or(item, "eager_problem");
+    benchmark.eager_median_us = number_or(item, "eager_median_us");
+    benchmark.eager_spread_us = number_or(item, "eager_spread_us");
     benchmarks.push_back(std::move(benchmark));
   }
   return benchmarks;
@@ -435,7 +438,10 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
       result.bytes = benchmark.bytes;
       result.achieved_gbs = benchmark.achieved_gbs();
       result.percent_of_peak = benchmark.percent_of(facts.copy_bandwidth_gbs);
-      result.reference_median_us = benchmark.reference_median_us;
+      result.eager = benchmark.eager;
+      result.eager_problem = benchmark.eager_problem;
+      result.eager_median_us = benchmark.eager_median_us;
+      result.eager_spread_us = benchmark.eager_spread_us;
       result.speedup = benchmark.speedup();
       dynamic.benchmarks.push_back(std::move(result));
     }

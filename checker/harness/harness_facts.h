@@ -52,12 +52,17 @@ struct OpBenchmarkFact {
   double spread_us = 0;
   int samples = 0;
   double bytes = 0;
-  double reference_median_us = 0;
+  // The op spec's baseline: the best eager Torch form, timed beside the op.
+  std::string eager;  // its expression; "" when there is none (eager_problem says why)
+  std::string eager_problem;
+  double eager_median_us = 0;
+  double eager_spread_us = 0;
   std::optional<double> baseline_median_us;  // from --baseline (KB002)
 
   double achieved_gbs() const { return median_us > 0 ? bytes / median_us / 1e3 : 0; }
   double percent_of(double peak_gbs) const { return peak_gbs > 0 ? 100 * achieved_gbs() / peak_gbs : 0; }
-  double speedup() const { return median_us > 0 ? reference_median_us / median_us : 0; }
+  // Over the eager Torch baseline; 0 without one.
+  double speedup() const { return median_us > 0 ? eager_median_us / median_us : 0; }
 };
 
 // The Python import of the variant package, as the Hub loader does it (KD006).

@@ -176,6 +176,7 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
     spec.name = required_string(*table, "name", source);
     spec.schema = required_string(*table, "schema", source);
     spec.reference = required_string(*table, "reference", source);
+    if ((*table)["baseline"]) spec.baseline = required_string(*table, "baseline", source);
     if (spec.schema.rfind(spec.name + "(", 0) != 0)
       fail(source, table, "schema of '" + spec.name + "' must start with '" + spec.name + "('");
     const toml::array* args = (*table)["args"].as_array();
@@ -263,6 +264,7 @@ nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings) 
     ops.push_back({{"name", spec.name},
                    {"schema", spec.schema},
                    {"reference", spec.reference},
+                   {"baseline", spec.baseline},
                    {"dtypes", spec.dtypes},
                    {"tolerance", tolerance},
                    {"bytes", spec.bytes},

@@ -38,6 +38,7 @@ struct OpSpec {
   std::string name;
   std::string schema;
   std::string reference;
+  std::string baseline;  // what `kcheck bench` times the op against (reference_ops.cpp's baselines); "" = none
   std::vector<OpArgSpec> args;
   std::vector<std::string> dtypes;
   std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> sizes;  // "small" -> {n: 7, d: 129}

@@ -177,7 +177,8 @@ data dynamic_data(const VariantSection& section) {
     row.set("spread_us", format_number(result->spread_us, 1));
     row.set("achieved_gbs", format_number(result->achieved_gbs, 0));
     row.set("percent_of_peak", format_number(result->percent_of_peak, 0));
-    row.set("reference_us", result->reference_median_us > 0 ? format_number(result->reference_median_us, 1) : "–");
+    row.set("eager_us", result->eager_median_us > 0 ? format_number(result->eager_median_us, 1) : "–");
+    row.set("eager", result->eager.empty() ? result->eager_problem : result->eager);
     row.set("speedup", result->speedup > 0 ? format_number(result->speedup, 2) + "×" : "–");
     benchmarks.push_back(row);
   }

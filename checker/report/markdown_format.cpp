@@ -93,7 +93,8 @@ data benchmark_data(const BenchmarkResult& result) {
   item.set("median_us", format_number(result.median_us, 1));
   item.set("achieved_gbs", format_number(result.achieved_gbs, 0));
   item.set("percent_of_peak", format_number(result.percent_of_peak, 0));
-  item.set("reference_us", result.reference_median_us > 0 ? format_number(result.reference_median_us, 1) : "–");
+  item.set("eager_us", result.eager_median_us > 0 ? format_number(result.eager_median_us, 1) : "–");
+  item.set("eager", result.eager.empty() ? "–" : result.eager);
   item.set("speedup", result.speedup > 0 ? format_number(result.speedup, 2) + "×" : "–");
   return item;
 }

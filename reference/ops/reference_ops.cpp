@@ -71,7 +71,56 @@ constexpr std::array<std::pair<std::string_view, ReferenceFunction>, 12> kRefere
     {"identity", &elementwise<identity_of>},
 }};
 
+const at::Tensor& input_of(const ReferenceArgs& args) { return args.at(1).toTensor(); }
+
+template <at::Tensor (*Activation)(const at::Tensor&)>
+at::Tensor gated_eager(const ReferenceArgs& args) {
+  auto [a, b] = halves(input_of(args));
+  return Activation(a) * b;
+}
+
+template <at::Tensor (*Activation)(const at::Tensor&)>
+at::Tensor elementwise_eager(const ReferenceArgs& args) {
+  return Activation(input_of(args));
+}
+
+at::Tensor mul_and_silu_eager(const ReferenceArgs& args) {
+  auto [a, b] = halves(input_of(args));
+  return a * at::silu(b);
+}
+
+at::Tensor fatrelu_and_mul_eager(const ReferenceArgs& args) {
+  auto [a, b] = halves(input_of(args));
+  return at::threshold(a, args.at(2).toDouble(), 0) * b;
+}
+
+at::Tensor rms_norm_eager(const ReferenceArgs& args) {
+  const at::Tensor& input = input_of(args);
+  return at::rms_norm(input, {input.size(-1)}, args.at(2).toTensor(), args.at(3).toDouble());
+}
+
+constexpr std::array<Baseline, 12> kBaselines = {{
+    {"silu_and_mul", "F.silu(x[..., :d]) * x[..., d:]", &gated_eager<silu_of>},
+    {"gelu_and_mul", "F.gelu(x[..., :d]) * x[..., d:]", &gated_eager<gelu_of>},
+    {"gelu_tanh_and_mul", "F.gelu(x[..., :d], approximate=\"tanh\") * x[..., d:]", &gated_eager<gelu_tanh_of>},
+    {"mul_and_silu", "x[..., :d] * F.silu(x[..., d:])", &mul_and_silu_eager},
+    {"fatrelu_and_mul", "F.threshold(x[..., :d], threshold, 0) * x[..., d:]", &fatrelu_and_mul_eager},
+    {"gelu", "F.gelu(x)", &elementwise_eager<gelu_of>},
+    {"gelu_tanh", "F.gelu(x, approximate=\"tanh\")", &elementwise_eager<gelu_tanh_of>},
+    {"gelu_quick", "x * torch.sigmoid(1.702 * x)", &elementwise_eager<gelu_quick_of>},
+    {"silu", "F.silu(x)", &elementwise_eager<silu_of>},
+    {"relu", "torch.relu(x)", &elementwise_eager<relu_of>},
+    {"rms_norm", "F.rms_norm(input, (d,), weight, epsilon)", &rms_norm_eager},
+    {"identity", "x.clone()", &elementwise_eager<identity_of>},
+}};
+
 }  // namespace
+
+const Baseline* find_baseline(std::string_view name) {
+  for (const Baseline& baseline : kBaselines)
+    if (baseline.name == name) return &baseline;
+  return nullptr;
+}
 
 ReferenceFunction find_reference(std::string_view name) {
   for (const auto& [known, function] : kReferences)

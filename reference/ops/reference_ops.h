@@ -1,9 +1,9 @@
 // Reference implementations for the ops of the reference kernels (and the
 // Hub's kernels with the same names), written with libtorch. Each takes the
 // op's own arguments (the boxed stack the op would get, outputs included)
-// and writes the outputs: the harness calls it once on float64 copies of the
-// inputs (correctness) and once on the native tensors (the speed-up baseline).
-// Linked into kcheck_worker only.
+// and writes the outputs: the harness calls it on float64 copies of the
+// inputs (correctness). Beside them, the baselines `kcheck bench` times a
+// kernel against. Linked into kcheck_worker only.
 #pragma once
 #include <string_view>
 #include <vector>
@@ -19,5 +19,19 @@ using ReferenceFunction = void (*)(ReferenceArgs& args);
 ReferenceFunction find_reference(std::string_view name);
 
 std::vector<std::string_view> reference_names();
+
+// What a user would run instead of the kernel: the best eager Torch form of
+// the op (the fused Torch op where one exists, else the plain composite),
+// computing a new tensor from the op's inputs as the user's code would, timed
+// on the native tensors beside the kernel. `expression` is how the report
+// names it ("F.rms_norm(input, (d,), weight, epsilon)").
+struct Baseline {
+  std::string_view name;
+  std::string_view expression;
+  at::Tensor (*run)(const ReferenceArgs& args);
+};
+
+// nullptr when no baseline of that name exists.
+const Baseline* find_baseline(std::string_view name);
 
 }  // namespace kcheck::reference

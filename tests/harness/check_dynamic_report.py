@@ -69,6 +69,10 @@ def check_bench(kcheck, kernel_dir, scratch):
         if not (result["median_us"] > 0 and result["achieved_gbs"] > 0 and result["speedup"] > 0
                 and result["percent_of_peak"] > 0 and result["repetitions"] == 3):
             fail(f"incomplete result {result}")
+        # The op spec's baseline, timed beside the op: what a user would run instead.
+        if not (result["eager"] and result["eager_median_us"] > 0 and result["eager_spread_us"] >= 0
+                and abs(result["speedup"] - result["eager_median_us"] / result["median_us"]) < 1e-6 * result["speedup"]):
+            fail(f"no eager Torch baseline in {result}")
     notes = [f for f in report["findings"] if f["code"] == "KB001"]
     if len(notes) != len(results) or len(notes) != len(report["findings"]):
         fail(f"{len(notes)} KB001 notes for {len(results)} results: {report['findings']}")

@@ -134,7 +134,8 @@ TEST(HtmlFormat, BenchmarkResultsGetATableAndTwoCharts) {
   EXPECT_EQ(count(html, "<svg class=\"chart-speedup\""), 1u) << html;
   EXPECT_EQ(count(html, "<rect class=\"bar"), 8u) << "four results, in two charts";
   EXPECT_TRUE(contains(html, "device peak 2905 GB/s (measured copy)")) << html;
-  EXPECT_TRUE(contains(html, "1× (reference)")) << html;
+  EXPECT_TRUE(contains(html, "1× (Torch eager)")) << html;
+  EXPECT_TRUE(contains(html, "<td class=\"mono\">F.silu(x[..., :d]) * x[..., d:]</td><td class=\"num\">400.4</td>")) << html;
   EXPECT_TRUE(contains(html, "seed 1234")) << html;
 }
 

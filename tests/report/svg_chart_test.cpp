@@ -73,7 +73,7 @@ TEST(SvgChart, BandwidthChartDrawsThePeakLineAtTheMeasuredPeak) {
 TEST(SvgChart, SpeedupChartMarksResultsSlowerThanTheReference) {
   Report report = sample_bench_report();
   report.dynamic.benchmarks[1].speedup = 0.8;
-  report.dynamic.benchmarks[2].speedup = 0;  // no reference timing: no bar
+  report.dynamic.benchmarks[2].speedup = 0;  // no baseline timed: no bar
   std::vector<VariantSection> sections = variant_sections(report);
   BarChart chart = speedup_chart(sections.back());
   ASSERT_EQ(chart.bars.size(), 3u);
@@ -82,7 +82,7 @@ TEST(SvgChart, SpeedupChartMarksResultsSlowerThanTheReference) {
   std::string svg = render_bar_chart_svg(chart);
   EXPECT_EQ(svg.find("<rect class=\"bar short\""), svg.rfind("<rect class=\"bar short\"")) << "exactly one";
   EXPECT_NE(svg.find("<rect class=\"bar short\""), std::string::npos) << svg;
-  EXPECT_NE(svg.find("1× (reference)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("1× (Torch eager)"), std::string::npos) << svg;
 }
 
 TEST(SvgChart, LabelsAreEscaped) {

@@ -15,6 +15,7 @@ WorkerPlan worker_plan_from_json(const nlohmann::json& json) {
     op.name = item.at("name").get<std::string>();
     op.schema = item.at("schema").get<std::string>();
     op.reference = item.at("reference").get<std::string>();
+    op.baseline = item.at("baseline").get<std::string>();
     op.dtypes = item.at("dtypes").get<std::vector<std::string>>();
     for (const auto& [dtype, tolerance] : item.at("tolerance").items())
       op.tolerance[dtype] = {tolerance.at("rtol").get<double>(), tolerance.at("atol").get<double>()};

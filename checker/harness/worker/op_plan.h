@@ -36,6 +36,7 @@ struct OpPlan {
   std::string name;       // without namespace
   std::string schema;     // the expected schema, without namespace
   std::string reference;  // in reference/ops/reference_ops.cpp
+  std::string baseline;   // the same file's baselines; "" = none declared
   std::vector<std::string> dtypes;
   std::map<std::string, Tolerance> tolerance;  // by dtype
   std::vector<CasePlan> cases;

@@ -325,22 +325,30 @@ class OpRunner {
       std::vector<c10::IValue> stack = op_sets[i % sets];
       handle.callBoxed(stack);
     }, sets, plan_.bench);
-    auto reference = reference::find_reference(op.reference);
-    TimingStats theirs = time_on_device("reference/" + what, device_, [&](int i) {
-      std::vector<c10::IValue> args = op_sets[i % sets];
-      reference(args);
-    }, sets, plan_.bench);
-    benchmarks_.push_back({{"op", op.name},
-                           {"dtype", dtype_name},
-                           {"size", plan_case.size},
-                           {"shape", plan_case.shape},
-                           {"median_us", ours.median_seconds * 1e6},
-                           {"spread_us", ours.spread_seconds * 1e6},
-                           {"samples", ours.samples},
-                           {"calls_per_sample", ours.calls_per_sample},
-                           {"buffer_sets", sets},
-                           {"bytes", bytes},
-                           {"reference_median_us", theirs.median_seconds * 1e6}});
+    json result = {{"op", op.name},
+                   {"dtype", dtype_name},
+                   {"size", plan_case.size},
+                   {"shape", plan_case.shape},
+                   {"median_us", ours.median_seconds * 1e6},
+                   {"spread_us", ours.spread_seconds * 1e6},
+                   {"samples", ours.samples},
+                   {"calls_per_sample", ours.calls_per_sample},
+                   {"buffer_sets", sets},
+                   {"bytes", bytes}};
+    // What a user would run instead, on the same inputs, timed the same way.
+    if (const reference::Baseline* baseline = reference::find_baseline(op.baseline)) {
+      stage_(what + " (baseline)");
+      TimingStats eager = time_on_device("baseline/" + what, device_, [&](int i) {
+        baseline->run(op_sets[i % sets]);
+      }, sets, plan_.bench);
+      result["eager"] = std::string(baseline->expression);
+      result["eager_median_us"] = eager.median_seconds * 1e6;
+      result["eager_spread_us"] = eager.spread_seconds * 1e6;
+    } else {
+      result["eager_problem"] = op.baseline.empty() ? "the op spec declares no baseline"
+                                                       : "no baseline named '" + op.baseline + "' in reference_ops.cpp";
+    }
+    benchmarks_.push_back(std::move(result));
   }
 
   const WorkerPlan& plan_;
