@@ -10,6 +10,9 @@ times the op the way kcheck's worker does, but with Python and
 torch.cuda.Event: warm-up, then 30 samples, each a batch of back-to-back
 calls lasting about 2 ms between two events, median per call. Prints both
 medians and their difference; exit status 1 when they differ by more than 3%.
+Then the same for the op spec's eager Torch baseline that kcheck timed beside
+the op (`eager_median_us`), written here in Python as a user writes it
+(EAGER below): the figure the speed-up is computed from, checked the same way.
 """
 import importlib.util
 import json
@@ -18,6 +21,15 @@ import sys
 from pathlib import Path
 
 import torch
+
+
+import torch.nn.functional as F
+
+# The baselines of reference/ops/*.toml as Python, for the ops checked here.
+EAGER = {
+    "silu_and_mul": lambda x, d: F.silu(x[..., :d]) * x[..., d:],
+    "gelu_and_mul": lambda x, d: F.gelu(x[..., :d]) * x[..., d:],
+}
 
 
 def import_variant(kernel_dir):
@@ -76,6 +88,15 @@ def main():
         print(f"{op} bfloat16 [{result['shape']}]: kcheck bench {result['median_us']:.1f} us, "
               f"torch.cuda.Event {ours:.1f} us (batch {batch}): {difference:+.2f}% -> {verdict} within 3%")
         status |= abs(difference) > 3
+        if op in EAGER and result.get("eager_median_us", 0) > 0:
+            eager, batch = median_us(lambda: EAGER[op](x, columns // 2))
+            difference = 100 * (result["eager_median_us"] - eager) / eager
+            verdict = "agree" if abs(difference) <= 3 else "DISAGREE"
+            print(f"{op} bfloat16 [{result['shape']}] eager {result['eager']}: kcheck bench "
+                  f"{result['eager_median_us']:.1f} us, torch.cuda.Event {eager:.1f} us (batch {batch}): "
+                  f"{difference:+.2f}% -> {verdict} within 3%; speed-up {result['speedup']:.2f}x "
+                  f"(Python's figures: {eager / ours:.2f}x)")
+            status |= abs(difference) > 3
     return status
 
 
