@@ -219,15 +219,18 @@ data section_data(const VariantSection& section, const std::vector<VariantSectio
                               plural(counts.notes, "note") + " · " + std::to_string(counts.suppressed) + " suppressed");
   std::string status = section_status(counts, report.strict);
   item.set("status", status);
-  item.set("open", status != "pass");  // a section with something to read starts unfolded
+  const bool dynamic = !section.op_checks.empty() || !section.benchmarks.empty() || section.device;
+  item.set("open", status != "pass" || dynamic);  // a section with something to read starts unfolded
+  const ListedFindings listed = listed_findings(section);
   data findings{data::type::list};
-  for (const Finding* finding : section.findings) findings.push_back(finding_data(*finding, rules));
-  item.set("has_findings", !section.findings.empty());
+  for (const Finding* finding : listed.findings) findings.push_back(finding_data(*finding, rules));
+  item.set("has_findings", !listed.findings.empty());
   item.set("findings", findings);
+  item.set("has_benchmark_notes", listed.benchmark_notes > 0);
+  item.set("benchmark_notes", plural(listed.benchmark_notes, "KB001 note"));
   data shared = shared_with(section, sections);
   item.set("has_shared", !shared.is_empty_list());
   item.set("shared", shared);
-  bool dynamic = !section.op_checks.empty() || !section.benchmarks.empty() || section.device;
   item.set("has_dynamic", dynamic);
   if (dynamic) item.set("dynamic", dynamic_data(section));
   return item;

@@ -53,11 +53,14 @@ data groups_data(const std::vector<VariantSection>& sections) {
   data groups{data::type::list};
   for (const VariantSection& section : sections) {
     if (section.findings.empty()) continue;
+    const ListedFindings listed = listed_findings(section);
     data findings{data::type::list};
-    for (const Finding* finding : section.findings) findings.push_back(finding_data(*finding));
+    for (const Finding* finding : listed.findings) findings.push_back(finding_data(*finding));
     data group;
     group.set("title", section.title);
     group.set("findings", findings);
+    group.set("has_benchmark_notes", listed.benchmark_notes > 0);
+    group.set("benchmark_notes", plural(listed.benchmark_notes, "KB001 note"));
     groups.push_back(group);
   }
   return groups;

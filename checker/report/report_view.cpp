@@ -125,6 +125,15 @@ std::vector<VariantSection> variant_sections(const Report& report) {
   return sections;
 }
 
+ListedFindings listed_findings(const VariantSection& section) {
+  ListedFindings listed;
+  for (const Finding* finding : section.findings) {
+    if (!section.benchmarks.empty() && finding->code == "KB001" && !finding->suppressed) ++listed.benchmark_notes;
+    else listed.findings.push_back(finding);
+  }
+  return listed;
+}
+
 std::string plural(int count, std::string_view word) {
   return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
 }

@@ -37,6 +37,15 @@ struct VariantSection {
 // name. The JSON report keeps one finding per variant; this is for readers.
 std::vector<VariantSection> variant_sections(const Report& report);
 
+// The findings a reader-facing format lists for a section: all of them,
+// except that the KB001 notes of a section with a benchmark table are
+// counted, not listed (the table holds their numbers).
+struct ListedFindings {
+  std::vector<const Finding*> findings;
+  int benchmark_notes = 0;
+};
+ListedFindings listed_findings(const VariantSection& section);
+
 // "3 errors", "1 note".
 std::string plural(int count, std::string_view word);
 

@@ -71,7 +71,7 @@ TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
                              "kcheck.toml:1 [std::__cxx11::basic_string&lt;char, std::char_traits&lt;char&gt;, "
                              "std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, unsigned long)]</td>"))
       << html;
-  EXPECT_TRUE(contains(html, "td.mono { overflow-wrap: anywhere; }"));
+  EXPECT_TRUE(contains(html, "td.where { overflow-wrap: anywhere;"));
   EXPECT_TRUE(contains(html, "<div class=\"explanation\"><p>A repository&#39;s kcheck.toml (or [tool.kcheck]) may silence "
                              "findings with <code>ignore = [{code, path, reason}]</code>."))
       << html;
@@ -167,19 +167,25 @@ TEST(HtmlFormat, SectionSummariesCountInWords) {
   EXPECT_TRUE(contains(html, "<span class=\"mono\">tree</span> <span class=\"muted\">1 error · ")) << html;
 }
 
-// docs/examples/bench-report.json (the README's screenshot) in every format.
+// docs/examples/bench-report.json (the README's screenshot: what `kcheck
+// bench` wrote for reference/rms_norm on an H100) in every format.
 TEST(HtmlFormat, EveryFormatRendersTheCommittedJsonExample) {
   const std::string example = shell_quoted(fs::path(KCHECK_SOURCE_DIR) / "docs/examples/bench-report.json");
   for (const std::string& format : output_format_names()) {
-    RunResult run = kcheck("report " + example + " --format " + format);
-    EXPECT_EQ(run.exit_code, 1) << format << ": " << run.err;
-    EXPECT_NE(run.out.find("KD002"), std::string::npos) << format << ":\n" << run.out;
+    RunResult run = kcheck("report --show-notes " + example + " --format " + format);
+    EXPECT_EQ(run.exit_code, 0) << format << ": " << run.err;
+    EXPECT_NE(run.out.find("KB001"), std::string::npos) << format << ":\n" << run.out;
   }
   RunResult html = kcheck("report " + example + " --format html");
   EXPECT_EQ(count(html.out, "<svg class=\"chart-bandwidth\""), 1u);
-  EXPECT_TRUE(contains(html.out, "release notes the kernel card links to")) << "the suppression's reason";
+  EXPECT_EQ(count(html.out, "<svg class=\"chart-speedup\""), 1u);
+  EXPECT_TRUE(contains(html.out, "F.rms_norm(input, (d,), weight, epsilon)")) << "the eager baseline";
+  // The nine KB001 notes are counted, their numbers are in the table.
+  EXPECT_TRUE(contains(html.out, "9 KB001 notes, one per benchmark result")) << html.out;
+  EXPECT_EQ(count(html.out, "<tr class=\"finding"), 0u);
   RunResult markdown = kcheck("report " + example + " --format markdown");
   EXPECT_TRUE(contains(markdown.out, "### Benchmarks\n")) << markdown.out;
+  EXPECT_TRUE(contains(markdown.out, "- 9 KB001 notes, one per benchmark result")) << markdown.out;
 }
 
 }  // namespace
