@@ -58,7 +58,8 @@ nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
                        {"name", device.name},
                        {"backend", device.backend},
                        {"copy_bandwidth_gbs", device.copy_bandwidth_gbs},
-                       {"matmul_tflops", device.matmul_tflops}});
+                       {"matmul_tflops", device.matmul_tflops},
+                       {"matmul_dtype", device.matmul_dtype}});
   nlohmann::json checks = nlohmann::json::array();
   for (const OpCheck& check : dynamic.op_checks)
     checks.push_back({{"variant", check.variant},
@@ -99,7 +100,7 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
   for (const auto& item : json.at("devices"))
     dynamic.devices.push_back({item.at("variant").get<std::string>(), item.at("name").get<std::string>(),
                                item.at("backend").get<std::string>(), item.at("copy_bandwidth_gbs").get<double>(),
-                               item.at("matmul_tflops").get<double>()});
+                               item.at("matmul_tflops").get<double>(), item.value("matmul_dtype", "")});
   for (const auto& item : json.at("op_checks"))
     dynamic.op_checks.push_back({item.at("variant").get<std::string>(), item.at("op").get<std::string>(),
                                  item.at("dtype").get<std::string>(), item.at("shape").get<std::string>(),

@@ -32,6 +32,7 @@ struct DeviceLimits {
   std::string backend;             // "cuda", "cpu"
   double copy_bandwidth_gbs = 0;   // device-to-device copy, read + write bytes / time
   double matmul_tflops = 0;        // 0 = not measured
+  std::string matmul_dtype;        // "bfloat16" on a GPU, "float32" on the CPU
 };
 
 // One op checked against its reference implementation on one input.

@@ -141,6 +141,8 @@ bool read_result(const fs::path& path, HarnessFacts& facts) {
     facts.device_name = string_or(result["device"], "name");
     facts.device_backend = string_or(result["device"], "backend");
     facts.copy_bandwidth_gbs = number_or(result["device"], "copy_bandwidth_gbs");
+    facts.matmul_tflops = number_or(result["device"], "matmul_tflops");
+    facts.matmul_dtype = string_or(result["device"], "matmul_dtype");
   }
   return true;
 }
@@ -240,14 +242,15 @@ std::uint64_t fresh_seed() {
   return (static_cast<std::uint64_t>(device()) << 21 ^ device()) & ((1ull << 53) - 1);
 }
 
-// Baseline medians by variant, op, dtype and shape.
-std::map<std::string, double> read_baseline(const fs::path& path) {
-  std::map<std::string, double> medians;
-  if (path.empty()) return medians;
+// Baseline timings (median, IQR) by variant, op, dtype and shape.
+std::map<std::string, BaselineTiming> read_baseline(const fs::path& path) {
+  std::map<std::string, BaselineTiming> timings;
+  if (path.empty()) return timings;
   const Report report = load_saved_report(path);  // throws, naming the file
   for (const BenchmarkResult& result : report.dynamic.benchmarks)
-    medians[result.variant + "|" + result.op + "|" + result.dtype + "|" + result.shape] = result.median_us;
-  return medians;
+    timings[result.variant + "|" + result.op + "|" + result.dtype + "|" + result.shape] = {result.median_us,
+                                                                                          result.spread_us};
+  return timings;
 }
 
 fs::path make_scratch_dir(const HarnessOptions& options) {
@@ -361,7 +364,7 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   LocalTorch torch = query_local_torch(options);
   fs::path scratch = make_scratch_dir(options);
   std::uint64_t seed = options.seed ? options.seed : fresh_seed();
-  std::map<std::string, double> baseline = read_baseline(options.baseline);
+  std::map<std::string, BaselineTiming> baseline = read_baseline(options.baseline);
   std::optional<OpSpecSet> specs;
   if (options.check_ops || options.bench) {
     fs::path repository = options.repository;
@@ -397,7 +400,7 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {
         auto found = baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" +
                                    benchmark.shape);
-        if (found != baseline.end()) benchmark.baseline_median_us = found->second;
+        if (found != baseline.end()) benchmark.baseline = found->second;
       }
       if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out)
         facts.python_import = import_through_python(variant, options, scratch / ("import-" + stem));
@@ -420,7 +423,7 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
     if (facts.worker.containment && dynamic.containment.empty()) dynamic.containment = facts.worker.containment->describe();
     if (!facts.device_name.empty())
       dynamic.devices.push_back({variant.directory_name, facts.device_name, facts.device_backend,
-                                 facts.copy_bandwidth_gbs, 0.0});
+                                 facts.copy_bandwidth_gbs, facts.matmul_tflops, facts.matmul_dtype});
     for (const OpRunFact& op : facts.ops)
       for (const OpCheckFact& check : op.checks)
         dynamic.op_checks.push_back({variant.directory_name, op.op, check.dtype, check.shape,

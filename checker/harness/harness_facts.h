@@ -43,6 +43,12 @@ struct OpRunFact {
 };
 
 // One op timed on one input, with the reference on the same input (KB001).
+// An op's timing in the report given with --baseline (KB002).
+struct BaselineTiming {
+  double median_us = 0;
+  double spread_us = 0;  // interquartile range
+};
+
 struct OpBenchmarkFact {
   std::string op;
   std::string dtype;
@@ -57,7 +63,7 @@ struct OpBenchmarkFact {
   std::string eager_problem;
   double eager_median_us = 0;
   double eager_spread_us = 0;
-  std::optional<double> baseline_median_us;  // from --baseline (KB002)
+  std::optional<BaselineTiming> baseline;  // from --baseline (KB002)
 
   double achieved_gbs() const { return median_us > 0 ? bytes / median_us / 1e3 : 0; }
   double percent_of(double peak_gbs) const { return peak_gbs > 0 ? 100 * achieved_gbs() / peak_gbs : 0; }
@@ -99,6 +105,8 @@ struct HarnessFacts {
   std::string device_name;
   std::string device_backend;
   double copy_bandwidth_gbs = 0;
+  double matmul_tflops = 0;    // the measured matrix-multiply rate (0: not measured)
+  std::string matmul_dtype;    // of that measurement: bfloat16 on a GPU, float32 on the CPU
   double regression_threshold = 0.10;  // KB002: slower than baseline by more than this
   std::uint64_t seed = 0;
 

@@ -151,6 +151,8 @@ data dynamic_data(const VariantSection& section) {
     item.set("device_name", section.device->name);
     item.set("device_backend", section.device->backend);
     item.set("device_peak", format_number(section.device->copy_bandwidth_gbs, 0));
+    item.set("has_matmul", section.device->matmul_tflops > 0);
+    item.set("matmul", format_number(section.device->matmul_tflops, 0) + " TFLOP/s (" + section.device->matmul_dtype + ")");
   }
   item.set("has_device", section.device != nullptr);
   data checks{data::type::list};

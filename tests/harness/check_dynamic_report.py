@@ -13,7 +13,9 @@ speed-up for every result, the seed recorded; then again with --baseline
 pointing at a copy of that report whose medians are 100 times faster, which
 must give a KB002 warning for every result, exit status 0 (warnings do not
 fail the gate) and 1 with --strict; and with a baseline 100 times slower,
-which must give no KB002 at all.
+which must give no KB002 at all; nor a baseline twice as fast whose
+interquartile ranges are so wide that the two runs' middle halves overlap
+(slower, but within the noise). The device's matrix-multiply rate is measured.
 """
 import json
 import subprocess
@@ -65,6 +67,8 @@ def check_bench(kcheck, kernel_dir, scratch):
         fail("no benchmark results")
     if not dynamic["devices"] or dynamic["devices"][0]["copy_bandwidth_gbs"] <= 0:
         fail(f"no measured copy bandwidth: {dynamic['devices']}")
+    if dynamic["devices"][0]["matmul_tflops"] <= 0 or dynamic["devices"][0]["matmul_dtype"] != "float32":
+        fail(f"no measured matrix-multiply rate: {dynamic['devices']}")
     for result in results:
         if not (result["median_us"] > 0 and result["achieved_gbs"] > 0 and result["speedup"] > 0
                 and result["percent_of_peak"] > 0 and result["repetitions"] == 3):
@@ -93,6 +97,14 @@ def check_bench(kcheck, kernel_dir, scratch):
     regressions = [f for f in again["findings"] if f["code"] == "KB002"]
     if status != 0 or len(regressions) != len(results):
         fail(f"status {status}, {len(regressions)} KB002 for {len(results)} results")
+    for result, median in zip(dynamic["benchmarks"], medians):
+        result["median_us"] = median / 2
+        result["spread_us"] = median * 10
+    (scratch / "noisy-baseline.json").write_text(json.dumps(report))
+    status, noisy = kcheck_json(kcheck, common + ["--baseline", str(scratch / "noisy-baseline.json")],
+                                scratch / "noisy.json")
+    if status != 0 or any(f["code"] == "KB002" for f in noisy["findings"]):
+        fail(f"slower only within the noise: status {status}, findings {noisy['findings']}")
     status, _ = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json"), "--strict"],
                             scratch / "strict.json")
     if status != 1:

@@ -122,7 +122,7 @@ TEST(HtmlFormat, SelfContainedWithoutScriptsOrExternalAssets) {
 
 TEST(HtmlFormat, BenchmarkResultsGetATableAndTwoCharts) {
   std::string html = render_html(sample_bench_report(), catalogue());
-  EXPECT_TRUE(contains(html, "Device: NVIDIA H100 80GB HBM3 (cuda), measured copy bandwidth 2905 GB/s.")) << html;
+  EXPECT_TRUE(contains(html, "Device: NVIDIA H100 80GB HBM3 (cuda), measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).")) << html;
   EXPECT_TRUE(contains(html, "<table class=\"benchmarks\">")) << html;
   EXPECT_TRUE(contains(html, "<td class=\"mono\">silu_and_mul</td><td>bfloat16</td><td class=\"mono\">16384x16384</td>"
                              "<td class=\"num\">100</td><td class=\"num\">155.5</td>"))

@@ -65,7 +65,7 @@ TEST(MarkdownFormat, BenchmarkTableWhenTheReportHasResults) {
   std::string markdown = render_markdown(sample_bench_report());
   EXPECT_TRUE(contains(markdown, "### Benchmarks\n")) << markdown;
   EXPECT_TRUE(contains(markdown, "Device of torch211-cxx11-cu130-x86\\_64-linux: NVIDIA H100 80GB HBM3 (cuda), "
-                                 "measured copy bandwidth 2905 GB/s.\n"))
+                                 "measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).\n"))
       << markdown;
   EXPECT_TRUE(contains(markdown, "Inputs from seed 1234.\n")) << markdown;
   EXPECT_TRUE(contains(markdown, "| variant | op | dtype | shape | median µs | GB/s | % of peak | Torch eager | eager µs | speed-up |\n"))

@@ -116,7 +116,7 @@ inline Report sample_bench_report() {
        cuda, cuda + "/_activation_cuda_0a1b2c3.abi3.so", {.symbol = "activation_0a1b2c3::silu_and_mul"}},
   };
   report.dynamic.seed = 1234;
-  report.dynamic.devices = {{cuda, "NVIDIA H100 80GB HBM3", "cuda", 2905.0, 0.0}};
+  report.dynamic.devices = {{cuda, "NVIDIA H100 80GB HBM3", "cuda", 2905.0, 756.0, "bfloat16"}};
   report.dynamic.op_checks = {
       {cuda, "silu_and_mul", "bfloat16", "16384x16384", 0.0078, 0.0021, true},
       {cuda, "gelu_fast", "float16", "4096x8192", 0.031, 0.0042, false},

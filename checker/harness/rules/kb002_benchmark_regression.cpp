@@ -12,14 +12,19 @@ class BenchmarkRegression final : public Rule {
       if (!was_run(variant)) continue;
       const HarnessFacts& facts = *variant.harness;
       for (const OpBenchmarkFact& benchmark : facts.benchmarks) {
-        if (!benchmark.baseline_median_us || *benchmark.baseline_median_us <= 0) continue;
-        double ratio = benchmark.median_us / *benchmark.baseline_median_us;
+        if (!benchmark.baseline || benchmark.baseline->median_us <= 0) continue;
+        const BaselineTiming& before = *benchmark.baseline;
+        const double ratio = benchmark.median_us / before.median_us;
         if (ratio <= 1 + facts.regression_threshold) continue;
+        // Slower beyond the noise too: the middle halves of the two runs'
+        // samples (median ± IQR/2) do not overlap.
+        if (benchmark.median_us - benchmark.spread_us / 2 <= before.median_us + before.spread_us / 2) continue;
         sink.report(op_place(variant, benchmark.op),
                     benchmark.op + " " + benchmark.dtype + " [" + benchmark.shape + "] takes " +
-                        short_number(benchmark.median_us) + " us, " + short_number(100 * (ratio - 1)) +
-                        "% slower than the baseline's " + short_number(*benchmark.baseline_median_us) +
-                        " us (threshold " + short_number(100 * facts.regression_threshold) + "%)");
+                        short_number(benchmark.median_us) + " us (IQR " + short_number(benchmark.spread_us) + " us), " +
+                        short_number(100 * (ratio - 1)) + "% slower than the baseline's " +
+                        short_number(before.median_us) + " us (IQR " + short_number(before.spread_us) +
+                        " us; threshold " + short_number(100 * facts.regression_threshold) + "%)");
       }
     }
   }
@@ -30,7 +35,8 @@ class BenchmarkRegression final : public Rule {
 the same variant, op, dtype and shape in a JSON report saved by an earlier
 `kcheck bench` (`--format json -o saved.json`). An op slower than the
 baseline by more than the threshold (`--regression-threshold`, 10% by
-default) is flagged. Compare runs on the same device: the report records
+default) and beyond the noise of the two runs (the middle halves of their
+samples, median ± half the interquartile range, do not overlap) is flagged. Compare runs on the same device: the report records
 it.
 
 Fix: find the change that slowed the kernel (bisect with `kcheck bench

@@ -374,7 +374,20 @@ json measure_device_limits(const WorkerDevice& device, const BenchSettings& sett
   copy_settings.samples = std::max(10, settings.samples / 2);
   TimingStats copy = time_on_device("device/copy", device, [&](int) { destination.copy_(source); }, 1, copy_settings);
   double gbs = copy.median_seconds > 0 ? 2.0 * static_cast<double>(bytes) / copy.median_seconds / 1e9 : 0.0;
-  return {{"name", device.name}, {"backend", device.backend}, {"copy_bandwidth_gbs", gbs}};
+  // The matrix-multiply rate, the roofline of ops with meaningful FLOPs:
+  // square bfloat16 products on a GPU (float32 on the CPU), large enough to reach it.
+  const bool cpu = device.device.is_cpu();
+  const std::int64_t n = cpu ? 1024 : 8192;
+  const auto matrix = at::TensorOptions().dtype(cpu ? at::kFloat : at::kBFloat16).device(device.device);
+  at::Tensor left = at::rand({n, n}, matrix), right = at::rand({n, n}, matrix), product = at::empty({n, n}, matrix);
+  TimingStats matmul = time_on_device("device/matmul", device, [&](int) { at::mm_out(product, left, right); }, 1, copy_settings);
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  double tflops = matmul.median_seconds > 0 ? flops / matmul.median_seconds / 1e12 : 0.0;
+  return {{"name", device.name},
+          {"backend", device.backend},
+          {"copy_bandwidth_gbs", gbs},
+          {"matmul_tflops", tflops},
+          {"matmul_dtype", cpu ? "float32" : "bfloat16"}};
 }
 
 }  // namespace kcheck::worker
