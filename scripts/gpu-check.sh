@@ -4,6 +4,8 @@
 #
 # Here (no GPU needed):   scripts/gpu-check.sh build   -> .gpu-carry/
 # On the GPU machine:     scripts/gpu-check.sh run     (with .gpu-carry carried along)
+#                         scripts/gpu-check.sh repeat [RUNS]: bench the large size RUNS times (5),
+#                         median with min-max over the runs (reference/tests/speedup_summary.py)
 #
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
 # build fails unless the variant's self-audit is clean), and puts kcheck,
@@ -99,8 +101,29 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     "$python" reference/tests/bench_table.py "$out"/bench-*.json | tee "$out/table.md"
     exit $status
     ;;
+  repeat)
+    # `kcheck bench --sizes large` RUNS times per kernel (default 5), then the
+    # median with min-max over the runs of every figure (speedup_summary.py).
+    python=${KCHECK_GPU_PYTHON:-/opt/torch/.venv/bin/python}
+    torch_lib=$("$python" -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
+    export KCHECK_LIBPYTHON=$("$python" -c "import os, sysconfig; print(os.path.join(sysconfig.get_config_var('LIBDIR'), sysconfig.get_config_var('LDLIBRARY')))")
+    export LD_LIBRARY_PATH="$PWD/$carry/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    out=${OUT:-$carry/out}
+    mkdir -p "$out"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    date -u
+    reports=()
+    for run in $(seq 1 "${2:-5}"); do
+      for kernel in "${kernels[@]}"; do
+        "$carry/bin/kcheck" bench "$carry/$kernel" --python none --sizes large --seed "$run" --format json \
+          -o "$out/repeat-$kernel-$run.json" >/dev/null || exit 1
+        reports+=("$out/repeat-$kernel-$run.json")
+      done
+    done
+    "$python" reference/tests/speedup_summary.py "${reports[@]}"
+    ;;
   *)
-    echo "usage: $0 build|run" >&2
+    echo "usage: $0 build|run|repeat [RUNS]" >&2
     exit 2
     ;;
 esac
