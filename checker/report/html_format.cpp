@@ -145,6 +145,22 @@ std::string section_status(const SeverityCounts& counts, bool strict) {
   return "pass";
 }
 
+// One row of an op's benchmark table: a dtype and size.
+data benchmark_row(const BenchmarkResult& result) {
+  data row;
+  row.set("dtype", result.dtype);
+  row.set("shape", result.shape);
+  row.set("repetitions", std::to_string(result.repetitions));
+  row.set("median_us", format_number(result.median_us, 1));
+  row.set("spread_us", format_number(result.spread_us, 1));
+  row.set("achieved_gbs", format_number(result.achieved_gbs, 0));
+  row.set("percent_of_peak", format_number(result.percent_of_peak, 0));
+  row.set("eager_us", result.eager_median_us > 0 ? format_number(result.eager_median_us, 1) : "–");
+  row.set("speedup", result.speedup > 0 ? format_number(result.speedup, 2) + "×" : "–");
+  row.set("slower", result.speedup > 0 && result.speedup < 1);
+  return row;
+}
+
 data dynamic_data(const VariantSection& section) {
   data item;
   if (section.device) {
@@ -169,20 +185,14 @@ data dynamic_data(const VariantSection& section) {
   item.set("has_op_checks", !section.op_checks.empty());
   item.set("op_checks", checks);
   data benchmarks{data::type::list};
-  for (const BenchmarkResult* result : section.benchmarks) {
-    data row;
-    row.set("op", result->op);
-    row.set("dtype", result->dtype);
-    row.set("shape", result->shape);
-    row.set("repetitions", std::to_string(result->repetitions));
-    row.set("median_us", format_number(result->median_us, 1));
-    row.set("spread_us", format_number(result->spread_us, 1));
-    row.set("achieved_gbs", format_number(result->achieved_gbs, 0));
-    row.set("percent_of_peak", format_number(result->percent_of_peak, 0));
-    row.set("eager_us", result->eager_median_us > 0 ? format_number(result->eager_median_us, 1) : "–");
-    row.set("eager", result->eager.empty() ? result->eager_problem : result->eager);
-    row.set("speedup", result->speedup > 0 ? format_number(result->speedup, 2) + "×" : "–");
-    benchmarks.push_back(row);
+  for (const OpBenchmarks& group : benchmarks_by_op(section.benchmarks)) {
+    data rows{data::type::list};
+    for (const BenchmarkResult* result : group.results) rows.push_back(benchmark_row(*result));
+    data op;
+    op.set("op", group.op);
+    op.set("eager", group.eager);
+    op.set("rows", rows);
+    benchmarks.push_back(op);
   }
   item.set("has_benchmarks", !section.benchmarks.empty());
   item.set("benchmarks", benchmarks);

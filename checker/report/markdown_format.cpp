@@ -96,6 +96,7 @@ data benchmark_data(const BenchmarkResult& result) {
   item.set("dtype", result.dtype);
   item.set("shape", result.shape);
   item.set("median_us", format_number(result.median_us, 1));
+  item.set("spread_us", format_number(result.spread_us, 1));
   item.set("achieved_gbs", format_number(result.achieved_gbs, 0));
   item.set("percent_of_peak", format_number(result.percent_of_peak, 0));
   item.set("eager_us", result.eager_median_us > 0 ? format_number(result.eager_median_us, 1) : "–");
@@ -111,8 +112,19 @@ void set_dynamic_data(data& root, const DynamicResults& dynamic) {
   for (const DeviceLimits& device : dynamic.devices) devices.push_back(device_data(device));
   data checks{data::type::list};
   for (const OpCheck& check : dynamic.op_checks) checks.push_back(op_check_data(check));
+  std::vector<const BenchmarkResult*> results;
+  for (const BenchmarkResult& result : dynamic.benchmarks) results.push_back(&result);
   data benchmarks{data::type::list};
-  for (const BenchmarkResult& result : dynamic.benchmarks) benchmarks.push_back(benchmark_data(result));
+  for (const OpBenchmarks& group : benchmarks_by_op(results)) {
+    data rows{data::type::list};
+    for (const BenchmarkResult* result : group.results) rows.push_back(benchmark_data(*result));
+    data op;
+    op.set("variant", group.variant);
+    op.set("op", group.op);
+    op.set("eager", group.eager);
+    op.set("rows", rows);
+    benchmarks.push_back(op);
+  }
   root.set("has_dynamic", true);
   root.set("seed", std::to_string(dynamic.seed));
   root.set("devices", devices);

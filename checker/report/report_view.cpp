@@ -134,6 +134,22 @@ ListedFindings listed_findings(const VariantSection& section) {
   return listed;
 }
 
+std::vector<OpBenchmarks> benchmarks_by_op(const std::vector<const BenchmarkResult*>& results) {
+  std::vector<OpBenchmarks> groups;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const BenchmarkResult* result : results) {
+    auto [found, added] = index.try_emplace({result->variant, result->op}, groups.size());
+    if (added)
+      groups.push_back({result->variant, result->op, result->eager.empty() ? result->eager_problem : result->eager, {}});
+    groups[found->second].results.push_back(result);
+  }
+  for (OpBenchmarks& group : groups)
+    std::stable_sort(group.results.begin(), group.results.end(), [](const BenchmarkResult* a, const BenchmarkResult* b) {
+      return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
+    });
+  return groups;
+}
+
 std::string plural(int count, std::string_view word) {
   return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
 }

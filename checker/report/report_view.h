@@ -46,6 +46,16 @@ struct ListedFindings {
 };
 ListedFindings listed_findings(const VariantSection& section);
 
+// Benchmark results grouped by variant and op (in the order they first
+// appear), each group's rows by dtype, then bytes moved: one table per op.
+struct OpBenchmarks {
+  std::string variant;
+  std::string op;
+  std::string eager;  // the baseline's expression (the same for the op's rows), or why there is none
+  std::vector<const BenchmarkResult*> results;
+};
+std::vector<OpBenchmarks> benchmarks_by_op(const std::vector<const BenchmarkResult*>& results);
+
 // "3 errors", "1 note".
 std::string plural(int count, std::string_view word);
 

@@ -60,9 +60,15 @@ std::string tick_text(double value, const std::string& unit) {
   return text + unit;
 }
 
-// op and dtype, with the shape only when another result has the same op and dtype.
+// op (without namespace) and dtype, with the shape only when another result has the same op and dtype.
+// The op's name without its namespace (the section names the variant).
+std::string short_op(const std::string& op) {
+  const std::size_t colons = op.rfind("::");
+  return colons == std::string::npos ? op : op.substr(colons + 2);
+}
+
 std::string bar_label(const BenchmarkResult& result, const std::vector<const BenchmarkResult*>& all) {
-  std::string label = result.op + " · " + result.dtype;
+  std::string label = short_op(result.op) + " · " + result.dtype;
   int same = 0;
   for (const BenchmarkResult* other : all) same += other->op == result.op && other->dtype == result.dtype;
   if (same > 1) label += " · " + result.shape;

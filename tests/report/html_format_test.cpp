@@ -124,8 +124,13 @@ TEST(HtmlFormat, BenchmarkResultsGetATableAndTwoCharts) {
   std::string html = render_html(sample_bench_report(), catalogue());
   EXPECT_TRUE(contains(html, "Device: NVIDIA H100 80GB HBM3 (cuda), measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).")) << html;
   EXPECT_TRUE(contains(html, "<table class=\"benchmarks\">")) << html;
-  EXPECT_TRUE(contains(html, "<td class=\"mono\">silu_and_mul</td><td>bfloat16</td><td class=\"mono\">16384x16384</td>"
-                             "<td class=\"num\">100</td><td class=\"num\">155.5</td>"))
+  // One table per op, under the op's name and its Torch eager baseline.
+  EXPECT_EQ(count(html, "<table class=\"benchmarks\">"), 2u) << html;
+  EXPECT_TRUE(contains(html, "<h4><span class=\"mono\">silu_and_mul</span> <span class=\"muted\">against Torch eager "
+                             "<code>F.silu(x[..., :d]) * x[..., d:]</code></span></h4>"))
+      << html;
+  EXPECT_TRUE(contains(html, "<tr><td>bfloat16</td><td class=\"mono\">16384x16384</td><td class=\"num\">100</td>"
+                             "<td class=\"num\">155.5</td>"))
       << html;
   EXPECT_TRUE(contains(html, "<td class=\"num\">2.57×</td>")) << html;
   EXPECT_TRUE(contains(html, "<table class=\"op-checks\">")) << html;
@@ -135,7 +140,7 @@ TEST(HtmlFormat, BenchmarkResultsGetATableAndTwoCharts) {
   EXPECT_EQ(count(html, "<rect class=\"bar"), 8u) << "four results, in two charts";
   EXPECT_TRUE(contains(html, "device peak 2905 GB/s (measured copy)")) << html;
   EXPECT_TRUE(contains(html, "1× (Torch eager)")) << html;
-  EXPECT_TRUE(contains(html, "<td class=\"mono\">F.silu(x[..., :d]) * x[..., d:]</td><td class=\"num\">400.4</td>")) << html;
+  EXPECT_TRUE(contains(html, "<td class=\"num\">400.4</td><td class=\"num\">2.57×</td>")) << html;
   EXPECT_TRUE(contains(html, "seed 1234")) << html;
 }
 

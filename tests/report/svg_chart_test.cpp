@@ -99,6 +99,7 @@ TEST(SvgChart, SameOpAndDtypeInTwoShapesNamesTheShape) {
   Report report = sample_bench_report();
   report.dynamic.benchmarks[1].dtype = "bfloat16";
   report.dynamic.benchmarks[1].shape = "1024x1024";
+  report.dynamic.benchmarks[2].op = "_activation_cuda_1a2b3c4::gelu_and_mul";  // the namespace is left out
   std::vector<VariantSection> sections = variant_sections(report);
   BarChart chart = bandwidth_chart(sections.back());
   EXPECT_EQ(chart.bars[0].label, "silu_and_mul · bfloat16 · 16384x16384");
