@@ -12,20 +12,17 @@ throughput (GB/s, 10^9 bytes) as median [min-max] over the rounds and
 kcheck's share of openssl's within each round; with the machine and the date.
 """
 import argparse
-import datetime
 import json
 import os
-import platform
 import re
-import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from paired import machine_line, spread  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-def spread(values, digits, unit=""):
-    return f"{statistics.median(values):.{digits}f}{unit} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def kcheck_gbs(build):
@@ -53,13 +50,9 @@ def main():
         else:
             openssl.append(openssl_gbs())
             kcheck.append(kcheck_gbs(arguments.build))
-    cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-                     platform.processor())
     sha_ni = " sha_ni" in open("/proc/cpuinfo").read()
     version = subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.strip()
-    print(f"machine: {os.cpu_count()} vCPU {cpu_model} (SHA extensions: {'yes' if sha_ni else 'no'}), {platform.system()} "
-          f"{platform.release()}; {version}; date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
-          f"load average {os.getloadavg()[0]:.1f}; {arguments.rounds} rounds\n")
+    print(f"{machine_line()}; SHA extensions: {'yes' if sha_ni else 'no'}; {version}; {arguments.rounds} rounds\n")
     print("| what | GB/s |")
     print("| --- | ---: |")
     print(f"| kcheck digest_bench (mmap from the page cache + OpenSSL SHA-256, one thread) | {spread(kcheck, 2)} |")

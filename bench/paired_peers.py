@@ -17,19 +17,14 @@ the same round), median [min-max]; with the machine, its load and the date.
 Usage: bench/paired_peers.py [--build _build] [--rounds 5] [--corpus DIR]
 """
 import argparse
-import datetime
 import os
-import platform
-import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from paired import machine_line, spread  # noqa: E402
 from peers import KERNEL_ABI_CHECK, PYTHON, ROOT, build_large_corpus, elf_files, timed  # noqa: E402
 
-
-def spread(values, digits, unit=""):
-    return f"{statistics.median(values):.{digits}f}{unit} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def main():
@@ -64,11 +59,7 @@ def main():
             samples[name].append((wall, cpu, rss))
     os.unlink(listing.name)
 
-    cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-                     platform.processor())
-    print(f"machine: {os.cpu_count()} vCPU {cpu_model}, {platform.system()} {platform.release()}; "
-          f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {os.getloadavg()[0]:.1f}; "
-          f"corpus: {len(files)} ELF files, {size:.2f} GB; {arguments.rounds} rounds\n")
+    print(f"{machine_line()}; corpus: {len(files)} ELF files, {size:.2f} GB; {arguments.rounds} rounds\n")
     print("| tool | wall s | CPU s | peak RSS MB |")
     print("| --- | ---: | ---: | ---: |")
     for name in names:

@@ -11,19 +11,16 @@ repetitions of the wall time per pass, and the ratios ast / kcheck of the
 repetitions paired in order, median [min-max]; with the machine and the date.
 """
 import argparse
-import datetime
 import json
 import os
-import platform
-import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from paired import machine_line, spread  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-def spread(values, digits, unit=""):
-    return f"{statistics.median(values):.{digits}f}{unit} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def main():
@@ -40,11 +37,7 @@ def main():
     for run in runs:
         side = "kcheck" if run["name"].startswith("BM_Kcheck") else "ast"
         seconds[side].append(run["real_time"] * scale[run["time_unit"]])
-    cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-                     platform.processor())
-    print(f"machine: {os.cpu_count()} vCPU {cpu_model}, {platform.system()} {platform.release()}; "
-          f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {os.getloadavg()[0]:.1f}; "
-          f"{arguments.rounds} repetitions each, randomly interleaved\n")
+    print(f"{machine_line()}; {arguments.rounds} repetitions each, randomly interleaved\n")
     print("| side | wall time per pass (s) |")
     print("| --- | ---: |")
     print(f"| kcheck analyse_python_source, whole stdlib | {spread(seconds['kcheck'], 3)} |")

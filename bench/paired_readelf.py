@@ -12,19 +12,16 @@ within each round, median [min-max]; with the machine and the date.
 FILE defaults to the CUDA toolkit's libcublasLt.so.13 (542 MB).
 """
 import argparse
-import datetime
 import os
-import platform
-import statistics
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from paired import machine_line, spread  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-def spread(values, digits, unit=""):
-    return f"{statistics.median(values):.{digits}f}{unit} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def wall(command):
@@ -54,11 +51,7 @@ def main():
     for round_index in range(arguments.rounds):
         for name in (names if round_index % 2 == 0 else reversed(names)):
             times[name].append(wall(tools[name]))
-    cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-                     platform.processor())
-    print(f"machine: {os.cpu_count()} vCPU {cpu_model}, {platform.system()} {platform.release()}; "
-          f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {os.getloadavg()[0]:.1f}; "
-          f"file: {os.path.basename(path)} ({os.path.getsize(path) / 1e6:.0f} MB); {arguments.rounds} rounds\n")
+    print(f"{machine_line()}; file: {os.path.basename(path)} ({os.path.getsize(path) / 1e6:.0f} MB); {arguments.rounds} rounds\n")
     print("| tool | wall ms |")
     print("| --- | ---: |")
     for name in names:

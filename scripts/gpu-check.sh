@@ -32,6 +32,17 @@ cd "$(dirname "$0")/.."
 carry=.gpu-carry
 read -r -a kernels <<<"${KCHECK_GPU_KERNELS-relu activation rms_norm}"  # reference kernels; "" for none
 
+# On the GPU machine: its own Torch for kcheck_worker's libtorch and the Python
+# checks, the carried libraries, and where the reports go ($out).
+device_environment() {
+  python=${KCHECK_GPU_PYTHON:-/opt/torch/.venv/bin/python}
+  torch_lib=$("$python" -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
+  export KCHECK_LIBPYTHON=$("$python" -c "import os, sysconfig; print(os.path.join(sysconfig.get_config_var('LIBDIR'), sysconfig.get_config_var('LDLIBRARY')))")
+  export LD_LIBRARY_PATH="$PWD/$carry/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  out=${OUT:-$carry/out}
+  mkdir -p "$out"
+}
+
 case "${1:-}" in
   build)
     build_dir=${KCHECK_BUILD_DIR:-_build}
@@ -61,12 +72,7 @@ case "${1:-}" in
     du -sh "$carry"
     ;;
   run)
-    python=${KCHECK_GPU_PYTHON:-/opt/torch/.venv/bin/python}
-    torch_lib=$("$python" -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
-    export KCHECK_LIBPYTHON=$("$python" -c "import os, sysconfig; print(os.path.join(sysconfig.get_config_var('LIBDIR'), sysconfig.get_config_var('LDLIBRARY')))")
-    export LD_LIBRARY_PATH="$PWD/$carry/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    out=${OUT:-$carry/out}
-    mkdir -p "$out"
+    device_environment
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     "$python" -c "import torch; print('torch', torch.__version__, 'on', torch.cuda.get_device_name())"
     date -u
@@ -104,12 +110,7 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
   repeat)
     # `kcheck bench --sizes large` RUNS times per kernel (default 5), then the
     # median with min-max over the runs of every figure (speedup_summary.py).
-    python=${KCHECK_GPU_PYTHON:-/opt/torch/.venv/bin/python}
-    torch_lib=$("$python" -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
-    export KCHECK_LIBPYTHON=$("$python" -c "import os, sysconfig; print(os.path.join(sysconfig.get_config_var('LIBDIR'), sysconfig.get_config_var('LDLIBRARY')))")
-    export LD_LIBRARY_PATH="$PWD/$carry/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    out=${OUT:-$carry/out}
-    mkdir -p "$out"
+    device_environment
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     date -u
     reports=()
