@@ -81,30 +81,26 @@ def check_bench(kcheck, kernel_dir, scratch):
     if len(notes) != len(results) or len(notes) != len(report["findings"]):
         fail(f"{len(notes)} KB001 notes for {len(results)} results: {report['findings']}")
 
-    medians = [result["median_us"] for result in dynamic["benchmarks"]]
-    for result, median in zip(dynamic["benchmarks"], medians):
-        result["median_us"] = median * 100
-    (scratch / "slow-baseline.json").write_text(json.dumps(report))
-    status, faster = kcheck_json(kcheck, common + ["--baseline", str(scratch / "slow-baseline.json")],
-                                 scratch / "faster.json")
-    if status != 0 or any(f["code"] == "KB002" for f in faster["findings"]):
-        fail(f"faster than the baseline: status {status}, findings {faster['findings']}")
-    for result, median in zip(dynamic["benchmarks"], medians):
-        result["median_us"] = median / 100
-    (scratch / "fast-baseline.json").write_text(json.dumps(report))
-    status, again = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json")],
-                                scratch / "again.json")
-    regressions = [f for f in again["findings"] if f["code"] == "KB002"]
+    measured = [(result["median_us"], result["spread_us"]) for result in dynamic["benchmarks"]]
+
+    def against(name, timing):
+        """kcheck bench with --baseline: this report, each result's (median, IQR) replaced by timing(median, IQR)."""
+        for result, (median, spread) in zip(dynamic["benchmarks"], measured):
+            result["median_us"], result["spread_us"] = timing(median, spread)
+        (scratch / f"{name}-baseline.json").write_text(json.dumps(report))
+        status, rerun = kcheck_json(kcheck, common + ["--baseline", str(scratch / f"{name}-baseline.json")],
+                                    scratch / f"{name}.json")
+        return status, [f for f in rerun["findings"] if f["code"] == "KB002"]
+
+    status, regressions = against("slow", lambda median, spread: (median * 100, spread))
+    if status != 0 or regressions:
+        fail(f"faster than the baseline: status {status}, findings {regressions}")
+    status, regressions = against("noisy", lambda median, spread: (median / 2, median * 10))
+    if status != 0 or regressions:
+        fail(f"slower only within the noise: status {status}, findings {regressions}")
+    status, regressions = against("fast", lambda median, spread: (median / 100, spread))
     if status != 0 or len(regressions) != len(results):
         fail(f"status {status}, {len(regressions)} KB002 for {len(results)} results")
-    for result, median in zip(dynamic["benchmarks"], medians):
-        result["median_us"] = median / 2
-        result["spread_us"] = median * 10
-    (scratch / "noisy-baseline.json").write_text(json.dumps(report))
-    status, noisy = kcheck_json(kcheck, common + ["--baseline", str(scratch / "noisy-baseline.json")],
-                                scratch / "noisy.json")
-    if status != 0 or any(f["code"] == "KB002" for f in noisy["findings"]):
-        fail(f"slower only within the noise: status {status}, findings {noisy['findings']}")
     status, _ = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json"), "--strict"],
                             scratch / "strict.json")
     if status != 1:

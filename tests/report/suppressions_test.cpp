@@ -273,6 +273,22 @@ TEST(Suppressions, TheCommandLineGatesOnTheWarningAndShowsTheReason) {
   EXPECT_EQ(kcheck("--ignore KC006 --strict " + shell_quoted(repository)).exit_code, 0);
 }
 
+// The messages of a JSON report's findings of `code`, in report order.
+std::vector<std::string> messages_of(const nlohmann::json& report, const std::string& code) {
+  std::vector<std::string> messages;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == code) messages.push_back(finding["message"]);
+  return messages;
+}
+
+using SeverityAndMessage = std::pair<std::string, std::string>;
+std::vector<SeverityAndMessage> severities_and_messages_of(const nlohmann::json& report, const std::string& code) {
+  std::vector<SeverityAndMessage> found;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == code) found.emplace_back(finding["severity"], finding["message"]);
+  return found;
+}
+
 // Hub side, an upload must not decide its own verdict: its suppressions are
 // notes (KC007), and the findings they would hide fail the gate.
 TEST(Suppressions, SecurityAndNoRepoConfigReportButDoNotApply) {
@@ -287,11 +303,9 @@ TEST(Suppressions, SecurityAndNoRepoConfigReportButDoNotApply) {
     EXPECT_EQ(run.exit_code, 1) << options << run.err;
     nlohmann::json report = nlohmann::json::parse(run.out);
     int kl005 = 0;
-    std::vector<std::string> kc007;
-    for (const nlohmann::json& finding : report["findings"]) {
+    for (const nlohmann::json& finding : report["findings"])
       if (finding["code"] == "KL005") kl005 += !finding.value("suppressed", false);
-      if (finding["code"] == "KC007") kc007.push_back(finding["message"]);
-    }
+    const std::vector<std::string> kc007 = messages_of(report, "KC007");
     EXPECT_EQ(kl005, 2) << options;
     ASSERT_EQ(kc007.size(), 2u) << options;
     EXPECT_EQ(kc007[0], "kcheck.toml:2: the suppression of KL005 is not applied: repository suppressions are "
@@ -305,10 +319,7 @@ TEST(Suppressions, APrefixEntryIsANoteAndSuppressesNothing) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   nlohmann::json report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["summary"]["suppressed"], 0);
-  std::vector<std::string> kc007;
-  for (const nlohmann::json& finding : report["findings"])
-    if (finding["code"] == "KC007") kc007.push_back(finding["message"]);
-  EXPECT_EQ(kc007, std::vector<std::string>{"kcheck.toml:1: the suppression of K is not applied: 'K' is wider than one "
+  EXPECT_EQ(messages_of(report, "KC007"), std::vector<std::string>{"kcheck.toml:1: the suppression of K is not applied: 'K' is wider than one "
                                             "rule, and the policy allows only whole rule codes"});
 }
 
@@ -499,10 +510,7 @@ TEST(RepositorySettings, ARepositoryPolicyCannotPassForAnotherOrWidenWhatItMayIg
 TEST(RepositorySettings, TheConfigCannotSwitchOffTheRulesThatJudgeIt) {
   fs::path repository = repository_with_config("kcheck.toml", "select = [\"KL\"]\nignore = [\"KC007\", \"KX9\"]\n");
   nlohmann::json report = audit_json(repository, "", 1);
-  std::vector<std::pair<std::string, std::string>> kc007;
-  for (const nlohmann::json& finding : report["findings"])
-    if (finding["code"] == "KC007") kc007.emplace_back(finding["severity"], finding["message"]);
-  EXPECT_EQ(kc007, (std::vector<std::pair<std::string, std::string>>{
+  EXPECT_EQ(severities_and_messages_of(report, "KC007"), (std::vector<SeverityAndMessage>{
                        {"note", "kcheck.toml:2: ignore \"KC007\" is not applied: the rules that judge kcheck.toml itself "
                                 "(KC006, KC007) always run"},
                        {"error", "kcheck.toml:2: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"}}));
@@ -515,10 +523,7 @@ TEST(RepositorySettings, PerFileIgnoresSuppressWithTheirReasonAndWarnWithoutOne)
 )");
   nlohmann::json report = audit_json(repository, "", 0);
   EXPECT_EQ(report["summary"]["suppressed"], 2);
-  std::vector<std::string> kc006;
-  for (const nlohmann::json& finding : report["findings"])
-    if (finding["code"] == "KC006") kc006.push_back(finding["message"]);
-  EXPECT_EQ(kc006, std::vector<std::string>{
+  EXPECT_EQ(messages_of(report, "KC006"), std::vector<std::string>{
                        "kcheck.toml:3: the suppression of KL005 on build/**/__pycache__ gives no reason; write it as "
                        "\"build/**/__pycache__\" = {codes = [...], reason = \"why\"}"});
 }
@@ -533,20 +538,14 @@ strict = false
 )");
   nlohmann::json trusted = audit_json(repository, "--strict", 0);
   EXPECT_EQ(trusted["policy"]["name"], "hub-legacy");
-  std::vector<std::string> notes;
-  for (const nlohmann::json& finding : trusted["findings"])
-    if (finding["code"] == "KC007") notes.push_back(finding["message"]);
-  EXPECT_EQ(notes, std::vector<std::string>{"kcheck.toml:3: ignore \"KL\" is not applied: 'KL' is wider than one rule, and "
+  EXPECT_EQ(messages_of(trusted, "KC007"), std::vector<std::string>{"kcheck.toml:3: ignore \"KL\" is not applied: 'KL' is wider than one rule, and "
                                             "the policy allows only whole rule codes"})
       << "select = [\"KM\"] applies, and KC007 runs whatever it selects";
 
   nlohmann::json untrusted = audit_json(repository, "--strict --security", 1);
   EXPECT_EQ(untrusted["policy"]["name"], "hub");
-  notes.clear();
-  for (const nlohmann::json& finding : untrusted["findings"])
-    if (finding["code"] == "KC007") notes.push_back(finding["message"]);
   const std::string why = " is not applied: repository settings are reported, not applied (--security or --no-repo-config)";
-  EXPECT_EQ(notes, (std::vector<std::string>{"kcheck.toml:1: policy = \"hub-legacy\"" + why,
+  EXPECT_EQ(messages_of(untrusted, "KC007"), (std::vector<std::string>{"kcheck.toml:1: policy = \"hub-legacy\"" + why,
                                              "kcheck.toml:2: select \"KM\"" + why, "kcheck.toml:3: ignore \"KL\"" + why,
                                              "kcheck.toml:3: ignore \"KL005\"" + why, "kcheck.toml:4: strict = false" + why}));
   EXPECT_EQ(codes_of(untrusted, "KL"), (std::vector<std::string>{"KL005", "KL005"}));
@@ -555,10 +554,7 @@ strict = false
 TEST(RepositorySettings, AnIgnorePrefixNeedsThePolicyAndAnUnknownCodeIsAnError) {
   fs::path repository = repository_with_config("kcheck.toml", "ignore = [\"KL\", \"KX9\"]\nselect = [\"KL\", \"KC\", \"KQ\"]\n");
   nlohmann::json report = audit_json(repository, "", 1);
-  std::vector<std::pair<std::string, std::string>> kc007;
-  for (const nlohmann::json& finding : report["findings"])
-    if (finding["code"] == "KC007") kc007.emplace_back(finding["severity"], finding["message"]);
-  EXPECT_EQ(kc007, (std::vector<std::pair<std::string, std::string>>{
+  EXPECT_EQ(severities_and_messages_of(report, "KC007"), (std::vector<SeverityAndMessage>{
                        {"note", "kcheck.toml:1: ignore \"KL\" is not applied: 'KL' is wider than one rule, and the "
                                 "policy allows only whole rule codes"},
                        {"error", "kcheck.toml:1: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"},

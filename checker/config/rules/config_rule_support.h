@@ -32,9 +32,12 @@ inline const BuildConfigFacts* judgeable_build_config(const TreeFacts& tree) {
 // on build/*/x.o"). Findings' paths are relative to the audited root; the
 // config file sits at the repository root, which is above it when a variant
 // is audited: then the finding names no file.
+inline Place config_file_place(const TreeFacts& tree, int line) {
+  return {.file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "", .location = {.line = line}};
+}
+
 inline Place suppression_place(const TreeFacts& tree, const Suppression& suppression) {
-  return {.file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "",
-          .location = {.line = suppression.line}};
+  return config_file_place(tree, suppression.line);
 }
 
 inline std::string suppression_named(const TreeFacts& tree, const Suppression& suppression) {

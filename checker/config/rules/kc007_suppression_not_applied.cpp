@@ -39,11 +39,11 @@ class SuppressionNotApplied final : public Rule {
     const RepositorySettings& settings = tree.suppressions->settings;
     const std::string& file = tree.suppressions->file;
     auto not_applied = [&](int line, const std::string& setting, const std::string& why) {
-      sink.report(setting_place(tree, line), file + ":" + std::to_string(line) + ": " + setting + " is not applied: " + why);
+      sink.report(config_file_place(tree, line), file + ":" + std::to_string(line) + ": " + setting + " is not applied: " + why);
     };
     auto check_code = [&](const CodeSetting& code, std::string_view key, bool ignores) {
       if (context.registry && !context.registry->names_a_rule(code.code)) {
-        sink.report(Severity::error, setting_place(tree, code.line),
+        sink.report(Severity::error, config_file_place(tree, code.line),
                     file + ":" + std::to_string(code.line) + ": " + std::string(key) + " names '" + code.code +
                         "', no rule of this kcheck (`kcheck rules` lists them)");
         return;
@@ -64,9 +64,6 @@ class SuppressionNotApplied final : public Rule {
     for (const CodeSetting& code : settings.ignore) check_code(code, "ignore", true);
   }
 
-  static Place setting_place(const TreeFacts& tree, int line) {
-    return {.file = tree.suppression_path_prefix.empty() ? tree.suppressions->file : "", .location = {.line = line}};
-  }
 
   RuleInfo info_{"KC007", "A suppression in kcheck.toml is not applied", Severity::note,
                  R"(A repository's kcheck.toml (or [tool.kcheck]) may silence findings with
