@@ -32,6 +32,8 @@
 #include "checker/harness/worker/op_plan.h"
 #include "checker/harness/worker/op_runner.h"
 #include "checker/harness/worker/worker_device.h"
+#include "reference/ops/baseline_forms.h"
+#include "reference/ops/reference_ops.h"
 
 namespace {
 
@@ -94,10 +96,20 @@ std::string load_libpython() {
   return error ? error : std::string("cannot load ") + chosen;
 }
 
+// The baselines this worker can time: every form of baseline_forms.cpp that
+// reference_ops.cpp computes (a test checks that none is missing).
+std::vector<std::string> timeable_baselines() {
+  std::vector<std::string> names;
+  for (const kcheck::reference::BaselineForm& form : kcheck::reference::baseline_forms())
+    if (kcheck::reference::find_baseline(form.name)) names.emplace_back(form.name);
+  return names;
+}
+
 json info() {
   return {{"torch_version", TORCH_VERSION},
           {"cxx11_abi", _GLIBCXX_USE_CXX11_ABI == 1},
-          {"backends", kcheck::worker::available_backends()}};
+          {"backends", kcheck::worker::available_backends()},
+          {"baselines", timeable_baselines()}};
 }
 
 // Checks (and times) the module's new ops as the plan says, recording the

@@ -15,6 +15,7 @@
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/audit/dynamic_audit.h"
+#include "checker/harness/compiled_baselines.h"
 #include "checker/harness/harness.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/report/explain_format.h"
@@ -321,6 +322,8 @@ struct DynamicArguments {
   std::string baseline;
   double regression_threshold = 10;  // percent
   std::uint64_t worker_file_size = 0;  // 0: HarnessOptions' default
+  std::vector<std::string> compile_modes = {"default", "max-autotune-no-cudagraphs"};  // "none": no torch.compile
+  double compile_timeout_seconds = 900;
 };
 
 void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool bench) {
@@ -338,6 +341,24 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
   command.add_option("--baseline", arguments.baseline, "a saved JSON report of an earlier bench (KB002)");
   command.add_option("--regression-threshold", arguments.regression_threshold, "percent slower than the baseline (KB002)")
       ->capture_default_str();
+  command.add_option("--compile", arguments.compile_modes,
+                     "torch.compile modes each op's baseline is compiled in and timed, through --python; none: skip")
+      ->delimiter(',')
+      ->capture_default_str();
+  command.add_option("--compile-timeout", arguments.compile_timeout_seconds,
+                     "seconds for all torch.compile baselines of a variant")
+      ->capture_default_str();
+}
+
+// --compile's list: known modes, or "none" alone for no torch.compile baseline.
+std::vector<std::string> compile_modes(const std::vector<std::string>& given) {
+  if (given.size() == 1 && given[0] == "none") return {};
+  for (const std::string& mode : given)
+    if (!kcheck::known_compile_mode(mode))
+      throw std::invalid_argument("--compile: '" + mode +
+                                  "' is no torch.compile mode (default, reduce-overhead, max-autotune, "
+                                  "max-autotune-no-cudagraphs) and not 'none'");
+  return given;
 }
 
 // `kcheck run` / `kcheck bench`: loads each variant in its own kcheck_worker
@@ -361,6 +382,9 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.baseline = dynamic.baseline;
   harness.regression_threshold = dynamic.regression_threshold / 100;
   if (dynamic.worker_file_size) harness.max_file_size = dynamic.worker_file_size;
+  harness.compile_modes = compile_modes(dynamic.compile_modes);
+  if (!(dynamic.compile_timeout_seconds > 0)) throw std::invalid_argument("--compile-timeout must be above 0");
+  harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
   fs::path venv_python = fs::path(KCHECK_DEFAULT_VENV) / "bin" / "python";
   if (dynamic.python.empty()) harness.python = fs::exists(venv_python) ? venv_python : fs::path();
   else if (dynamic.python != "none") harness.python = dynamic.python;

@@ -51,6 +51,17 @@ Location location_from_json(const nlohmann::json& json) {
   return location;
 }
 
+nlohmann::json compiled_to_json(const std::vector<CompiledBaseline>& compiled) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const CompiledBaseline& mode : compiled)
+    list.push_back({{"mode", mode.mode},
+                    {"median_us", mode.median_us},
+                    {"spread_us", mode.spread_us},
+                    {"compile_seconds", mode.compile_seconds},
+                    {"problem", mode.problem}});
+  return list;
+}
+
 nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
   nlohmann::json devices = nlohmann::json::array();
   for (const DeviceLimits& device : dynamic.devices)
@@ -87,7 +98,11 @@ nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
                           {"eager_problem", result.eager_problem},
                           {"eager_median_us", result.eager_median_us},
                           {"eager_spread_us", result.eager_spread_us},
-                          {"speedup", result.speedup}});
+                          {"speedup", result.speedup},
+                          {"compiled", compiled_to_json(result.compiled)},
+                          {"compiled_problem", result.compiled_problem},
+                          {"compile_speedup", result.compile_speedup},
+                          {"eager_python_median_us", result.eager_python_median_us}});
   nlohmann::json json = {{"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
   if (!dynamic.containment.empty()) json["containment"] = dynamic.containment;
   return json;
@@ -130,6 +145,17 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
       // Before schema 2 the speed-up was over the float64 reference run on
       // native tensors, not over what a user would run: not shown as one.
       result.eager_problem = "a report of an earlier kcheck, which timed no eager Torch baseline";
+    }
+    if (item.contains("compiled")) {
+      for (const auto& entry : item.at("compiled"))
+        result.compiled.push_back({entry.at("mode").get<std::string>(), entry.at("median_us").get<double>(),
+                                   entry.at("spread_us").get<double>(), entry.at("compile_seconds").get<double>(),
+                                   entry.value("problem", "")});
+      result.compiled_problem = item.value("compiled_problem", "");
+      result.compile_speedup = item.value("compile_speedup", 0.0);
+      result.eager_python_median_us = item.value("eager_python_median_us", 0.0);
+    } else {
+      result.compiled_problem = "a report of an earlier kcheck, which timed no torch.compile baseline";
     }
     dynamic.benchmarks.push_back(std::move(result));
   }
@@ -233,6 +259,13 @@ Report report_from_json(const nlohmann::json& json) {
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(std::string("not a kcheck JSON report: ") + error.what());
   }
+}
+
+const CompiledBaseline* fastest_timed(const std::vector<CompiledBaseline>& compiled) {
+  const CompiledBaseline* fastest = nullptr;
+  for (const CompiledBaseline& mode : compiled)
+    if (mode.timed() && (!fastest || mode.median_us < fastest->median_us)) fastest = &mode;
+  return fastest;
 }
 
 }  // namespace kcheck

@@ -9,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.2";
+inline constexpr const char* kReportSchemaVersion = "1.3";
 
 struct SeverityCounts {
   int errors = 0;
@@ -46,6 +46,20 @@ struct OpCheck {
   bool passed = false;
 };
 
+// The op's baseline compiled with torch.compile in one mode, timed the way
+// the op is (checker/harness/compile_baselines.py).
+struct CompiledBaseline {
+  std::string mode;             // "default", "max-autotune-no-cudagraphs"
+  double median_us = 0;
+  double spread_us = 0;         // interquartile range
+  double compile_seconds = 0;   // the first call: tracing, compiling, loading
+  std::string problem;          // no timing: compile failed, result differs from eager, time ran out
+  bool timed() const { return problem.empty() && median_us > 0; }
+};
+
+// The timed mode with the smallest median; nullptr when none was timed.
+const CompiledBaseline* fastest_timed(const std::vector<CompiledBaseline>& compiled);
+
 // One op timed on one input (KB001).
 struct BenchmarkResult {
   std::string variant;
@@ -67,6 +81,17 @@ struct BenchmarkResult {
   double eager_median_us = 0;
   double eager_spread_us = 0;       // interquartile range
   double speedup = 0;               // eager_median_us / median_us; 0 without a baseline
+  // The same baseline through torch.compile, one entry per mode asked for;
+  // none when compiled_problem says why not (no Python, --compile none).
+  std::vector<CompiledBaseline> compiled;
+  std::string compiled_problem;
+  double compile_speedup = 0;       // the fastest timed mode's median / median_us; 0 when none was timed
+  // The eager form timed by the torch.compile helper, from Python as the
+  // compiled one is: well above eager_median_us (timed from C++), Python's
+  // per-call overhead sets the compiled timings too (python_call_bound).
+  double eager_python_median_us = 0;
+
+  bool python_call_bound() const { return eager_median_us > 0 && eager_python_median_us > 1.2 * eager_median_us; }
 };
 
 // What `kcheck run` / `kcheck bench` measured; empty for a static audit.

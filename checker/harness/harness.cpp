@@ -15,6 +15,8 @@
 #include "checker/core/bounded_process.h"
 #include "checker/core/bounded_read.h"
 #include "checker/core/kernel_identity.h"
+#include "checker/harness/compiled_baselines.h"
+#include "checker/harness/contained_run.h"
 #include "checker/harness/op_spec.h"
 #include "checker/report/saved_report.h"
 
@@ -97,6 +99,7 @@ std::vector<OpBenchmarkFact> read_benchmarks(const json& list, const std::string
     benchmark.eager_problem = string_or(item, "eager_problem");
     benchmark.eager_median_us = number_or(item, "eager_median_us");
     benchmark.eager_spread_us = number_or(item, "eager_spread_us");
+    benchmark.buffer_sets = static_cast<int>(std::clamp(number_or(item, "buffer_sets", 1), 1.0, 64.0));
     benchmarks.push_back(std::move(benchmark));
   }
   return benchmarks;
@@ -166,43 +169,6 @@ sys.modules[name] = module
 spec.loader.exec_module(module)
 print("kcheck-imported")
 )py";
-
-// A fresh directory for one contained process: its only writable place,
-// removed with whatever it holds when the process is done.
-class PrivateScratch {
- public:
-  explicit PrivateScratch(fs::path path) : path_(std::move(path)) {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-    fs::create_directories(path_);
-  }
-  ~PrivateScratch() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  PrivateScratch(const PrivateScratch&) = delete;
-  PrivateScratch& operator=(const PrivateScratch&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// How a process running the variant's code (the worker, the Python import)
-// is confined: process_containment.h says what is kept in and where.
-ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions& options,
-                               std::chrono::milliseconds timeout, const fs::path& private_scratch) {
-  Containment containment;
-  containment.scratch = private_scratch;
-  // RLIMIT_CPU counts every thread of a process: with all cores busy for the
-  // whole timeout a legitimate run stays below it; a runaway one is ended.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  containment.cpu_time = std::chrono::ceil<std::chrono::seconds>(timeout) * cores + std::chrono::seconds(1);
-  containment.file_size = options.max_file_size;
-  const bool cpu_variant = !variant.name || variant.name->backend == "cpu";
-  if (cpu_variant) containment.address_space = options.cpu_address_space;
-  return {timeout, options.max_output, containment};
-}
 
 PythonImportFact import_through_python(const VariantFacts& variant, const HarnessOptions& options,
                                        const fs::path& private_scratch) {
@@ -385,8 +351,8 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
     if (facts.skipped_because.empty()) {
       const std::string stem = std::to_string(index++);
       std::optional<fs::path> plan;
+      RunSettings settings;
       if (specs) {
-        RunSettings settings;
         settings.backend = variant.name ? variant.name->backend : "cpu";
         settings.seed = seed;
         settings.sizes = options.sizes;
@@ -397,6 +363,11 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         std::ofstream(*plan, std::ios::binary) << worker_plan(*specs, settings).dump();
       }
       run_worker(variant, *module, plan, options, scratch / ("worker-" + stem), facts);
+      if (options.bench && specs && !facts.benchmarks.empty()) {
+        CompilePlanSettings compile{settings.backend, seed, options.samples, settings.target_sample_seconds,
+                                    options.compile_modes};
+        time_compiled_baselines(variant, *specs, compile, options, scratch / ("compile-" + stem), facts);
+      }
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {
         auto found = baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" +
                                    benchmark.shape);
@@ -446,6 +417,10 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
       result.eager_median_us = benchmark.eager_median_us;
       result.eager_spread_us = benchmark.eager_spread_us;
       result.speedup = benchmark.speedup();
+      result.compiled = benchmark.compiled;
+      result.compiled_problem = benchmark.compiled_problem;
+      result.compile_speedup = benchmark.compile_speedup();
+      result.eager_python_median_us = benchmark.eager_python_median_us;
       dynamic.benchmarks.push_back(std::move(result));
     }
   }

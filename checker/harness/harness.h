@@ -33,6 +33,11 @@ struct HarnessOptions {
   std::filesystem::path repository;        // where kcheck-ops.toml may be; default: the parent of build/
   std::filesystem::path python;            // KD006: import through this Python; empty = skip
   std::filesystem::path baseline;          // KB002: a saved JSON report of an earlier bench
+  // bench: the torch.compile modes each op's baseline is compiled in and timed
+  // (compiled_baselines.h), through `python`; empty = none. One time bound
+  // for all of a variant's compiles.
+  std::vector<std::string> compile_modes = {"default", "max-autotune-no-cudagraphs"};
+  std::chrono::milliseconds compile_timeout{900000};
   double regression_threshold = 0.10;      // KB002
   // Limits of the contained worker and Python import (core/process_containment.h).
   std::uint64_t max_file_size = 1ull << 30;       // RLIMIT_FSIZE: a larger file ends its writer (SIGXFSZ)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checker/core/bounded_process.h"
+#include "checker/core/report.h"
 
 namespace kcheck {
 
@@ -63,12 +64,22 @@ struct OpBenchmarkFact {
   std::string eager_problem;
   double eager_median_us = 0;
   double eager_spread_us = 0;
+  int buffer_sets = 1;  // the input sets the timing rotated through (the compiled baseline uses as many)
+  // The baseline through torch.compile, per mode (compiled_baselines.h), or why not.
+  std::vector<CompiledBaseline> compiled;
+  std::string compiled_problem;
+  double eager_python_median_us = 0;  // the helper's own timing of the eager form (report.h says why)
   std::optional<BaselineTiming> baseline;  // from --baseline (KB002)
 
   double achieved_gbs() const { return median_us > 0 ? bytes / median_us / 1e3 : 0; }
   double percent_of(double peak_gbs) const { return peak_gbs > 0 ? 100 * achieved_gbs() / peak_gbs : 0; }
   // Over the eager Torch baseline; 0 without one.
   double speedup() const { return median_us > 0 ? eager_median_us / median_us : 0; }
+  // Over the fastest torch.compile mode; 0 when none was timed.
+  double compile_speedup() const {
+    const CompiledBaseline* fastest = fastest_timed(compiled);
+    return fastest && median_us > 0 ? fastest->median_us / median_us : 0;
+  }
 };
 
 // The Python import of the variant package, as the Hub loader does it (KD006).

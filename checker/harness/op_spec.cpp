@@ -10,6 +10,7 @@
 #include "checker/core/checked_toml.h"
 #include "checker/core/embedded_files.h"
 #include "checker/core/text_scan.h"
+#include "reference/ops/baseline_forms.h"
 
 namespace kcheck {
 namespace fs = std::filesystem;
@@ -23,6 +24,14 @@ std::string where(const std::string& source, const toml::node* node) {
 
 [[noreturn]] void fail(const std::string& source, const toml::node* node, const std::string& message) {
   throw OpSpecError(where(source, node) + ": " + message);
+}
+
+// "silu_and_mul, gelu_and_mul, ...": what an op spec's `baseline` may name.
+std::string known_baselines() {
+  std::string names;
+  for (const reference::BaselineForm& form : reference::baseline_forms())
+    names += (names.empty() ? "" : ", ") + std::string(form.name);
+  return names;
 }
 
 std::string required_string(const toml::table& table, const std::string& key, const std::string& source) {
@@ -177,6 +186,9 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
     spec.schema = required_string(*table, "schema", source);
     spec.reference = required_string(*table, "reference", source);
     if ((*table)["baseline"]) spec.baseline = required_string(*table, "baseline", source);
+    if (!spec.baseline.empty() && !reference::find_baseline_form(spec.baseline))
+      fail(source, table, "op '" + spec.name + "': no baseline named '" + spec.baseline +
+                              "' (reference/ops/baseline_forms.cpp has " + known_baselines() + ")");
     if (spec.schema.rfind(spec.name + "(", 0) != 0)
       fail(source, table, "schema of '" + spec.name + "' must start with '" + spec.name + "('");
     const toml::array* args = (*table)["args"].as_array();
@@ -231,6 +243,36 @@ OpSpecSet op_specs_for(const fs::path& repository) {
   return set;
 }
 
+nlohmann::json concrete_args(const OpSpec& spec, const std::map<std::string, std::int64_t>& size) {
+  nlohmann::json args = nlohmann::json::array();
+  for (const OpArgSpec& arg : spec.args) {
+    if (!arg.is_tensor) {
+      args.push_back({{"name", arg.name}, {"value", arg.value}});
+      continue;
+    }
+    std::vector<std::int64_t> shape;
+    for (const std::string& dimension : arg.shape) shape.push_back(evaluate_dimension(dimension, size));
+    nlohmann::json item = {{"name", arg.name}, {"shape", shape}, {"output", arg.output}};
+    if (!arg.output) {
+      item["low"] = arg.low;
+      item["high"] = arg.high;
+    }
+    args.push_back(std::move(item));
+  }
+  return args;
+}
+
+std::string shape_label(const OpSpec& spec, const std::map<std::string, std::int64_t>& size) {
+  for (const OpArgSpec& arg : spec.args) {
+    if (!arg.is_tensor || arg.output) continue;
+    std::string label;
+    for (std::size_t i = 0; i < arg.shape.size(); ++i)
+      label += (i ? "x" : "") + std::to_string(evaluate_dimension(arg.shape[i], size));
+    if (!label.empty()) return label;
+  }
+  return "";
+}
+
 nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings) {
   nlohmann::json ops = nlohmann::json::array();
   for (const OpSpec& spec : specs.ops) {
@@ -239,25 +281,7 @@ nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings) 
       if (!settings.sizes.empty() &&
           std::find(settings.sizes.begin(), settings.sizes.end(), size_name) == settings.sizes.end())
         continue;
-      nlohmann::json args = nlohmann::json::array();
-      std::string label;
-      for (const OpArgSpec& arg : spec.args) {
-        if (!arg.is_tensor) {
-          args.push_back({{"name", arg.name}, {"value", arg.value}});
-          continue;
-        }
-        std::vector<std::int64_t> shape;
-        for (const std::string& dimension : arg.shape) shape.push_back(evaluate_dimension(dimension, size));
-        nlohmann::json item = {{"name", arg.name}, {"shape", shape}, {"output", arg.output}};
-        if (!arg.output) {
-          item["low"] = arg.low;
-          item["high"] = arg.high;
-          if (label.empty())
-            for (std::size_t i = 0; i < shape.size(); ++i) label += (i ? "x" : "") + std::to_string(shape[i]);
-        }
-        args.push_back(std::move(item));
-      }
-      cases.push_back({{"size", size_name}, {"shape", label}, {"args", args}});
+      cases.push_back({{"size", size_name}, {"shape", shape_label(spec, size)}, {"args", concrete_args(spec, size)}});
     }
     nlohmann::json tolerance = nlohmann::json::object();
     for (const auto& [dtype, value] : spec.tolerance) tolerance[dtype] = {{"rtol", value.rtol}, {"atol", value.atol}};

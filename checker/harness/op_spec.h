@@ -61,6 +61,13 @@ OpSpecSet op_specs_for(const std::filesystem::path& repository);
 // Evaluates "2*d" against a size ({d: 4096} -> 8192); throws OpSpecError.
 std::int64_t evaluate_dimension(const std::string& expression, const std::map<std::string, std::int64_t>& size);
 
+// The spec's arguments at `size`, as the worker's plan holds them: tensors
+// with concrete shapes (inputs with their value range), float scalars with
+// their value.
+nlohmann::json concrete_args(const OpSpec& spec, const std::map<std::string, std::int64_t>& size);
+// The first input tensor's shape at `size`, "16384x16384": how reports name the case.
+std::string shape_label(const OpSpec& spec, const std::map<std::string, std::int64_t>& size);
+
 struct RunSettings {
   std::string backend = "cpu";
   std::uint64_t seed = 0;

@@ -8,6 +8,7 @@
 
 #include "checker/core/demangle.h"
 #include "checker/core/embedded_files.h"
+#include "checker/report/benchmark_table.h"
 #include "checker/report/report_view.h"
 #include "checker/report/svg_chart.h"
 
@@ -145,22 +146,6 @@ std::string section_status(const SeverityCounts& counts, bool strict) {
   return "pass";
 }
 
-// One row of an op's benchmark table: a dtype and size.
-data benchmark_row(const BenchmarkResult& result) {
-  data row;
-  row.set("dtype", result.dtype);
-  row.set("shape", result.shape);
-  row.set("repetitions", std::to_string(result.repetitions));
-  row.set("median_us", format_number(result.median_us, 1));
-  row.set("spread_us", format_number(result.spread_us, 1));
-  row.set("achieved_gbs", format_number(result.achieved_gbs, 0));
-  row.set("percent_of_peak", format_number(result.percent_of_peak, 0));
-  row.set("eager_us", result.eager_median_us > 0 ? format_number(result.eager_median_us, 1) : "–");
-  row.set("speedup", result.speedup > 0 ? format_number(result.speedup, 2) + "×" : "–");
-  row.set("slower", result.speedup > 0 && result.speedup < 1);
-  return row;
-}
-
 data dynamic_data(const VariantSection& section) {
   data item;
   if (section.device) {
@@ -168,7 +153,7 @@ data dynamic_data(const VariantSection& section) {
     item.set("device_backend", section.device->backend);
     item.set("device_peak", format_number(section.device->copy_bandwidth_gbs, 0));
     item.set("has_matmul", section.device->matmul_tflops > 0);
-    item.set("matmul", format_number(section.device->matmul_tflops, 0) + " TFLOP/s (" + section.device->matmul_dtype + ")");
+    item.set("matmul", format_number(section.device->matmul_tflops, section.device->matmul_tflops < 10 ? 2 : 0) + " TFLOP/s (" + section.device->matmul_dtype + ")");
   }
   item.set("has_device", section.device != nullptr);
   data checks{data::type::list};
@@ -187,11 +172,14 @@ data dynamic_data(const VariantSection& section) {
   data benchmarks{data::type::list};
   for (const OpBenchmarks& group : benchmarks_by_op(section.benchmarks)) {
     data rows{data::type::list};
-    for (const BenchmarkResult* result : group.results) rows.push_back(benchmark_row(*result));
+    for (const BenchmarkResult* result : group.results) rows.push_back(benchmark_row_data(*result));
+    data notes{data::type::list};
+    for (const std::string& note : benchmark_table_notes(group)) notes.push_back(data(note));
     data op;
     op.set("op", group.op);
     op.set("eager", group.eager);
     op.set("rows", rows);
+    op.set("notes", notes);
     benchmarks.push_back(op);
   }
   item.set("has_benchmarks", !section.benchmarks.empty());
@@ -200,6 +188,8 @@ data dynamic_data(const VariantSection& section) {
     item.set("bandwidth_chart", render_bar_chart_svg(bandwidth_chart(section)));
     BarChart speedups = speedup_chart(section);
     if (!speedups.bars.empty()) item.set("speedup_chart", render_bar_chart_svg(speedups));
+    BarChart compile_speedups = compile_speedup_chart(section);
+    if (!compile_speedups.bars.empty()) item.set("compile_speedup_chart", render_bar_chart_svg(compile_speedups));
   }
   return item;
 }

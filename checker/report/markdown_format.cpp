@@ -6,6 +6,7 @@
 #include <kainjow/mustache.hpp>
 
 #include "checker/core/embedded_files.h"
+#include "checker/report/benchmark_table.h"
 #include "checker/report/report_view.h"
 
 namespace kcheck {
@@ -73,7 +74,7 @@ data device_data(const DeviceLimits& device) {
   item.set("backend", device.backend);
   item.set("copy_bandwidth", format_number(device.copy_bandwidth_gbs, 0));
   item.set("has_matmul", device.matmul_tflops > 0);
-  item.set("matmul", format_number(device.matmul_tflops, 0) + " TFLOP/s (" + device.matmul_dtype + ")");
+  item.set("matmul", format_number(device.matmul_tflops, device.matmul_tflops < 10 ? 2 : 0) + " TFLOP/s (" + device.matmul_dtype + ")");
   return item;
 }
 
@@ -89,22 +90,6 @@ data op_check_data(const OpCheck& check) {
   return item;
 }
 
-data benchmark_data(const BenchmarkResult& result) {
-  data item;
-  item.set("variant", result.variant);
-  item.set("op", result.op);
-  item.set("dtype", result.dtype);
-  item.set("shape", result.shape);
-  item.set("median_us", format_number(result.median_us, 1));
-  item.set("spread_us", format_number(result.spread_us, 1));
-  item.set("achieved_gbs", format_number(result.achieved_gbs, 0));
-  item.set("percent_of_peak", format_number(result.percent_of_peak, 0));
-  item.set("eager_us", result.eager_median_us > 0 ? format_number(result.eager_median_us, 1) : "–");
-  item.set("eager", result.eager.empty() ? "–" : result.eager);
-  item.set("speedup", result.speedup > 0 ? format_number(result.speedup, 2) + "×" : "–");
-  return item;
-}
-
 // Devices, op checks and benchmark results (`kcheck bench`), when present.
 void set_dynamic_data(data& root, const DynamicResults& dynamic) {
   if (dynamic.empty()) return;
@@ -117,12 +102,16 @@ void set_dynamic_data(data& root, const DynamicResults& dynamic) {
   data benchmarks{data::type::list};
   for (const OpBenchmarks& group : benchmarks_by_op(results)) {
     data rows{data::type::list};
-    for (const BenchmarkResult* result : group.results) rows.push_back(benchmark_data(*result));
+    for (const BenchmarkResult* result : group.results) rows.push_back(benchmark_row_data(*result));
+    data notes{data::type::list};
+    for (const std::string& note : benchmark_table_notes(group)) notes.push_back(data(note));
     data op;
     op.set("variant", group.variant);
     op.set("op", group.op);
     op.set("eager", group.eager);
     op.set("rows", rows);
+    op.set("notes", notes);
+    op.set("chart", benchmark_text_chart(group));
     benchmarks.push_back(op);
   }
   root.set("has_dynamic", true);

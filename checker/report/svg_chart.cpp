@@ -75,13 +75,21 @@ std::string bar_label(const BenchmarkResult& result, const std::vector<const Ben
   return label;
 }
 
+std::string compiled_tooltip(const BenchmarkResult& result) {
+  const CompiledBaseline* fastest = fastest_timed(result.compiled);
+  if (!fastest) return "";
+  return ", torch.compile (" + fastest->mode + ") " + format_number(fastest->median_us, 1) + " µs, " +
+         format_number(result.compile_speedup, 2) + "x";
+}
+
 std::string result_tooltip(const BenchmarkResult& result) {
   return result.op + " " + result.dtype + " [" + result.shape + "]: median " + format_number(result.median_us, 1) +
          " µs over " + std::to_string(result.repetitions) + " runs, " + format_number(result.achieved_gbs, 0) +
          " GB/s (" + format_number(result.percent_of_peak, 0) + "% of peak)" +
          (result.eager_median_us > 0 ? ", Torch eager " + result.eager + " " + format_number(result.eager_median_us, 1) + " µs, " +
                                            format_number(result.speedup, 2) + "x"
-                                     : "");
+                                     : "") +
+         compiled_tooltip(result);
 }
 
 }  // namespace
@@ -166,17 +174,36 @@ BarChart bandwidth_chart(const VariantSection& section) {
   return chart;
 }
 
-BarChart speedup_chart(const VariantSection& section) {
+namespace {
+
+// Bars of one speed-up per result, against 1×; results without it are left out.
+BarChart speedups(const VariantSection& section, double BenchmarkResult::*speedup) {
   BarChart chart;
+  for (const BenchmarkResult* result : section.benchmarks) {
+    const double value = result->*speedup;
+    if (!(value > 0)) continue;  // no baseline timed
+    chart.bars.push_back({bar_label(*result, section.benchmarks), value, format_number(value, 2) + "×",
+                          result_tooltip(*result), value < 1.0});
+  }
+  chart.axis_unit = "×";
+  return chart;
+}
+
+}  // namespace
+
+BarChart speedup_chart(const VariantSection& section) {
+  BarChart chart = speedups(section, &BenchmarkResult::speedup);
   chart.css_class = "chart-speedup";
   chart.title = "Speed-up over the best eager Torch form (above 1×: faster than Torch)";
-  chart.axis_unit = "×";
   chart.reference = ChartReference{1.0, "1× (Torch eager)"};
-  for (const BenchmarkResult* result : section.benchmarks) {
-    if (!(result->speedup > 0)) continue;  // no baseline timed
-    chart.bars.push_back({bar_label(*result, section.benchmarks), result->speedup,
-                          format_number(result->speedup, 2) + "×", result_tooltip(*result), result->speedup < 1.0});
-  }
+  return chart;
+}
+
+BarChart compile_speedup_chart(const VariantSection& section) {
+  BarChart chart = speedups(section, &BenchmarkResult::compile_speedup);
+  chart.css_class = "chart-compile-speedup";
+  chart.title = "Speed-up over torch.compile of the same form, fastest mode (above 1×: faster)";
+  chart.reference = ChartReference{1.0, "1× (torch.compile)"};
   return chart;
 }
 

@@ -38,8 +38,11 @@ std::string render_bar_chart_svg(const BarChart& chart);
 // Achieved bandwidth per op and dtype against the device's measured copy bandwidth.
 BarChart bandwidth_chart(const VariantSection& section);
 
-// Speed-up over the reference implementation per op and dtype, against 1x.
+// Speed-up over the eager Torch baseline per op and dtype, against 1x.
 BarChart speedup_chart(const VariantSection& section);
+
+// Speed-up over the baseline's fastest torch.compile mode, against 1x.
+BarChart compile_speedup_chart(const VariantSection& section);
 
 // Escapes &, <, >, " and ' for XML and HTML text and attributes.
 std::string xml_escape(std::string_view text);

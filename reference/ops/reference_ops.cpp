@@ -1,6 +1,9 @@
 #include "reference/ops/reference_ops.h"
 
+#include "reference/ops/baseline_forms.h"
+
 #include <array>
+#include <optional>
 #include <utility>
 
 #include <ATen/ATen.h>
@@ -99,27 +102,30 @@ at::Tensor rms_norm_eager(const ReferenceArgs& args) {
   return at::rms_norm(input, {input.size(-1)}, args.at(2).toTensor(), args.at(3).toDouble());
 }
 
-constexpr std::array<Baseline, 12> kBaselines = {{
-    {"silu_and_mul", "F.silu(x[..., :d]) * x[..., d:]", &gated_eager<silu_of>},
-    {"gelu_and_mul", "F.gelu(x[..., :d]) * x[..., d:]", &gated_eager<gelu_of>},
-    {"gelu_tanh_and_mul", "F.gelu(x[..., :d], approximate=\"tanh\") * x[..., d:]", &gated_eager<gelu_tanh_of>},
-    {"mul_and_silu", "x[..., :d] * F.silu(x[..., d:])", &mul_and_silu_eager},
-    {"fatrelu_and_mul", "F.threshold(x[..., :d], threshold, 0) * x[..., d:]", &fatrelu_and_mul_eager},
-    {"gelu", "F.gelu(x)", &elementwise_eager<gelu_of>},
-    {"gelu_tanh", "F.gelu(x, approximate=\"tanh\")", &elementwise_eager<gelu_tanh_of>},
-    {"gelu_quick", "x * torch.sigmoid(1.702 * x)", &elementwise_eager<gelu_quick_of>},
-    {"silu", "F.silu(x)", &elementwise_eager<silu_of>},
-    {"relu", "torch.relu(x)", &elementwise_eager<relu_of>},
-    {"rms_norm", "F.rms_norm(input, (d,), weight, epsilon)", &rms_norm_eager},
-    {"identity", "x.clone()", &elementwise_eager<identity_of>},
+// Each computes its form in baseline_forms.cpp (the same name) with libtorch.
+constexpr std::array<std::pair<std::string_view, BaselineFunction>, 12> kBaselineFunctions = {{
+    {"silu_and_mul", &gated_eager<silu_of>},
+    {"gelu_and_mul", &gated_eager<gelu_of>},
+    {"gelu_tanh_and_mul", &gated_eager<gelu_tanh_of>},
+    {"mul_and_silu", &mul_and_silu_eager},
+    {"fatrelu_and_mul", &fatrelu_and_mul_eager},
+    {"gelu", &elementwise_eager<gelu_of>},
+    {"gelu_tanh", &elementwise_eager<gelu_tanh_of>},
+    {"gelu_quick", &elementwise_eager<gelu_quick_of>},
+    {"silu", &elementwise_eager<silu_of>},
+    {"relu", &elementwise_eager<relu_of>},
+    {"rms_norm", &rms_norm_eager},
+    {"identity", &elementwise_eager<identity_of>},
 }};
 
 }  // namespace
 
-const Baseline* find_baseline(std::string_view name) {
-  for (const Baseline& baseline : kBaselines)
-    if (baseline.name == name) return &baseline;
-  return nullptr;
+std::optional<Baseline> find_baseline(std::string_view name) {
+  const BaselineForm* form = find_baseline_form(name);
+  if (!form) return std::nullopt;
+  for (const auto& [known, function] : kBaselineFunctions)
+    if (known == name) return Baseline{form->name, form->expression, function};
+  return std::nullopt;
 }
 
 ReferenceFunction find_reference(std::string_view name) {

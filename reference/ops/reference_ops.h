@@ -5,6 +5,7 @@
 // inputs (correctness). Beside them, the baselines `kcheck bench` times a
 // kernel against. Linked into kcheck_worker only.
 #pragma once
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -23,15 +24,16 @@ std::vector<std::string_view> reference_names();
 // What a user would run instead of the kernel: the best eager Torch form of
 // the op (the fused Torch op where one exists, else the plain composite),
 // computing a new tensor from the op's inputs as the user's code would, timed
-// on the native tensors beside the kernel. `expression` is how the report
-// names it ("F.rms_norm(input, (d,), weight, epsilon)").
+// on the native tensors beside the kernel. `expression` is its form in
+// baseline_forms.cpp, how the report names it and what torch.compile compiles.
+using BaselineFunction = at::Tensor (*)(const ReferenceArgs& args);
 struct Baseline {
   std::string_view name;
   std::string_view expression;
-  at::Tensor (*run)(const ReferenceArgs& args);
+  BaselineFunction run;
 };
 
-// nullptr when no baseline of that name exists.
-const Baseline* find_baseline(std::string_view name);
+// nullopt when baseline_forms.cpp or this file has no baseline of that name.
+std::optional<Baseline> find_baseline(std::string_view name);
 
 }  // namespace kcheck::reference

@@ -13,6 +13,8 @@ medians and their difference; exit status 1 when they differ by more than 3%.
 Then the same for the op spec's eager Torch baseline that kcheck timed beside
 the op (`eager_median_us`), written here in Python as a user writes it
 (EAGER below): the figure the speed-up is computed from, checked the same way.
+Then that baseline compiled here with torch.compile in every mode the report
+timed (`compiled`), against kcheck's helper's figure for the mode, the same way.
 """
 import importlib.util
 import json
@@ -97,6 +99,25 @@ def main():
                   f"{difference:+.2f}% -> {verdict} within 3%; speed-up {result['speedup']:.2f}x "
                   f"(Python's figures: {eager / ours:.2f}x)")
             status |= abs(difference) > 3
+            status |= check_compiled(op, result, x, columns // 2)
+    return status
+
+
+def check_compiled(op, result, x, d):
+    """1 when a mode kcheck timed differs from this script's timing of it by more than 3%."""
+    status = 0
+    for mode in result.get("compiled", []):
+        if not mode["median_us"] > 0:
+            print(f"{op} bfloat16 [{result['shape']}] torch.compile {mode['mode']}: not timed by kcheck: {mode['problem']}")
+            continue
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda x: EAGER[op](x, d), mode=mode["mode"], dynamic=False)
+        mine, batch = median_us(lambda: compiled(x))
+        difference = 100 * (mode["median_us"] - mine) / mine
+        verdict = "agree" if abs(difference) <= 3 else "DISAGREE"
+        print(f"{op} bfloat16 [{result['shape']}] torch.compile {mode['mode']}: kcheck bench {mode['median_us']:.1f} us, "
+              f"torch.cuda.Event {mine:.1f} us (batch {batch}): {difference:+.2f}% -> {verdict} within 3%")
+        status |= abs(difference) > 3
     return status
 
 

@@ -15,6 +15,7 @@
 #include "checker/audit/audit.h"
 #include "checker/core/bounded_process.h"
 #include "checker/harness/harness.h"
+#include "reference/ops/baseline_forms.h"
 
 namespace kcheck {
 namespace {
@@ -286,6 +287,19 @@ TEST(HarnessRules, SilentWithoutDynamicFacts) {
   Report report = run_audit(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / "segv_init", load_policy("hub"), options,
                             make_rule_registry());
   EXPECT_TRUE(report.findings.empty());
+}
+
+// Every baseline an op spec may name (baseline_forms.cpp) has the libtorch
+// function that kcheck_worker times it with (reference_ops.cpp).
+TEST(HarnessWorker, TimesEveryBaselineKcheckKnows) {
+  if (std::string(KCHECK_HARNESS_FIXTURES_DIR).empty()) GTEST_SKIP() << "no kcheck_worker in this build";
+  ProcessEnd end = run_bounded({HarnessOptions::default_worker_path().string(), "--info"},
+                               ProcessLimits{std::chrono::milliseconds(60000), 64 * 1024});
+  ASSERT_EQ(end.exit_code, 0) << end.output;
+  const nlohmann::json info = nlohmann::json::parse(end.output);
+  std::vector<std::string> forms;
+  for (const reference::BaselineForm& form : reference::baseline_forms()) forms.emplace_back(form.name);
+  EXPECT_EQ(info.at("baselines").get<std::vector<std::string>>(), forms);
 }
 
 TEST(HarnessRunnable, OtherTorchAbiOrBackendIsKD005WithWhatIsNeeded) {

@@ -34,6 +34,21 @@ args = [
 bytes = ["out", "input"]
 )toml";
 
+TEST(OpSpec, ABaselineMustBeOneKcheckKnows) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("reference = \"silu_and_mul\""), 0, "baseline = \"silu_and_mul\"\n");
+  EXPECT_EQ(parse_op_specs(spec, "my-ops.toml").find("silu_and_mul")->baseline, "silu_and_mul");
+  spec.replace(spec.find("baseline = \"silu_and_mul\""), 25, "baseline = \"silu_and_mu\"");
+  try {
+    parse_op_specs(spec, "my-ops.toml");
+    ADD_FAILURE() << "an unknown baseline was accepted";
+  } catch (const OpSpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("my-ops.toml:11: op 'silu_and_mul': no baseline named 'silu_and_mu' "
+                                             "(reference/ops/baseline_forms.cpp has silu_and_mul, gelu_and_mul,"),
+              std::string::npos) << error.what();
+  }
+}
+
 std::string error_of(const std::string& text) {
   try {
     parse_op_specs(text, "my-ops.toml");

@@ -70,8 +70,10 @@ TEST(HtmlBrowser, LoadsWithoutConsoleMessagesAndBuildsTheCharts) {
   std::string dom = load_without_console_messages(bench_report_page());
   EXPECT_EQ(count(dom, "<svg class=\"chart-bandwidth\""), 1u) << dom;
   EXPECT_EQ(count(dom, "<svg class=\"chart-speedup\""), 1u) << dom;
-  EXPECT_EQ(count(dom, "<rect class=\"bar"), 8u) << dom;
-  EXPECT_EQ(count(dom, "<line class=\"reference\""), 2u) << dom;
+  EXPECT_EQ(count(dom, "<svg class=\"chart-compile-speedup\""), 1u) << dom;
+  // 4 results: 4 bandwidth bars, 4 eager speed-up bars, 3 compiled (one row has no timed mode).
+  EXPECT_EQ(count(dom, "<rect class=\"bar"), 11u) << dom;
+  EXPECT_EQ(count(dom, "<line class=\"reference\""), 3u) << dom;  // the copy bandwidth, 1× eager, 1× compiled
   EXPECT_EQ(count(dom, "<details class=\"variant\""), 1u) << dom;
 }
 

@@ -120,7 +120,7 @@ TEST(HtmlFormat, SelfContainedWithoutScriptsOrExternalAssets) {
   EXPECT_FALSE(std::regex_search(html, external_link)) << "links stay inside the page";
 }
 
-TEST(HtmlFormat, BenchmarkResultsGetATableAndTwoCharts) {
+TEST(HtmlFormat, BenchmarkResultsGetATableAndThreeCharts) {
   std::string html = render_html(sample_bench_report(), catalogue());
   EXPECT_TRUE(contains(html, "Device: NVIDIA H100 80GB HBM3 (cuda), measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).")) << html;
   EXPECT_TRUE(contains(html, "<table class=\"benchmarks\">")) << html;
@@ -137,7 +137,15 @@ TEST(HtmlFormat, BenchmarkResultsGetATableAndTwoCharts) {
   EXPECT_TRUE(contains(html, "<span class=\"badge fail\">fail</span>")) << "gelu_fast failed its check";
   EXPECT_EQ(count(html, "<svg class=\"chart-bandwidth\""), 1u) << html;
   EXPECT_EQ(count(html, "<svg class=\"chart-speedup\""), 1u) << html;
-  EXPECT_EQ(count(html, "<rect class=\"bar"), 8u) << "four results, in two charts";
+  EXPECT_EQ(count(html, "<svg class=\"chart-compile-speedup\""), 1u) << html;
+  EXPECT_EQ(count(html, "<rect class=\"bar"), 11u) << "four results in two charts, three compiled in the third";
+  EXPECT_TRUE(contains(html, "1× (torch.compile)")) << html;
+  EXPECT_TRUE(contains(html, "<td class=\"num\">171.0</td><td class=\"mono\">max-autotune-no-cudagraphs</td>"
+                             "<td class=\"num\">1.10×</td>"))
+      << html;
+  EXPECT_TRUE(contains(html, "<td class=\"num slower\">0.51×¹</td>")) << "slower than torch.compile, call-bound";
+  EXPECT_TRUE(contains(html, "<p class=\"muted\">torch.compile not timed: no Python with Torch given (--python) (1 row)</p>"))
+      << html;
   EXPECT_TRUE(contains(html, "device peak 2905 GB/s (measured copy)")) << html;
   EXPECT_TRUE(contains(html, "1× (Torch eager)")) << html;
   EXPECT_TRUE(contains(html, "<td class=\"num\">400.4</td><td class=\"num\">2.57×</td>")) << html;

@@ -97,7 +97,10 @@ inline Report sample_report() {
 
 // A `kcheck bench` report of one CUDA variant: device limits, op checks
 // (one failing, with its KD002 finding) and benchmark results for two ops in
-// two dtypes. The numbers are of the size an H100 gives.
+// two dtypes. The numbers are of the size an H100 gives. torch.compile:
+// silu_and_mul bfloat16 both modes timed (max-autotune faster), float32 one
+// mode out of time; gelu_and_mul bfloat16 not tried (no Python), float32
+// faster than the kernel and bound by Python's call overhead.
 inline Report sample_bench_report() {
   Report report;
   report.tool_version = "0.1.0";
@@ -145,6 +148,19 @@ inline Report sample_bench_report() {
       result("gelu_and_mul", "bfloat16", 157.0, 401.0, 402653184.0),
       result("gelu_and_mul", "float32", 292.0, 545.0, 805306368.0),
   };
+  const std::string out_of_time = "not finished within the torch.compile time bound (900 s, --compile-timeout)";
+  auto compiled = [&](BenchmarkResult& benchmark, std::vector<CompiledBaseline> modes, double eager_python_us) {
+    benchmark.compiled = std::move(modes);
+    benchmark.eager_python_median_us = eager_python_us;
+    const CompiledBaseline* fastest = fastest_timed(benchmark.compiled);
+    benchmark.compile_speedup = fastest ? fastest->median_us / benchmark.median_us : 0;
+  };
+  compiled(report.dynamic.benchmarks[0],
+           {{"default", 180.0, 1.0, 21.5, ""}, {"max-autotune-no-cudagraphs", 171.0, 0.9, 64.0, ""}}, 401.0);
+  compiled(report.dynamic.benchmarks[1],
+           {{"default", 300.0, 2.0, 3.5, ""}, {"max-autotune-no-cudagraphs", 0, 0, 0, out_of_time}}, 544.0);
+  report.dynamic.benchmarks[2].compiled_problem = "not timed: no Python with Torch given (--python)";
+  compiled(report.dynamic.benchmarks[3], {{"default", 150.0, 1.5, 3.0, ""}}, 545.0 * 1.5);
   finalise_report(report);
   return report;
 }

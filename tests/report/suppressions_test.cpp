@@ -231,8 +231,12 @@ TEST(Suppressions, AnEntryThatMatchedNothingIsANoteAndAMistypedCodeAnError) {
   for (const Finding& finding : report.findings) {
     if (finding.code != "KC007") continue;
     kc007.emplace_back(finding.location.line, finding.severity);
-    if (finding.location.line == 3) EXPECT_NE(finding.message.find("matched no finding"), std::string::npos) << finding.message;
-    if (finding.location.line == 4) EXPECT_NE(finding.message.find("names no rule"), std::string::npos) << finding.message;
+    if (finding.location.line == 3) {
+      EXPECT_NE(finding.message.find("matched no finding"), std::string::npos) << finding.message;
+    }
+    if (finding.location.line == 4) {
+      EXPECT_NE(finding.message.find("names no rule"), std::string::npos) << finding.message;
+    }
   }
   std::sort(kc007.begin(), kc007.end());
   EXPECT_EQ(kc007, (std::vector<std::pair<int, Severity>>{{3, Severity::note}, {4, Severity::error}}));

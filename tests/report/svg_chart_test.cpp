@@ -85,6 +85,19 @@ TEST(SvgChart, SpeedupChartMarksResultsSlowerThanTheReference) {
   EXPECT_NE(svg.find("1× (Torch eager)"), std::string::npos) << svg;
 }
 
+TEST(SvgChart, CompileSpeedupBarsOnlyWhereAModeWasTimed) {
+  Report report = sample_bench_report();
+  auto sections = variant_sections(report);
+  BarChart chart = compile_speedup_chart(sections.back());
+  ASSERT_EQ(chart.bars.size(), 3u) << "gelu_and_mul bfloat16 was not compiled";
+  EXPECT_NEAR(chart.bars[0].value, 171.0 / 155.5, 1e-9) << "the fastest mode";
+  EXPECT_TRUE(chart.bars[2].short_of_reference) << "torch.compile is faster there";
+  ASSERT_TRUE(chart.reference);
+  EXPECT_DOUBLE_EQ(chart.reference->value, 1.0);
+  EXPECT_NE(chart.bars[0].tooltip.find("torch.compile (max-autotune-no-cudagraphs) 171.0 µs"), std::string::npos)
+      << chart.bars[0].tooltip;
+}
+
 TEST(SvgChart, LabelsAreEscaped) {
   BarChart chart{"chart-test", "<b>&", "", {{"<op>", 1, "\"1\"", "it's", false}}, ChartReference{1, "a<b"}};
   std::string svg = render_bar_chart_svg(chart);

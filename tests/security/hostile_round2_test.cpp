@@ -166,7 +166,9 @@ TEST_F(HostileRound2, UploadNamesCannotForgeOutputOrBreakItsEncoding) {
     EXPECT_EQ(outcome.out.find("\nPASS: all clear"), std::string::npos) << format << ": a forged line";
     EXPECT_EQ(outcome.out.find('\xff'), std::string::npos) << format;
     const bool human = std::string(format) != "json" && std::string(format) != "sarif";  // JSON escapes controls itself
-    if (human) EXPECT_EQ(outcome.out.find("\xe2\x80\xae"), std::string::npos) << format << ": a bidi override";
+    if (human) {
+      EXPECT_EQ(outcome.out.find("\xe2\x80\xae"), std::string::npos) << format << ": a bidi override";
+    }
     if (std::string(format) == "junit") expect_valid_junit(outcome.out, scratch_.path());
   }
 }
@@ -230,7 +232,7 @@ TEST_F(HostileRound2, KernelCodeThatRunsWildIsAFindingAndNothingOutlivesTheRun) 
 // a@b/c/build gets a safe report name, and the other repository's report is
 // written too.
 TEST_F(HostileRound2, ScanReportNamesAreSafeAndNoReportIsLost) {
-  for (const fs::path repository : {fs::path("evil") / "x" / "a@b" / "c", fs::path("owner") / "relu"}) {
+  for (const fs::path& repository : {fs::path("evil") / "x" / "a@b" / "c", fs::path("owner") / "relu"}) {
     fs::create_directories((scratch_.path() / "hub" / repository).parent_path());
     copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "hub" / repository);
   }

@@ -3,6 +3,17 @@
 namespace kcheck {
 namespace {
 
+// ", 1.1x torch.compile (max-autotune-no-cudagraphs, median 210 us, IQR 1 us)", or why not.
+std::string compiled_part(const OpBenchmarkFact& benchmark) {
+  if (const CompiledBaseline* fastest = fastest_timed(benchmark.compiled))
+    return ", " + short_number(benchmark.compile_speedup()) + "x torch.compile (" + fastest->mode + ", median " +
+           short_number(fastest->median_us) + " us, IQR " + short_number(fastest->spread_us) + " us)";
+  std::string why;
+  for (const CompiledBaseline& mode : benchmark.compiled) why += (why.empty() ? "" : "; ") + mode.mode + ": " + mode.problem;
+  if (!why.empty()) return "; torch.compile not timed (" + why + ")";
+  return benchmark.compiled_problem.empty() ? std::string() : "; torch.compile " + benchmark.compiled_problem;
+}
+
 class BenchmarkResultNote final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -24,6 +35,7 @@ class BenchmarkResultNote final : public Rule {
                      short_number(benchmark.eager_median_us) + " us, IQR " + short_number(benchmark.eager_spread_us) + " us)";
         else
           message += "; no Torch baseline timed: " + benchmark.eager_problem;
+        message += compiled_part(benchmark);
         sink.report(op_place(variant, benchmark.op), message);
       }
     }
@@ -41,9 +53,15 @@ the percentage of the device-to-device copy bandwidth measured in the same
 run, and the speed-up over what a user would run instead: the op spec's
 baseline, the best eager Torch form of the op (the fused Torch op where one
 exists, such as F.rms_norm, else the plain composite), timed on the same
-inputs in the same run, with its own median and interquartile range. A
-speed-up below 1 says the kernel is slower than Torch. A note, not a
-failure; KB002 compares with an earlier report.
+inputs in the same run, with its own median and interquartile range; and
+the speed-up over that same expression compiled with torch.compile (each
+mode of --compile, by default Inductor's default and
+max-autotune-no-cudagraphs, through the --python interpreter), timed the
+same way on inputs of the same shapes, the fastest mode counting. A
+compile that fails, gives a different result or does not finish in
+--compile-timeout is said so in the note and the report. A speed-up below
+1 says the kernel is slower than Torch. A note, not a failure; KB002
+compares with an earlier report.
 
 Fix: nothing required; a memory-bound op far below the copy bandwidth has
 room to improve (vectorised 16-byte accesses, enough work in flight).

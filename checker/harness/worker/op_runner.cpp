@@ -336,7 +336,7 @@ class OpRunner {
                    {"buffer_sets", sets},
                    {"bytes", bytes}};
     // What a user would run instead, on the same inputs, timed the same way.
-    if (const reference::Baseline* baseline = reference::find_baseline(op.baseline)) {
+    if (const std::optional<reference::Baseline> baseline = reference::find_baseline(op.baseline)) {
       stage_(what + " (baseline)");
       TimingStats eager = time_on_device("baseline/" + what, device_, [&](int i) {
         baseline->run(op_sets[i % sets]);
@@ -346,7 +346,7 @@ class OpRunner {
       result["eager_spread_us"] = eager.spread_seconds * 1e6;
     } else {
       result["eager_problem"] = op.baseline.empty() ? "the op spec declares no baseline"
-                                                       : "no baseline named '" + op.baseline + "' in reference_ops.cpp";
+                                                       : "no baseline named '" + op.baseline + "' in reference/ops/baseline_forms.cpp";
     }
     benchmarks_.push_back(std::move(result));
   }

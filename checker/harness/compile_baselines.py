@@ -1,0 +1,201 @@
+"""kcheck's torch.compile baselines (embedded in kcheck, run as `python -c`).
+
+    python -c SOURCE PLAN.json RESULT.json
+
+For every case of the plan (written by checker/harness/compiled_baselines.cpp)
+it compiles the case's baseline expression (reference/ops/baseline_forms.cpp)
+with torch.compile in each mode of the plan, checks the compiled result
+against the eager one within the op's tolerance, and times it the way
+kcheck_worker times the kernel (checker/harness/worker/op_timing.cpp): the
+same rotation over buffer sets (so consecutive calls miss the cache), one
+warm-up pass, an estimate that sets how many calls one sample holds (about
+target_sample_seconds), then `samples` samples; the median and interquartile
+range of the per-call times, by device events on a GPU. The uncompiled
+expression is timed the same way first: called from Python, it carries the
+per-call overhead the compiled one carries too.
+
+RESULT.json is rewritten after every mode of every case, so what finished
+before a timeout is kept. Exit status 3: no usable Torch here (the reason is
+RESULT.json's "problem").
+"""
+import json
+import math
+import os
+import sys
+import time
+
+
+def write_result(path, result):
+    temporary = path + ".tmp"
+    with open(temporary, "w") as file:
+        json.dump(result, file)
+    os.replace(temporary, path)
+
+
+def first_line(error):
+    text = str(error).strip().splitlines()
+    return type(error).__name__ + (": " + text[0] if text else "")
+
+
+def quantile(values, q):
+    values = sorted(values)
+    position = q * (len(values) - 1)
+    below = int(math.floor(position))
+    above = min(below + 1, len(values) - 1)
+    fraction = position - below
+    return values[below] * (1 - fraction) + values[above] * fraction
+
+
+class Timer:
+    """Seconds between start() and stop(): device events on a GPU, the clock on the CPU."""
+
+    def __init__(self, torch, device):
+        self.torch, self.device = torch, device
+        self.events = device.type == "cuda"
+        if self.events:
+            self.begin = torch.cuda.Event(enable_timing=True)
+            self.end = torch.cuda.Event(enable_timing=True)
+
+    def synchronize(self):
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize()
+        elif self.device.type != "cpu":
+            getattr(self.torch, self.device.type).synchronize()
+
+    def start(self):
+        if self.events:
+            self.begin.record()
+        else:
+            self.synchronize()
+            self.started = time.perf_counter()
+
+    def stop(self):
+        if self.events:
+            self.end.record()
+            self.end.synchronize()
+            return self.begin.elapsed_time(self.end) / 1e3
+        self.synchronize()
+        return time.perf_counter() - self.started
+
+
+def time_calls(timer, call, rotation, samples, target_seconds):
+    """(median, IQR) in seconds per call, as op_timing.cpp measures them."""
+    rotation = max(rotation, 1)
+    counter = [0]
+
+    def next_call():
+        call(counter[0] % rotation)
+        counter[0] += 1
+
+    for _ in range(rotation):
+        next_call()
+    timer.synchronize()
+    timer.start()
+    for _ in range(rotation):
+        next_call()
+    estimate = max(timer.stop() / rotation, 1e-9)
+    batch = int(min(max(math.ceil(target_seconds / estimate), 1), 10000))
+    per_call = []
+    for _ in range(max(samples, 1)):
+        timer.start()
+        for _ in range(batch):
+            next_call()
+        per_call.append(timer.stop() / batch)
+    return quantile(per_call, 0.5), quantile(per_call, 0.75) - quantile(per_call, 0.25)
+
+
+def device_of(torch, backend):
+    name = {"cuda": "cuda", "rocm": "cuda", "cpu": "cpu", "xpu": "xpu", "metal": "mps"}.get(backend, backend)
+    return torch.device(name)
+
+
+def baseline_function(case, F, torch):
+    """The case's expression as a function of its input tensors; scalars and sizes are constants."""
+    inputs = [arg["name"] for arg in case["args"] if "shape" in arg and not arg.get("output")]
+    constants = {"torch": torch, "F": F}
+    constants.update(case["sizes"])
+    constants.update({arg["name"]: arg["value"] for arg in case["args"] if "shape" not in arg})
+    alias = "" if "x" in inputs or not inputs else "    x = " + inputs[0] + "\n"
+    source = "def baseline(" + ", ".join(inputs) + "):\n" + alias + "    return " + case["expression"] + "\n"
+    exec(compile(source, "<kcheck baseline " + case["key"] + ">", "exec"), constants)
+    return constants["baseline"]
+
+
+def input_sets(case, torch, device, dtype):
+    generator = torch.Generator(device="cpu").manual_seed(case["seed"])
+    sets = []
+    for _ in range(max(case["buffer_sets"], 1)):
+        tensors = []
+        for arg in case["args"]:
+            if "shape" not in arg or arg.get("output"):
+                continue
+            values = torch.rand(arg["shape"], generator=generator, dtype=torch.float32)
+            values = values * (arg["high"] - arg["low"]) + arg["low"]
+            tensors.append(values.to(device=device, dtype=dtype))
+        sets.append(tensors)
+    return sets
+
+
+def run_case(case, plan, torch, F, device, timer, entry):
+    """Times the eager form from Python into `entry`, then yields one entry per mode:
+    median and IQR in microseconds, compile seconds, or the problem."""
+    dtype = getattr(torch, case["dtype"])
+    sets = input_sets(case, torch, device, dtype)
+    eager = baseline_function(case, F, torch)
+    expected = eager(*sets[0])
+    # The same expression uncompiled, called from Python: beside kcheck_worker's
+    # timing of it from C++, it shows how much of a compiled timing is Python's call overhead.
+    median, spread = time_calls(timer, lambda i: eager(*sets[i]), len(sets), plan["samples"],
+                                plan["target_sample_seconds"])
+    entry["eager_median_us"], entry["eager_spread_us"] = median * 1e6, spread * 1e6
+    for mode in plan["modes"]:
+        entry = {"mode": mode, "median_us": 0.0, "spread_us": 0.0, "compile_seconds": 0.0, "problem": ""}
+        try:
+            torch._dynamo.reset()
+            compiled = torch.compile(baseline_function(case, F, torch), mode=mode, dynamic=False)
+            started = time.perf_counter()
+            got = compiled(*sets[0])
+            timer.synchronize()
+            entry["compile_seconds"] = time.perf_counter() - started
+            if not torch.allclose(got.double(), expected.double(), rtol=case["rtol"], atol=case["atol"], equal_nan=True):
+                error = (got.double() - expected.double()).abs().max().item()
+                entry["problem"] = "the compiled result differs from eager (max abs error %.3g)" % error
+            else:
+                median, spread = time_calls(timer, lambda i: compiled(*sets[i]), len(sets), plan["samples"],
+                                            plan["target_sample_seconds"])
+                entry["median_us"], entry["spread_us"] = median * 1e6, spread * 1e6
+        except Exception as error:  # a compile failure is a result, reported in its row
+            entry["problem"] = "torch.compile failed: " + first_line(error)
+        yield entry
+
+
+def main():
+    plan_path, result_path = sys.argv[1], sys.argv[2]
+    with open(plan_path) as file:
+        plan = json.load(file)
+    result = {"torch": "", "problem": "", "cases": []}
+    try:
+        import torch
+        import torch.nn.functional as F
+        device = device_of(torch, plan["backend"])
+        torch.empty(1, device=device)
+    except Exception as error:
+        result["problem"] = "no usable Torch in this Python for " + plan["backend"] + ": " + first_line(error)
+        write_result(result_path, result)
+        sys.exit(3)
+    result["torch"] = torch.__version__
+    timer = Timer(torch, device)
+    for case in plan["cases"]:
+        entry = {"key": case["key"], "modes": []}
+        result["cases"].append(entry)
+        try:
+            for mode_entry in run_case(case, plan, torch, F, device, timer, entry):
+                entry["modes"].append(mode_entry)
+                write_result(result_path, result)
+        except Exception as error:  # the eager form itself failed: every mode says so
+            entry["problem"] = "the eager form failed: " + first_line(error)
+        write_result(result_path, result)
+
+
+if __name__ == "__main__":
+    main()

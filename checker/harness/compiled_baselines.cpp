@@ -1,0 +1,181 @@
+#include "checker/harness/compiled_baselines.h"
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include "checker/core/bounded_read.h"
+#include "checker/core/embedded_files.h"
+#include "checker/harness/contained_run.h"
+#include "reference/ops/baseline_forms.h"
+
+namespace kcheck {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kCompileModes = {"default", "reduce-overhead", "max-autotune",
+                                                          "max-autotune-no-cudagraphs"};
+
+// The op's name in its spec: the benchmark's without the kernel's namespace.
+std::string spec_name(const std::string& op) {
+  const std::size_t colons = op.rfind("::");
+  return colons == std::string::npos ? op : op.substr(colons + 2);
+}
+
+std::string case_key(const OpBenchmarkFact& benchmark) {
+  return spec_name(benchmark.op) + "|" + benchmark.dtype + "|" + benchmark.size;
+}
+
+const std::map<std::string, std::int64_t>* size_named(const OpSpec& spec, const std::string& name) {
+  for (const auto& [size_name, size] : spec.sizes)
+    if (size_name == name) return &size;
+  return nullptr;
+}
+
+double number_or_zero(const json& object, const char* key) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_number() && found->get<double>() >= 0 ? found->get<double>() : 0;
+}
+
+std::string string_or_empty(const json& object, const char* key) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+// The helper's entries by case key (only well-formed ones).
+std::map<std::string, const json*> cases_by_key(const json& result) {
+  std::map<std::string, const json*> cases;
+  if (!result.is_object() || !result.contains("cases") || !result["cases"].is_array()) return cases;
+  for (const json& entry : result["cases"])
+    if (entry.is_object() && entry.contains("key") && entry["key"].is_string())
+      cases.emplace(entry["key"].get<std::string>(), &entry);
+  return cases;
+}
+
+CompiledBaseline mode_result(const std::string& mode, const json* case_entry, const std::string& unfinished) {
+  CompiledBaseline compiled{mode, 0, 0, 0, unfinished};
+  if (!case_entry) return compiled;
+  if (std::string problem = string_or_empty(*case_entry, "problem"); !problem.empty()) {
+    compiled.problem = problem;
+    return compiled;
+  }
+  const json modes = case_entry->value("modes", json::array());
+  if (!modes.is_array()) return compiled;
+  for (const json& entry : modes) {
+    if (!entry.is_object() || string_or_empty(entry, "mode") != mode) continue;
+    compiled.median_us = number_or_zero(entry, "median_us");
+    compiled.spread_us = number_or_zero(entry, "spread_us");
+    compiled.compile_seconds = number_or_zero(entry, "compile_seconds");
+    compiled.problem = string_or_empty(entry, "problem");
+    if (compiled.problem.empty() && !(compiled.median_us > 0)) compiled.problem = "the helper reported no timing";
+    break;
+  }
+  return compiled;
+}
+
+// Why the helper's run left cases unfinished, from how it ended.
+std::string unfinished_reason(const ProcessEnd& end, std::chrono::milliseconds timeout) {
+  if (!end.started) return "not timed: cannot start the Python helper: " + end.output;
+  if (end.timed_out)
+    return "not finished within the torch.compile time bound (" +
+           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s, --compile-timeout)";
+  std::string output = end.output;
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  const std::size_t last_line = output.rfind('\n');
+  std::string tail = last_line == std::string::npos ? output : output.substr(last_line + 1);
+  if (end.signal) return "not timed: the Python helper was ended by " + describe_signal(end.signal);
+  return "not timed: the Python helper exited with status " + std::to_string(end.exit_code) +
+         (tail.empty() ? std::string() : ": " + tail);
+}
+
+}  // namespace
+
+bool known_compile_mode(const std::string& mode) {
+  return std::find(kCompileModes.begin(), kCompileModes.end(), mode) != kCompileModes.end();
+}
+
+json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSet& specs,
+                  const CompilePlanSettings& settings) {
+  json cases = json::array();
+  for (const OpBenchmarkFact& benchmark : benchmarks) {
+    const OpSpec* spec = specs.find(spec_name(benchmark.op));
+    if (!spec || !(benchmark.median_us > 0)) continue;
+    const reference::BaselineForm* form = reference::find_baseline_form(spec->baseline);
+    const std::map<std::string, std::int64_t>* size = size_named(*spec, benchmark.size);
+    auto tolerance = spec->tolerance.find(benchmark.dtype);
+    if (!form || !size || tolerance == spec->tolerance.end()) continue;
+    cases.push_back({{"key", case_key(benchmark)},
+                     {"expression", form->expression},
+                     {"dtype", benchmark.dtype},
+                     {"sizes", *size},
+                     {"args", concrete_args(*spec, *size)},
+                     {"buffer_sets", std::clamp(benchmark.buffer_sets, 1, 64)},
+                     {"seed", settings.seed % (1ull << 53)},
+                     {"rtol", tolerance->second.rtol},
+                     {"atol", tolerance->second.atol}});
+  }
+  return {{"backend", settings.backend},
+          {"samples", settings.samples},
+          {"target_sample_seconds", settings.target_sample_seconds},
+          {"modes", settings.modes},
+          {"cases", cases}};
+}
+
+void merge_compiled_result(const json& result, const json& plan, const std::string& unfinished,
+                           std::vector<OpBenchmarkFact>& benchmarks) {
+  std::map<std::string, const json*> reported = cases_by_key(result);
+  std::vector<std::string> modes = plan.at("modes").get<std::vector<std::string>>();
+  std::map<std::string, bool> planned;
+  for (const json& planned_case : plan.at("cases")) planned[planned_case.at("key").get<std::string>()] = true;
+  for (OpBenchmarkFact& benchmark : benchmarks) {
+    const std::string key = case_key(benchmark);
+    if (!planned.contains(key)) {
+      if (benchmark.compiled_problem.empty())
+        benchmark.compiled_problem = "not timed: the op spec names no baseline kcheck knows";
+      continue;
+    }
+    auto found = reported.find(key);
+    const json* entry = found == reported.end() ? nullptr : found->second;
+    benchmark.compiled.clear();
+    benchmark.eager_python_median_us = entry ? number_or_zero(*entry, "eager_median_us") : 0;
+    for (const std::string& mode : modes) benchmark.compiled.push_back(mode_result(mode, entry, unfinished));
+  }
+}
+
+void time_compiled_baselines(const VariantFacts& variant, const OpSpecSet& specs, const CompilePlanSettings& settings,
+                             const HarnessOptions& options, const fs::path& private_scratch, HarnessFacts& facts) {
+  auto say_for_all = [&facts](const std::string& why) {
+    for (OpBenchmarkFact& benchmark : facts.benchmarks) benchmark.compiled_problem = why;
+  };
+  if (settings.modes.empty()) return say_for_all("not timed: --compile none");
+  if (options.python.empty()) return say_for_all("not timed: no Python with Torch given (--python)");
+  const json plan = compile_plan(facts.benchmarks, specs, settings);
+  if (plan["cases"].empty()) return merge_compiled_result(json::object(), plan, "", facts.benchmarks);
+  const std::optional<std::string_view> helper = find_embedded_file("checker/harness/compile_baselines.py");
+  if (!helper) return say_for_all("not timed: this kcheck was built without its torch.compile helper");
+
+  const PrivateScratch scratch(private_scratch);
+  const fs::path plan_path = scratch.path() / "compile-plan.json";
+  const fs::path result_path = scratch.path() / "compile-result.json";
+  std::ofstream(plan_path, std::ios::binary) << plan.dump();
+  const ProcessEnd end = run_bounded({options.python.string(), "-c", std::string(*helper), plan_path.string(),
+                                      result_path.string()},
+                                     contained_limits(variant, options, options.compile_timeout, scratch.path()));
+  // The helper ran in a Python of the user's choosing: read its result bounded, take what parses.
+  std::string error;
+  const std::optional<std::string> text = read_bounded_file(result_path, kMaxParsedFileBytes, error);
+  const json result = text ? json::parse(*text, nullptr, false) : json();
+  if (end.exit_code == 3 && result.is_object() && !string_or_empty(result, "problem").empty())
+    return say_for_all("not timed: " + string_or_empty(result, "problem"));
+  const bool finished = end.started && !end.timed_out && !end.signal && end.exit_code == 0;
+  merge_compiled_result(result.is_discarded() ? json::object() : result, plan,
+                        finished ? "the helper finished without reaching it" : unfinished_reason(end, options.compile_timeout),
+                        facts.benchmarks);
+}
+
+}  // namespace kcheck
