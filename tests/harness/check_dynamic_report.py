@@ -9,7 +9,9 @@ the OPS (comma-separated) in float32, float16 and bfloat16, all passed.
 
 bench: runs `kcheck bench` on KERNEL_DIR (small size, 3 samples): one KB001
 note per benchmark result, a measured copy bandwidth, achieved bandwidth and
-speed-up for every result, the seed recorded; then again with --baseline
+speed-up for every result, the seed recorded, the baseline timed eager and
+under torch.compile (default mode); then again with --compile none, which
+must say so in every result instead of a compiled timing; and with --baseline
 pointing at a copy of that report whose medians are 100 times faster, which
 must give a KB002 warning for every result, exit status 0 (warnings do not
 fail the gate) and 1 with --strict; and with a baseline 100 times slower,
@@ -56,7 +58,9 @@ def check_bench(kcheck, kernel_dir, scratch):
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     common = ["bench", kernel_dir, "--sizes", "small", "--samples", "3", "--seed", "7"]
-    status, report = kcheck_json(kcheck, common, scratch / "bench.json")
+    status, report = kcheck_json(kcheck, common + ["--compile", "default"], scratch / "bench.json")
+    # The reruns compare medians only: compiling again would add minutes and prove nothing new.
+    common += ["--compile", "none"]
     if status != 0:
         fail(f"bench exit status {status}: {report['findings']}")
     dynamic = report["dynamic"]
@@ -77,6 +81,13 @@ def check_bench(kcheck, kernel_dir, scratch):
         if not (result["eager"] and result["eager_median_us"] > 0 and result["eager_spread_us"] >= 0
                 and abs(result["speedup"] - result["eager_median_us"] / result["median_us"]) < 1e-6 * result["speedup"]):
             fail(f"no eager Torch baseline in {result}")
+        # The same expression under torch.compile, timed by the Python helper with the repo venv's Torch.
+        compiled = result.get("compiled", [])
+        if not (len(compiled) == 1 and compiled[0]["mode"] == "default" and compiled[0]["median_us"] > 0
+                and not compiled[0].get("problem") and compiled[0]["compile_seconds"] > 0
+                and result["eager_python_median_us"] > 0
+                and abs(result["compile_speedup"] - compiled[0]["median_us"] / result["median_us"]) < 1e-6 * result["compile_speedup"]):
+            fail(f"no torch.compile baseline in {result}")
     notes = [f for f in report["findings"] if f["code"] == "KB001"]
     if len(notes) != len(results) or len(notes) != len(report["findings"]):
         fail(f"{len(notes)} KB001 notes for {len(results)} results: {report['findings']}")
@@ -93,6 +104,10 @@ def check_bench(kcheck, kernel_dir, scratch):
         return status, [f for f in rerun["findings"] if f["code"] == "KB002"]
 
     status, regressions = against("slow", lambda median, spread: (median * 100, spread))
+    status, uncompiled = kcheck_json(kcheck, common, scratch / "uncompiled.json")
+    for result in uncompiled["dynamic"]["benchmarks"]:
+        if result.get("compiled") or result.get("compiled_problem") != "not timed: --compile none":
+            fail(f"--compile none, yet {result}")
     if status != 0 or regressions:
         fail(f"faster than the baseline: status {status}, findings {regressions}")
     status, regressions = against("noisy", lambda median, spread: (median / 2, median * 10))
