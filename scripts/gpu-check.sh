@@ -4,8 +4,10 @@
 #
 # Here (no GPU needed):   scripts/gpu-check.sh build   -> .gpu-carry/
 # On the GPU machine:     scripts/gpu-check.sh run     (with .gpu-carry carried along)
-#                         scripts/gpu-check.sh repeat [RUNS]: bench the large size RUNS times (5),
-#                         median with min-max over the runs (reference/tests/speedup_summary.py)
+#                         scripts/gpu-check.sh repeat [RUNS [FIRST]]: bench the large size RUNS times (5),
+#                         seeds FIRST (1) on, median with min-max over the runs
+#                         (reference/tests/speedup_summary.py; run it here over the
+#                         reports of several calls when RUNS do not fit in one)
 #
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
 # build fails unless the variant's self-audit is clean), and puts kcheck,
@@ -16,16 +18,26 @@
 # KCHECK_HUB_KERNELS="DIR ..." adds real Hub kernel source trees (e.g. a
 # checkout of kernels-community/activation, stable ABI): built the same way
 # into .gpu-carry/hub-<name>/build (never committed), then run and benched
-# like the reference kernels.
+# like the reference kernels. KCHECK_GPU_RUN="NAME ..." runs and benches
+# only these carried kernels (the compile baselines of all four kernels take
+# longer than one device call allows).
 #
 # `run` uses the GPU machine's own Torch (same 2.11.0+cu130) for
 # kcheck_worker's libtorch and for the Python import check:
 #   1. kcheck run   : load, dispatcher audit, every op vs reference/ops in
 #                     float32/float16/bfloat16 at three sizes (KD, KO006)
-#   2. kcheck bench : the same plus timings, device copy bandwidth (KB001)
+#   2. kcheck bench : the same plus timings, device copy bandwidth, the
+#                     baselines eager and under torch.compile (default and
+#                     max-autotune-no-cudagraphs) (KB001). Compiling every
+#                     case of activation takes longer than one device call
+#                     allows, so kernels with more than KCHECK_GPU_ALL_SIZES_OPS
+#                     ops (4) are benched at the large size only; each
+#                     variant's compiling is bounded by
+#                     KCHECK_GPU_COMPILE_TIMEOUT seconds (150)
 #   3. reference/tests/time_op.py: an independent torch.cuda.Event timing of
 #      silu_and_mul and gelu_and_mul (bfloat16, large) on the same shapes,
-#      compared with kcheck's medians (must agree within 3%)
+#      and of their baselines eager and compiled, compared with kcheck's
+#      medians (must agree within 3%)
 #   4. reference/tests/bench_table.py: the table for bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +53,15 @@ device_environment() {
   export LD_LIBRARY_PATH="$PWD/$carry/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   out=${OUT:-$carry/out}
   mkdir -p "$out"
+}
+
+# The kernels run and benched: the reference kernels and every Hub kernel
+# carried, or only KCHECK_GPU_RUN="NAME ..." (e.g. "hub-activation").
+carried_kernels() {
+  for hub in "$carry"/hub-*/; do
+    [[ -d $hub ]] && kernels+=("$(basename "$hub")")
+  done
+  [[ -z ${KCHECK_GPU_RUN:-} ]] || read -r -a kernels <<<"$KCHECK_GPU_RUN"
 }
 
 case "${1:-}" in
@@ -78,9 +99,7 @@ case "${1:-}" in
     date -u
     "$carry/bin/kcheck_worker" --info
     status=0
-    for hub in "$carry"/hub-*/; do
-      [[ -d $hub ]] && kernels+=("$(basename "$hub")")
-    done
+    carried_kernels
     for kernel in "${kernels[@]}"; do
       echo "== kcheck run $kernel"
       "$carry/bin/kcheck" run "$carry/$kernel" --python "$python" --format json -o "$out/run-$kernel.json" || status=1
@@ -90,33 +109,46 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     done
     for kernel in "${kernels[@]}"; do
       echo "== kcheck bench $kernel"
-      "$carry/bin/kcheck" bench "$carry/$kernel" --python "$python" --seed 20261122 --format json \
-        -o "$out/bench-$kernel.json" || status=1
+      sizes=()
+      ops=$("$python" -c "import json,sys; print(len({c['op'] for c in json.load(open(sys.argv[1]))['dynamic']['op_checks']}))" \
+        "$out/run-$kernel.json")
+      ((ops <= ${KCHECK_GPU_ALL_SIZES_OPS:-4})) || sizes=(--sizes large)
+      SECONDS=0
+      "$carry/bin/kcheck" bench "$carry/$kernel" "${sizes[@]}" --python "$python" --seed 20261122 \
+        --compile default,max-autotune-no-cudagraphs --compile-timeout "${KCHECK_GPU_COMPILE_TIMEOUT:-150}" \
+        --format json -o "$out/bench-$kernel.json" || status=1
+      echo "($ops ops${sizes[*]:+, ${sizes[*]}}: $SECONDS s)"
       "$carry/bin/kcheck" report "$out/bench-$kernel.json" --format markdown >"$out/bench-$kernel.md" || true
     done
     echo "== independent timing (torch.cuda.Event in Python) vs kcheck bench"
-    if [[ -d $carry/activation ]]; then
+    if [[ " ${kernels[*]} " == *" activation "* ]]; then
       "$python" reference/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
         silu_and_mul gelu_and_mul || status=1
     fi
-    if [[ -d $carry/hub-activation ]]; then
+    if [[ " ${kernels[*]} " == *" hub-activation "* ]]; then
       "$python" reference/tests/time_op.py "$carry/hub-activation" "$out/bench-hub-activation.json" \
         silu_and_mul gelu_and_mul || status=1
     fi
     echo "== table"
-    "$python" reference/tests/bench_table.py "$out"/bench-*.json | tee "$out/table.md"
+    tables=()
+    for kernel in "${kernels[@]}"; do tables+=("$out/bench-$kernel.json"); done
+    "$python" reference/tests/bench_table.py "${tables[@]}" | tee "$out/table.md"
     exit $status
     ;;
   repeat)
-    # `kcheck bench --sizes large` RUNS times per kernel (default 5), then the
-    # median with min-max over the runs of every figure (speedup_summary.py).
+    # `kcheck bench --sizes large` RUNS times per kernel (default 5), with the
+    # torch.compile modes of KCHECK_GPU_REPEAT_COMPILE (both; "none" for none),
+    # then the median with min-max over the runs of every figure (speedup_summary.py).
     device_environment
+    carried_kernels
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     date -u
     reports=()
-    for run in $(seq 1 "${2:-5}"); do
+    for run in $(seq "${3:-1}" $((${3:-1} + ${2:-5} - 1))); do
       for kernel in "${kernels[@]}"; do
-        "$carry/bin/kcheck" bench "$carry/$kernel" --python none --sizes large --seed "$run" --format json \
+        "$carry/bin/kcheck" bench "$carry/$kernel" --python "$python" --sizes large --seed "$run" \
+          --compile "${KCHECK_GPU_REPEAT_COMPILE:-default,max-autotune-no-cudagraphs}" \
+          --compile-timeout "${KCHECK_GPU_COMPILE_TIMEOUT:-150}" --format json \
           -o "$out/repeat-$kernel-$run.json" >/dev/null || exit 1
         reports+=("$out/repeat-$kernel-$run.json")
       done
@@ -124,7 +156,7 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     "$python" reference/tests/speedup_summary.py "${reports[@]}"
     ;;
   *)
-    echo "usage: $0 build|run|repeat [RUNS]" >&2
+    echo "usage: $0 build|run|repeat [RUNS [FIRST]]" >&2
     exit 2
     ;;
 esac

@@ -268,4 +268,11 @@ const CompiledBaseline* fastest_timed(const std::vector<CompiledBaseline>& compi
   return fastest;
 }
 
+bool BenchmarkResult::python_call_bound() const {
+  if (!(eager_median_us > 0)) return false;
+  if (eager_python_median_us > 1.2 * eager_median_us) return true;
+  const CompiledBaseline* fastest = fastest_timed(compiled);
+  return fastest && fastest->median_us > 1.2 * std::max(eager_median_us, eager_python_median_us);
+}
+
 }  // namespace kcheck

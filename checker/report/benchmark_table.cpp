@@ -90,9 +90,10 @@ std::vector<std::string> benchmark_table_notes(const OpBenchmarks& group) {
     notes.push_back(problem + (group.results.size() > 1 ? " (" + plural(rows, "row") + ")" : ""));
   if (call_bound)
     notes.push_back(std::string(kCallBoundMark) +
-                    " Called from Python, as the compiled form is, the eager form takes more than 1.2 times its "
-                    "time from C++ here: Python's per-call overhead, not the device, sets this compiled timing, "
-                    "and the speed-up over it flatters the kernel.");
+                    " Python's per-call overhead, not the device, likely sets this compiled timing: called from "
+                    "Python, as the compiled form is, the eager form takes more than 1.2 times its time from C++, "
+                    "or the compiled form more than 1.2 times the eager one. The speed-up over it flatters the "
+                    "kernel.");
   return notes;
 }
 

@@ -6,7 +6,9 @@
 Groups the benchmark results of the reports by op, dtype and shape (one
 report per run), and prints per group the number of runs and, as median
 [min-max] over the runs, the kernel's median, the eager Torch baseline's
-median and the speed-up. Prints nothing it did not read.
+median and the speed-up over it, and the fastest timed torch.compile mode's
+median and the speed-up over it (over the runs that timed one, counted).
+Prints nothing it did not read.
 """
 import json
 import statistics
@@ -28,13 +30,21 @@ def main(paths):
         for result in dynamic["benchmarks"]:
             groups[(result["op"].split("::")[-1], result["dtype"], result["shape"])].append(result)
     print(f"Device: {', '.join(sorted(devices))}; {len(paths)} reports.\n")
-    print("| op | dtype | input | runs | kernel µs | Torch eager | eager µs | speed-up |")
-    print("|---|---|---|---:|---:|---|---:|---:|")
+    print("| op | dtype | input | runs | kernel µs | Torch eager | eager µs | × eager | compiled µs (fastest mode) "
+          "| × compiled |")
+    print("|---|---|---|---:|---:|---|---:|---:|---:|---:|")
     for (op, dtype, shape), results in sorted(groups.items()):
         eager = results[0].get("eager") or "-"
+        # The fastest timed torch.compile mode of each run; a run without one does not count.
+        compiled = [(min(t["median_us"] for t in timed), r["compile_speedup"]) for r in results
+                    if (timed := [m for m in r.get("compiled", []) if m["median_us"] > 0])]
+        modes = sorted({min((m for m in r.get("compiled", []) if m["median_us"] > 0), key=lambda m: m["median_us"])["mode"]
+                        for r in results if any(m["median_us"] > 0 for m in r.get("compiled", []))})
+        compiled_cells = (f"{spread([c[0] for c in compiled], 1)} ({', '.join(modes)}; {len(compiled)} runs) "
+                          f"| {spread([c[1] for c in compiled], 2)}x") if compiled else "- | -"
         print(f"| {op} | {dtype} | {shape} | {len(results)} | {spread([r['median_us'] for r in results], 1)} "
               f"| `{eager}` | {spread([r.get('eager_median_us', 0) for r in results], 1)} "
-              f"| {spread([r['speedup'] for r in results], 2)}x |")
+              f"| {spread([r['speedup'] for r in results], 2)}x | {compiled_cells} |")
 
 
 if __name__ == "__main__":

@@ -204,6 +204,25 @@ TEST(CompiledBaselines, AHelperOutOfTimeOrCrashingLeavesEachModeSayingSo) {
   EXPECT_FALSE(fs::exists(scratch)) << "the private scratch is removed";
 }
 
+// Marked when Python's per-call cost, not the device, likely sets the compiled timing.
+TEST(CompiledBaselines, CallBoundWhenPythonSlowsEagerOrCompiledIsSlowerThanEager) {
+  BenchmarkResult result;
+  result.eager_median_us = 10;
+  result.eager_python_median_us = 11;
+  result.compiled = {CompiledBaseline{"default", 11.5, 0.1, 3, ""}};
+  EXPECT_FALSE(result.python_call_bound()) << "within 1.2x of eager both ways";
+  result.eager_python_median_us = 12.5;
+  EXPECT_TRUE(result.python_call_bound()) << "eager from Python above 1.2x its C++ time";
+  result.eager_python_median_us = 9;
+  result.compiled = {CompiledBaseline{"default", 70.9, 0.1, 3, ""}, CompiledBaseline{"max-autotune", 0, 0, 0, "failed"}};
+  EXPECT_TRUE(result.python_call_bound()) << "compiled 7x slower than the same expression eager";
+  result.compiled = {CompiledBaseline{"max-autotune", 0, 0, 0, "failed"}};
+  EXPECT_FALSE(result.python_call_bound()) << "no timed mode";
+  result.eager_median_us = 0;
+  result.compiled = {CompiledBaseline{"default", 70.9, 0.1, 3, ""}};
+  EXPECT_FALSE(result.python_call_bound()) << "no eager baseline to compare with";
+}
+
 TEST(CompiledBaselines, KnownModesOnly) {
   EXPECT_TRUE(known_compile_mode("default"));
   EXPECT_TRUE(known_compile_mode("max-autotune-no-cudagraphs"));

@@ -31,9 +31,12 @@ struct WorkerDevice {
 WorkerDevice open_device(const std::string& backend);
 
 // Times work queued on the device between start() and stop(): CUDA events
-// on the current stream, or the steady clock on the CPU.
+// on the current stream (the start event queued behind a device sleep), or
+// the steady clock on the CPU.
 class DeviceTimer {
  public:
+  static constexpr std::int64_t kSpacerCycles = 1'000'000;  // about 0.5 ms at current GPU clock rates
+
   explicit DeviceTimer(const WorkerDevice& device);
   void start();
   double stop_seconds();  // waits for the device
