@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -7,7 +8,7 @@
 #include "checker/audit/suppression_facts.h"
 #include "checker/config/build_config_facts.h"
 #include "checker/core/bounded_read.h"
-#include "checker/core/parallel.h"
+#include "checker/core/work_pool.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
 #include "checker/metadata/metadata_reader.h"
@@ -102,10 +103,10 @@ std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
 
 // Runs the per-file analysers; results are stored per task, then moved into
 // the variants in file order so the facts do not depend on thread timing.
-NativeModuleFacts analyse_native_module(const FileTask& task, const ElfReadOptions& elf_options) {
+NativeModuleFacts analyse_native_module(const FileTask& task, const ElfTables& elf_tables) {
   NativeModuleFacts facts;
   facts.relative_path = task.file->relative_path;
-  if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path, elf_options);
+  if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path, elf_tables);
   else facts.macho = read_macho_facts(task.file->path);
   return facts;
 }
@@ -119,14 +120,24 @@ NativeModuleFacts native_analysis_failure(const FileTask& task, std::string reas
   return facts;
 }
 
-// Only KE012 reads the strings of .rodata: skip them when it does not run.
-ElfReadOptions elf_read_options(const AuditOptions& options) {
-  return ElfReadOptions{.scan_read_only_data = options.selection.selects("KE012")};
+// The optional ELF tables the selected rules read (elf_facts.h): a table
+// none of them judges is not read.
+ElfTables elf_tables_needed(const CodeSelection& selection) {
+  const auto any_selected = [&](std::initializer_list<std::string_view> codes) {
+    return std::any_of(codes.begin(), codes.end(), [&](std::string_view code) { return selection.selects(code); });
+  };
+  return ElfTables{
+      .torch_library_namespaces = any_selected({"KO001", "KO002", "KO003", "KO004", "KO005", "KO006", "KP001", "KP002",
+                                                "KD001", "KD002", "KD003", "KD004", "KD005", "KD006", "KB001", "KB002"}),
+      .build_leaks = any_selected({"KE012"}),
+      .read_only_data = any_selected({"KE012"}),
+      .device_code = any_selected({"KE014", "KM010"}),
+  };
 }
 
-// Cached facts read with fewer options than this audit needs are a miss.
-bool covers(const NativeModuleFacts& facts, const ElfReadOptions& elf_options) {
-  return !facts.elf || !facts.elf->error.empty() || !elf_options.scan_read_only_data || facts.elf->read_only_data_scanned;
+// Cached facts read with fewer tables than this audit needs are a miss.
+bool covers(const NativeModuleFacts& facts, const ElfTables& wanted) {
+  return !facts.elf || !facts.elf->error.empty() || facts.elf->tables_read.covers(wanted);
 }
 
 // The facts of one file: from the cache when it knows them (and `usable`
@@ -140,57 +151,34 @@ Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load
   return facts;
 }
 
-void analyse_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache* cache) {
-  const unsigned threads = options.threads;
-  ProgressSink* progress = options.progress;
-  const ElfReadOptions elf_options = elf_read_options(options);
-  std::vector<FileTask> tasks = plan_file_tasks(tree);
-  std::vector<PythonFileFacts> python(tasks.size());
-  std::vector<NativeModuleFacts> native(tasks.size());
-  parallel_for(tasks.size(), threads, [&](std::size_t i) {
-    const FileTask& task = tasks[i];
-    options.deadline.check();
-    report_progress(progress, ProgressCounter::files_scanned);
-    // A failure is that file's finding this time, never a cache entry that
-    // would repeat it: analysed_or_failure wraps the cached analysis.
-    if (task.format == BinaryFormat::none) {
-      python[i] = analysed_or_failure(
-          [&] {
-            return cached_or_analysed<PythonFileFacts>(
-                cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
-                [&] { return analyse_python_file(*task.file); }, [](const PythonFileFacts&) { return true; });
-          },
-          [&](std::string reason) { return python_analysis_failure(*task.file, std::move(reason)); });
-      return;
-    }
-    native[i] = analysed_or_failure(
+// The facts of one file, analysed (or from the cache); a failure is that
+// file's finding this time, never a cache entry that would repeat it:
+// analysed_or_failure wraps the cached analysis.
+void analyse_file(const FileTask& task, const ElfTables& elf_tables, FileFactsCache* cache,
+                  PythonFileFacts& python, NativeModuleFacts& native) {
+  if (task.format == BinaryFormat::none) {
+    python = analysed_or_failure(
         [&] {
-          return cached_or_analysed<NativeModuleFacts>(
-              cache, *task.file, &FileFactsCache::load_native, &FileFactsCache::store_native,
-              [&] { return analyse_native_module(task, elf_options); },
-              [&](const NativeModuleFacts& facts) { return covers(facts, elf_options); });
+          return cached_or_analysed<PythonFileFacts>(
+              cache, *task.file, &FileFactsCache::load_python, &FileFactsCache::store_python,
+              [&] { return analyse_python_file(*task.file); }, [](const PythonFileFacts&) { return true; });
         },
-        [&](std::string reason) { return native_analysis_failure(task, std::move(reason)); });
-  });
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].format == BinaryFormat::none) tasks[i].variant->python_files.push_back(std::move(python[i]));
-    else tasks[i].variant->native_modules.push_back(std::move(native[i]));
+        [&](std::string reason) { return python_analysis_failure(*task.file, std::move(reason)); });
+    return;
   }
+  native = analysed_or_failure(
+      [&] {
+        return cached_or_analysed<NativeModuleFacts>(
+            cache, *task.file, &FileFactsCache::load_native, &FileFactsCache::store_native,
+            [&] { return analyse_native_module(task, elf_tables); },
+            [&](const NativeModuleFacts& facts) { return covers(facts, elf_tables); });
+      },
+      [&](std::string reason) { return native_analysis_failure(task, std::move(reason)); });
 }
 
-// What verifying a variant's digest reads: the files the digest covers.
-std::uint64_t covered_bytes(const VariantFacts& variant) {
-  std::uint64_t bytes = 0;
-  for (const FileEntry* file : digest_covered_files(variant)) bytes += file->size;
-  return bytes;
-}
-
-// The digest is verified only when KM007, its one reader, runs: hashing
-// every byte of a variant is most of an audit's reading.
-void analyse_metadata(TreeFacts& tree, const AuditOptions& options, FileFactsCache* cache, bool digest_judged) {
+// metadata.json of every variant (small: read one after the other).
+void read_variant_metadata(TreeFacts& tree, const AuditOptions& options) {
   if (tree.scope == AuditScope::module) return;
-  const unsigned threads = options.threads;
-  ProgressSink* progress = options.progress;
   for (VariantFacts& variant : tree.variants) {
     options.deadline.check();
     variant.metadata = analysed_or_failure([&] { return read_metadata_facts(variant); }, [](std::string reason) {
@@ -200,9 +188,71 @@ void analyse_metadata(TreeFacts& tree, const AuditOptions& options, FileFactsCac
       return facts;
     });
     variant.metadata.relative_path = variant.report_path("metadata.json");
-    if (!variant.metadata.present || !digest_judged) continue;
-    variant.digest = verify_digest(variant, variant.metadata, threads, cache, options.deadline);
-    report_progress(progress, ProgressCounter::bytes_hashed, covered_bytes(variant));
+  }
+}
+
+// A file one variant's digest verification needs hashed.
+struct HashTask {
+  std::size_t verification;  // index into the tree's verifications
+  const FileEntry* file;
+};
+
+// Every file's analysis and every digest's hashing in one batch on `pool`,
+// largest file first, so that the threads stay busy to the end. The digest
+// is verified only when KM007, its one reader, runs: hashing every byte of
+// a variant is most of an audit's reading. Results are stored per task,
+// then moved into the variants in file order so the facts do not depend on
+// thread timing.
+void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache* cache, WorkPool& pool,
+                            bool digest_judged) {
+  ProgressSink* progress = options.progress;
+  const ElfTables elf_tables = elf_tables_needed(options.selection);
+  const std::vector<FileTask> files = plan_file_tasks(tree);
+  std::vector<DigestVerification> verifications(tree.variants.size());
+  std::vector<HashTask> hashes;
+  for (std::size_t v = 0; v < tree.variants.size(); ++v) {
+    const VariantFacts& variant = tree.variants[v];
+    if (tree.scope == AuditScope::module || !variant.metadata.present || !digest_judged) continue;
+    verifications[v] = plan_digest_verification(variant, variant.metadata);
+    if (verifications[v].algorithm)
+      for (const FileEntry* file : verifications[v].to_hash) hashes.push_back({v, file});
+  }
+
+  std::vector<std::uint64_t> costs;
+  for (const FileTask& task : files) costs.push_back(task.file->size);
+  for (const HashTask& task : hashes) costs.push_back(task.file->size);
+  std::vector<PythonFileFacts> python(files.size());
+  std::vector<NativeModuleFacts> native(files.size());
+  std::vector<std::optional<std::string>> hashed(hashes.size());
+  std::vector<std::string> hash_errors(hashes.size());
+  pool.run(WorkKind::leaf, costs, [&](std::size_t i) {
+    options.deadline.check();
+    if (i < files.size()) {
+      report_progress(progress, ProgressCounter::files_scanned);
+      analyse_file(files[i], elf_tables, cache, python[i], native[i]);
+      return;
+    }
+    const std::size_t h = i - files.size();
+    const DigestAlgorithm algorithm = *verifications[hashes[h].verification].algorithm;
+    if (cache && algorithm == DigestAlgorithm::sha256) hashed[h] = cache->content_sha256(*hashes[h].file);
+    if (!hashed[h]) hashed[h] = hash_file(hashes[h].file->path, algorithm, hash_errors[h]);
+    report_progress(progress, ProgressCounter::bytes_hashed, hashes[h].file->size);
+  });
+
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].format == BinaryFormat::none) files[i].variant->python_files.push_back(std::move(python[i]));
+    else files[i].variant->native_modules.push_back(std::move(native[i]));
+  }
+  std::vector<FileHashes> hashes_by_variant(tree.variants.size());
+  for (std::size_t h = 0; h < hashes.size(); ++h) {
+    FileHashes& variant_hashes = hashes_by_variant[hashes[h].verification];
+    if (hashed[h]) variant_hashes.hashes.emplace(hashes[h].file->relative_path, std::move(*hashed[h]));
+    else variant_hashes.errors.emplace(hashes[h].file->relative_path, std::move(hash_errors[h]));
+  }
+  for (std::size_t v = 0; v < tree.variants.size(); ++v) {
+    VariantFacts& variant = tree.variants[v];
+    if (tree.scope == AuditScope::module || !variant.metadata.present || !digest_judged) continue;
+    variant.digest = finish_digest_verification(std::move(verifications[v]), variant.metadata, hashes_by_variant[v]);
   }
 }
 
@@ -222,8 +272,10 @@ BuildConfigFacts read_build_config_guarded(const fs::path& kernel_dir) {
 TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, FileFactsCache* cache) {
   TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
-  analyse_files(tree, options, cache);
-  analyse_metadata(tree, options, cache, options.selection.selects("KM007"));
+  std::optional<WorkPool> own_pool;
+  WorkPool& pool = options.pool ? *options.pool : own_pool.emplace(options.threads);
+  read_variant_metadata(tree, options);
+  analyse_and_hash_files(tree, options, cache, pool, options.selection.selects("KM007"));
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).
     BuildConfigFacts config = read_build_config_guarded(tree.audited_root);

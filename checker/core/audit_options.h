@@ -6,6 +6,7 @@
 #include "checker/core/progress.h"
 #include "checker/core/rule_registry.h"
 #include "checker/core/tree_facts.h"
+#include "checker/core/work_pool.h"
 
 namespace kcheck {
 
@@ -19,6 +20,10 @@ struct AuditOptions {
   bool apply_repository_suppressions = true;
   std::string repo_id;      // --repo-id owner/name, for KM005
   unsigned threads = 0;     // 0 = one per hardware thread
+  // The threads the audit's files are analysed and hashed on, shared with
+  // whatever else the caller runs (a scan's other repositories); none: the
+  // audit makes a pool of `threads` of its own.
+  WorkPool* pool = nullptr;
   ProgressSink* progress = nullptr;  // counts files scanned, bytes hashed, variants run; none: silent
   WalkLimits limits;        // --max-depth, --max-files, --max-file-size
   AuditDeadline deadline;   // kcheck scan --repo-timeout; by default none

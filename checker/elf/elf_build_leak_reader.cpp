@@ -77,6 +77,30 @@ void scan_strings_for_source_paths(std::string_view data, std::vector<std::strin
   }
 }
 
+// Calls scan(text) over a section in pieces of about kScanWindow bytes,
+// each ending just after a NUL (a string is never split, unless it runs
+// past kLongestString without one), and drops each piece's pages from the
+// resident set once scanned: a 46 MB .rodata costs a few MB of memory.
+constexpr std::size_t kScanWindow = std::size_t{4} << 20;
+constexpr std::size_t kLongestString = std::size_t{64} << 10;
+
+template <typename Scan>
+void scan_in_windows(const ElfImage& image, const MappedFile& file, std::span<const std::byte> bytes, Scan scan) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const std::uint64_t base = image.file_offset(bytes);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = std::min(start + kScanWindow, text.size());
+    if (end < text.size()) {
+      const std::size_t nul = text.substr(end, kLongestString).find('\0');
+      end = nul == std::string_view::npos ? std::min(end + kLongestString, text.size()) : end + nul + 1;
+    }
+    scan(text.substr(start, end - start));
+    file.release(base + start, end - start);
+    start = end;
+  }
+}
+
 }  // namespace
 
 void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
@@ -86,9 +110,7 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
       facts.debug_section_names.emplace_back(section.name);
     }
     if (std::find(kPathCarryingSections.begin(), kPathCarryingSections.end(), section.name) == kPathCarryingSections.end()) continue;
-    const auto bytes = image.contents(section);
-    scan_for_builder_paths({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, facts);
-    file.release(image.file_offset(bytes), bytes.size());
+    scan_in_windows(image, file, image.contents(section), [&](std::string_view text) { scan_for_builder_paths(text, facts); });
   }
 }
 
@@ -97,12 +119,10 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
 namespace kcheck {
 
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
-  facts.read_only_data_scanned = true;
   for (const ElfSection& section : image.sections()) {
     if (!is_read_only_data_section(section.name)) continue;
-    const auto bytes = image.contents(section);
-    scan_strings_for_source_paths({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, facts.read_only_data_build_paths);
-    file.release(image.file_offset(bytes), bytes.size());
+    scan_in_windows(image, file, image.contents(section),
+                    [&](std::string_view text) { scan_strings_for_source_paths(text, facts.read_only_data_build_paths); });
   }
 }
 

@@ -49,6 +49,24 @@ struct DeviceCodeFacts {
   std::string error;                         // set when a fat binary is present but unreadable
 };
 
+// The tables read_elf_facts reads beyond those every rule needs (identity,
+// segments, .dynamic, the dynamic symbols and their versions). Each is read
+// only when a rule that judges its facts runs: on a large library each
+// costs more than all the others together.
+struct ElfTables {
+  bool torch_library_namespaces = true;  // .dynsym and .symtab names (KO, KP001, KP002, the harness)
+  bool build_leaks = true;               // .comment and debug sections (KE012)
+  bool read_only_data = true;            // the strings of .rodata (KE012)
+  bool device_code = true;               // .nv_fatbin, .hip_fatbin (KE014, KM010)
+
+  // Everything `wanted` asks for was read.
+  bool covers(const ElfTables& wanted) const {
+    return (torch_library_namespaces || !wanted.torch_library_namespaces) && (build_leaks || !wanted.build_leaks) &&
+           (read_only_data || !wanted.read_only_data) && (device_code || !wanted.device_code);
+  }
+};
+inline constexpr ElfTables kNoOptionalElfTables{false, false, false, false};
+
 // Everything the KE/KO rules need from one ELF file, read once, lazily, from
 // an mmap. When `error` is set the file is not a usable shared object and the
 // other members hold whatever was read before the problem was found.
@@ -87,10 +105,9 @@ struct ElfFacts {
   static constexpr std::size_t kMaxLeakedBuildPaths = 16;
   // Absolute builder paths of source files among the strings of .rodata and
   // .rodata.* (__FILE__ in asserts and error messages); distinct, at most
-  // kMaxLeakedSourcePaths. Read only when ElfReadOptions asks for it.
+  // kMaxLeakedSourcePaths.
   std::vector<std::string> read_only_data_build_paths;
   static constexpr std::size_t kMaxLeakedSourcePaths = 4;
-  bool read_only_data_scanned = false;
 
   std::optional<DeviceCodeFacts> device_code;
 
@@ -101,6 +118,10 @@ struct ElfFacts {
   std::vector<std::string> torch_library_namespaces;
   bool more_torch_library_namespaces = false;
 
+  // Which optional tables were read: the facts of the others are empty
+  // because they were not read, not because the file has none.
+  ElfTables tables_read = kNoOptionalElfTables;
+
   bool is_shared_object() const { return elf_type == 3; }  // ET_DYN
 };
 
@@ -108,15 +129,8 @@ struct ElfFacts {
 inline constexpr std::string_view kGitLfsPointerError =
     "a Git LFS pointer, not the binary: the real file was not downloaded (run `git lfs pull`)";
 
-// What read_elf_facts reads beyond the tables every file needs.
-struct ElfReadOptions {
-  // Scan .rodata for builder paths (KE012): on a large library that is most
-  // of the bytes the other tables leave untouched.
-  bool scan_read_only_data = true;
-};
-
 // Reads the facts of one ELF file. Never throws on bad input: problems land
 // in ElfFacts::error.
-ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfReadOptions& options = {});
+ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables = {});
 
 }  // namespace kcheck

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include <openssl/evp.h>
 
-#include "checker/core/parallel.h"
 
 namespace kcheck {
 namespace {
@@ -51,31 +51,22 @@ class FileDescriptor {
   int fd_;
 };
 
-// Maps the file (through a symlink) and hashes it in one pass; the result
-// is the base64 hash, or the reason it could not be read in `error`.
-std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAlgorithm algorithm, std::string& error) {
-  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat status {};
-  if (file.get() < 0) {
-    error = system_error("open");
-  } else if (::fstat(file.get(), &status) != 0) {
-    error = system_error("fstat");
-  } else if (!S_ISREG(status.st_mode)) {
-    error = "not a regular file";
-  } else if (status.st_size == 0) {
-    return digest_base64("", 0, algorithm);
-  } else {
-    const auto size = static_cast<std::size_t>(status.st_size);
-    void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.get(), 0);
-    if (mapping == MAP_FAILED) {
-      error = system_error("mmap");
-      return std::nullopt;
-    }
-    ::madvise(mapping, size, MADV_SEQUENTIAL);
-    auto hash = digest_base64(mapping, size, algorithm);
-    ::munmap(mapping, size);
-    if (!hash) error = "hashing failed";
-    return hash;
+// The bytes of a file are hashed through a window of this size, mapped with
+// its pages populated and unmapped behind: resident memory stays at one
+// window per thread whatever the file's size, and mapping (no copy) is
+// faster than read() into a buffer (bench/paired_digest.py).
+constexpr std::size_t kHashWindowBytes = std::size_t{2} << 20;
+
+// Feeds the file's bytes to `context` window by window; the reason it could
+// not, or nothing.
+std::optional<std::string> update_with_file(EVP_MD_CTX* context, int fd, std::size_t size) {
+  for (std::size_t offset = 0; offset < size; offset += kHashWindowBytes) {
+    const std::size_t length = std::min(kHashWindowBytes, size - offset);
+    void* window = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(offset));
+    if (window == MAP_FAILED) return system_error("mmap");
+    const bool updated = EVP_DigestUpdate(context, window, length) == 1;
+    ::munmap(window, length);
+    if (!updated) return "hashing failed";
   }
   return std::nullopt;
 }
@@ -117,14 +108,49 @@ std::string hash_bytes(std::string_view bytes, DigestAlgorithm algorithm) {
   return digest_base64(bytes.data(), bytes.size(), algorithm).value_or("");
 }
 
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads,
+std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAlgorithm algorithm, std::string& error) {
+  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat status {};
+  if (file.get() < 0) {
+    error = system_error("open");
+    return std::nullopt;
+  }
+  if (::fstat(file.get(), &status) != 0) {
+    error = system_error("fstat");
+    return std::nullopt;
+  }
+  if (!S_ISREG(status.st_mode)) {
+    error = "not a regular file";
+    return std::nullopt;
+  }
+  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_size = 0;
+  if (!context || EVP_DigestInit_ex(context.get(), message_digest(algorithm), nullptr) != 1) {
+    error = "hashing failed";
+    return std::nullopt;
+  }
+  if (std::optional<std::string> failure = update_with_file(context.get(), file.get(), static_cast<std::size_t>(status.st_size))) {
+    error = std::move(*failure);
+    return std::nullopt;
+  }
+  if (EVP_DigestFinal_ex(context.get(), digest, &digest_size) != 1) {
+    error = "hashing failed";
+    return std::nullopt;
+  }
+  return base64(digest, digest_size);
+}
+
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, WorkPool& pool,
                       FileFactsCache* known, const AuditDeadline& deadline) {
   struct Outcome {
     std::optional<std::string> hash;
     std::string error;
   };
   std::vector<Outcome> outcomes(files.size());
-  parallel_for(files.size(), threads, [&](std::size_t index) {
+  std::vector<std::uint64_t> sizes;
+  for (const FileEntry* file : files) sizes.push_back(file->size);
+  pool.run(WorkKind::leaf, sizes, [&](std::size_t index) {
     deadline.check();
     if (known && algorithm == DigestAlgorithm::sha256) outcomes[index].hash = known->content_sha256(*files[index]);
     if (!outcomes[index].hash) outcomes[index].hash = hash_file(files[index]->path, algorithm, outcomes[index].error);
@@ -138,6 +164,11 @@ FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorith
   return result;
 }
 
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads) {
+  WorkPool pool(threads);
+  return hash_files(files, algorithm, pool);
+}
+
 ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorithm algorithm, unsigned threads) {
   FileHashes hashes = hash_files(digest_covered_files(variant), algorithm, threads);
   ComputedDigest computed;
@@ -146,40 +177,48 @@ ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorit
   return computed;
 }
 
-DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads,
-                          FileFactsCache* known, const AuditDeadline& deadline) {
-  DigestCheck check;
-  check.has_digest = metadata.digest_declared;
-  if (!metadata.digest) return check;  // absent, or malformed (a schema problem, KM002)
+DigestVerification plan_digest_verification(const VariantFacts& variant, const MetadataFacts& metadata) {
+  DigestVerification plan;
+  plan.check.has_digest = metadata.digest_declared;
+  if (!metadata.digest) return plan;  // absent, or malformed (a schema problem, KM002)
   const DeclaredDigest& declared = *metadata.digest;
-  check.algorithm = declared.algorithm;
-  const auto algorithm = parse_digest_algorithm(declared.algorithm);
-  if (!algorithm) {
-    check.error = "unknown digest algorithm '" + declared.algorithm + "' (allowed: sha256, sha512)";
-    return check;
+  plan.check.algorithm = declared.algorithm;
+  plan.algorithm = parse_digest_algorithm(declared.algorithm);
+  if (!plan.algorithm) {
+    plan.check.error = "unknown digest algorithm '" + declared.algorithm + "' (allowed: sha256, sha512)";
+    return plan;
   }
-
   std::map<std::string_view, const FileEntry*> on_disk;
   for (const FileEntry* entry : digest_covered_files(variant)) on_disk.emplace(entry->relative_path, entry);
-
-  std::vector<const FileEntry*> to_hash;
   for (const auto& [path, hash] : declared.files) {
     const auto found = on_disk.find(path);
-    if (found == on_disk.end()) check.missing.push_back(path);
-    else to_hash.push_back(found->second);
+    if (found == on_disk.end()) plan.check.missing.push_back(path);
+    else plan.to_hash.push_back(found->second);
   }
-  const FileHashes hashes = hash_files(to_hash, *algorithm, threads, known, deadline);
-  for (const auto& [path, hash] : declared.files) {
+  for (const auto& [path, entry] : on_disk) {
+    if (!declared.files.contains(std::string(path))) plan.check.unlisted.emplace_back(path);
+  }
+  return plan;
+}
+
+DigestCheck finish_digest_verification(DigestVerification plan, const MetadataFacts& metadata, const FileHashes& hashes) {
+  DigestCheck check = std::move(plan.check);
+  if (!plan.algorithm) return check;
+  for (const auto& [path, hash] : metadata.digest->files) {
     if (const auto error = hashes.errors.find(path); error != hashes.errors.end()) {
       check.unreadable.push_back(path + ": " + error->second);
     } else if (const auto actual = hashes.hashes.find(path); actual != hashes.hashes.end() && actual->second != hash) {
       check.mismatched.push_back(path);
     }
   }
-  for (const auto& [path, entry] : on_disk) {
-    if (!declared.files.contains(std::string(path))) check.unlisted.emplace_back(path);
-  }
   return check;
+}
+
+DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads) {
+  DigestVerification plan = plan_digest_verification(variant, metadata);
+  FileHashes hashes;
+  if (plan.algorithm) hashes = hash_files(plan.to_hash, *plan.algorithm, threads);
+  return finish_digest_verification(std::move(plan), metadata, hashes);
 }
 
 }  // namespace kcheck

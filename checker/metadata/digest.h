@@ -1,4 +1,5 @@
 #pragma once
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "checker/core/audit_deadline.h"
 #include "checker/core/file_facts_cache.h"
 #include "checker/core/tree_facts.h"
+#include "checker/core/work_pool.h"
 
 namespace kcheck {
 
@@ -25,16 +27,22 @@ std::string_view to_string(DigestAlgorithm algorithm);
 // under a `__pycache__` component, and `*.pyc`.
 std::vector<const FileEntry*> digest_covered_files(const VariantFacts& variant);
 
-// Hashes of the given files, computed in parallel (`threads` = 0: one per
-// hardware thread); each file is mapped and hashed once.
+// The standard base64 hash of one file's bytes (through a symlink), read
+// through a bounded window; nullopt with the reason in `error` when it
+// cannot be read.
+std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAlgorithm algorithm, std::string& error);
+
+// Hashes of the given files, each hashed once, largest first on `pool`.
 struct FileHashes {
   std::map<std::string, std::string> hashes;  // relative path -> standard base64
   std::map<std::string, std::string> errors;  // relative path -> why it could not be read
 };
 // With `known` (a facts cache), SHA-256 hashes come from it when it has them.
 // Throws AuditTimeout when `deadline` passes between two files.
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads,
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, WorkPool& pool,
                       FileFactsCache* known = nullptr, const AuditDeadline& deadline = AuditDeadline{});
+// The same on a pool of `threads` of its own (0: one per hardware thread).
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads);
 
 // Standard base64 of the digest of `bytes` (for tests and small inputs).
 std::string hash_bytes(std::string_view bytes, DigestAlgorithm algorithm);
@@ -48,11 +56,21 @@ struct ComputedDigest {
 };
 ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorithm algorithm, unsigned threads);
 
-// Verifies `metadata.digest` against the variant's files in upstream order:
-// the algorithm, then each recorded path missing or mismatched, then each
-// covered file not recorded. Only recorded files present on disk are hashed.
-// Throws AuditTimeout when `deadline` passes between two files.
-DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads,
-                          FileFactsCache* known = nullptr, const AuditDeadline& deadline = AuditDeadline{});
+// Verifying `metadata.digest` against the variant's files, in two steps so
+// that a caller can hash the files of many variants in one batch: the plan
+// judges what needs no hashing and lists the files to hash (the recorded
+// files present on disk); the finish judges their hashes.
+struct DigestVerification {
+  DigestCheck check;
+  std::optional<DigestAlgorithm> algorithm;  // none: nothing to hash (no digest, or an unknown algorithm)
+  std::vector<const FileEntry*> to_hash;
+};
+DigestVerification plan_digest_verification(const VariantFacts& variant, const MetadataFacts& metadata);
+// Findings in upstream order: the algorithm, then each recorded path missing
+// or mismatched, then each covered file not recorded.
+DigestCheck finish_digest_verification(DigestVerification plan, const MetadataFacts& metadata, const FileHashes& hashes);
+
+// Both steps, hashing on a pool of `threads` of its own.
+DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads);
 
 }  // namespace kcheck

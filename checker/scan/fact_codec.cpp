@@ -18,11 +18,14 @@ template <typename Archive> void members(Archive& a, ElfExportedSymbol& s) { a(s
 template <typename Archive> void members(Archive& a, DeviceCodeFacts& d) {
   a(d.cuda_sass_archs, d.cuda_ptx_archs, d.hip_targets, d.error);
 }
+template <typename Archive> void members(Archive& a, ElfTables& t) {
+  a(t.torch_library_namespaces, t.build_leaks, t.read_only_data, t.device_code);
+}
 template <typename Archive> void members(Archive& a, ElfFacts& e) {
   a(e.error, e.elf_class, e.machine, e.machine_name, e.elf_type, e.needed, e.soname, e.rpath, e.runpath, e.imports,
     e.version_needs, e.exports, e.has_gnu_stack, e.executable_stack, e.writable_and_executable_segment, e.has_relro, e.bind_now,
     e.text_relocations, e.has_debug_sections, e.debug_section_names, e.leaked_build_paths, e.read_only_data_build_paths,
-    e.read_only_data_scanned, e.device_code,
+    e.tables_read, e.device_code,
     e.torch_library_namespaces, e.more_torch_library_namespaces, e.program_interpreter);
 }
 template <typename Archive> void members(Archive& a, MachOFacts& m) {

@@ -11,7 +11,7 @@ namespace kcheck {
 // facts struct's members are listed once (fact_codec.cpp) and serve both
 // directions. Change kFactsEncodingVersion whenever a facts struct or that
 // list changes: it is part of every cache key, so old entries are not read.
-inline constexpr int kFactsEncodingVersion = 4;
+inline constexpr int kFactsEncodingVersion = 5;
 
 std::string encode_python_facts(const PythonFileFacts& facts);
 std::string encode_native_facts(const NativeModuleFacts& facts);

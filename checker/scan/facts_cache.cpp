@@ -115,11 +115,11 @@ std::optional<std::string> ContentFactsCache::sha256_from_path_index(const FileE
       return hash;
     }
   }
-  const FileHashes hashes = hash_files({&file}, DigestAlgorithm::sha256, 1);
+  std::string error;
+  const std::optional<std::string> hash = hash_file(file.path, DigestAlgorithm::sha256, error);
   ++files_hashed_;
-  if (hashes.hashes.empty()) return std::nullopt;
-  const std::string& hash = hashes.hashes.begin()->second;
-  if (settled(status, racy_window_)) write_entry(entry, identity + ' ' + hash + '\n');
+  if (!hash) return std::nullopt;
+  if (settled(status, racy_window_)) write_entry(entry, identity + ' ' + *hash + '\n');
   return hash;
 }
 
@@ -133,9 +133,9 @@ std::optional<std::string> ContentFactsCache::content_sha256(const FileEntry& fi
   if (!directory_.empty()) {
     hash = sha256_from_path_index(file);
   } else {
-    const FileHashes hashes = hash_files({&file}, DigestAlgorithm::sha256, 1);
+    std::string error;
+    hash = hash_file(file.path, DigestAlgorithm::sha256, error);
     ++files_hashed_;
-    if (!hashes.hashes.empty()) hash = hashes.hashes.begin()->second;
   }
   std::lock_guard lock(memo_mutex_);
   return sha256_by_path_.emplace(key, std::move(hash)).first->second;

@@ -11,7 +11,7 @@
 #include "checker/audit/audit.h"
 #include "checker/core/display_text.h"
 #include "checker/core/kernel_identity.h"
-#include "checker/core/parallel.h"
+#include "checker/core/work_pool.h"
 #include "checker/metadata/digest.h"
 #include "checker/scan/analyser_build_id.h"
 
@@ -163,15 +163,15 @@ ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Poli
   const std::vector<std::vector<RepositoryInput>> groups = group_by_id(selected);
   ContentFactsCache cache(options.cache_directory, cache_context(policy));
 
-  // The thread budget: repositories side by side, and what is left of the
-  // budget for the files of each (one huge repository gets it all).
-  const unsigned budget = worker_count(options.audit.threads, static_cast<std::size_t>(-1));
-  const unsigned side_by_side = worker_count(budget, groups.size());
+  // One pool for everything: repositories side by side, and the files of
+  // all of them, largest first, on whichever thread is free (one huge
+  // repository still gets every thread).
+  WorkPool pool(options.audit.threads);
   AuditOptions per_repository = options.audit;
-  per_repository.threads = std::max(1u, budget / side_by_side);
-
+  per_repository.pool = &pool;
   std::vector<std::vector<RepositoryReport>> grouped(groups.size());
-  parallel_for(groups.size(), side_by_side, [&](std::size_t i) {
+  const std::vector<std::uint64_t> in_given_order(groups.size(), 1);
+  pool.run(WorkKind::composite, in_given_order, [&](std::size_t i) {
     grouped[i] = scan_repository(groups[i], policy, per_repository, options, rules, cache);
   });
 

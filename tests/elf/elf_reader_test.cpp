@@ -149,12 +149,44 @@ TEST(ElfReader, AWeakVersionNeedIsReadAndNotJudged) {
 
 TEST(ElfReader, ReadOnlyDataIsScannedOnlyWhenAsked) {
   const ElfFacts scanned = read_elf_facts(elf_fixture("_source_path_leak.abi3.so"));
-  EXPECT_TRUE(scanned.read_only_data_scanned);
+  EXPECT_TRUE(scanned.tables_read.read_only_data);
   EXPECT_EQ(scanned.read_only_data_build_paths, Strings{"/tmp/build/file_macro.c"});
-  const ElfFacts skipped = read_elf_facts(elf_fixture("_source_path_leak.abi3.so"), ElfReadOptions{.scan_read_only_data = false});
-  EXPECT_FALSE(skipped.read_only_data_scanned);
+  const ElfFacts skipped = read_elf_facts(elf_fixture("_source_path_leak.abi3.so"), ElfTables{.read_only_data = false});
+  EXPECT_FALSE(skipped.tables_read.read_only_data);
   EXPECT_TRUE(skipped.read_only_data_build_paths.empty());
   EXPECT_TRUE(read_elf_facts(elf_fixture("_source_path_mapped.abi3.so")).read_only_data_build_paths.empty());
+}
+
+// Each optional table is read when asked and left unread, and said to be,
+// when not: the fixtures below have facts in every one of them.
+TEST(ElfReader, EachOptionalTableIsReadOnlyWhenAsked) {
+  const ElfFacts registrations = read_elf_facts(elf_fixture("_torch_registrations.abi3.so"));
+  EXPECT_FALSE(registrations.torch_library_namespaces.empty());
+  const ElfFacts without_namespaces =
+      read_elf_facts(elf_fixture("_torch_registrations.abi3.so"), ElfTables{.torch_library_namespaces = false});
+  EXPECT_TRUE(without_namespaces.torch_library_namespaces.empty());
+  EXPECT_FALSE(without_namespaces.tables_read.torch_library_namespaces);
+  EXPECT_EQ(without_namespaces.exports.size(), registrations.exports.size());  // the dynamic symbols still are
+
+  EXPECT_TRUE(read_elf_facts(elf_fixture("_cuda_kernel.abi3.so")).device_code.has_value());
+  const ElfFacts without_device_code = read_elf_facts(elf_fixture("_cuda_kernel.abi3.so"), ElfTables{.device_code = false});
+  EXPECT_FALSE(without_device_code.device_code.has_value());
+  EXPECT_FALSE(without_device_code.tables_read.device_code);
+
+  EXPECT_FALSE(read_elf_facts(elf_fixture("_debug_leak.abi3.so")).leaked_build_paths.empty());
+  const ElfFacts without_leaks = read_elf_facts(elf_fixture("_debug_leak.abi3.so"), ElfTables{.build_leaks = false});
+  EXPECT_TRUE(without_leaks.leaked_build_paths.empty());
+  EXPECT_FALSE(without_leaks.has_debug_sections);
+  EXPECT_FALSE(without_leaks.tables_read.build_leaks);
+}
+
+TEST(ElfTables, CoverWhatWasReadAndNothingMore) {
+  EXPECT_TRUE(ElfTables{}.covers(ElfTables{}));
+  EXPECT_TRUE(ElfTables{}.covers(kNoOptionalElfTables));
+  EXPECT_TRUE(kNoOptionalElfTables.covers(kNoOptionalElfTables));
+  EXPECT_FALSE(kNoOptionalElfTables.covers(ElfTables{}));
+  EXPECT_FALSE((ElfTables{.device_code = false}).covers(ElfTables{}));
+  EXPECT_TRUE((ElfTables{.device_code = false}).covers(ElfTables{.read_only_data = false, .device_code = false}));
 }
 
 TEST(ElfReaderMalformed, GitLfsPointerIsNamed) {

@@ -56,6 +56,21 @@ TEST(ScanCache, CachedFactsJudgeExactlyLikeAFreshAuditOnEveryFixture) {
   }
 }
 
+// A scan of the KE rules alone reads no optional ELF table (no namespaces,
+// no debug sections, no device code); a full scan on the same cache must
+// not judge KO001 or KE012 from those incomplete facts.
+TEST(ScanCache, FactsReadForFewerRulesAreAnalysedAgainForMore) {
+  const fs::path dir = scratch_dir();
+  const fs::path root = make_scan_root(dir);
+  const ScanRun elf_only = scan({root}, dir / "cache", {}, 2, CodeSelection{{"KE001"}, {}});
+  EXPECT_GT(elf_only.stats.cache.facts_analysed, 0u);
+  const ScanRun full = scan({root}, dir / "cache");
+  const ScanRun fresh = scan({root}, dir / "fresh-cache");
+  EXPECT_EQ(to_json_text(full.report), to_json_text(fresh.report));
+  EXPECT_NE(to_json_text(full.report).find("\"KO001\""), std::string::npos);
+  EXPECT_GT(full.stats.cache.facts_analysed, 0u);  // the native modules, again
+}
+
 TEST(ScanCache, AChangedFileIsAnalysedAgain) {
   const fs::path dir = scratch_dir();
   const fs::path root = make_scan_root(dir);

@@ -49,11 +49,12 @@ struct ScanRun {
 };
 
 inline ScanRun scan(const std::vector<fs::path>& roots, const fs::path& cache, std::optional<Shard> shard = {},
-                    unsigned threads = 2) {
+                    unsigned threads = 2, CodeSelection selection = {}) {
   const RuleRegistry rules = make_rule_registry();
   const Policy policy = load_policy("hub");
   ScanOptions options;
   options.audit.threads = threads;
+  options.audit.selection = std::move(selection);
   options.cache_directory = cache;
   options.shard = shard;
   ScanRun run;

@@ -1,0 +1,73 @@
+#pragma once
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace kcheck {
+
+// What a batch of work items is, for the pool's choice of the next item.
+enum class WorkKind {
+  // Items that submit batches of their own (a repository of a scan): taken
+  // first, so that every repository's files are queued early.
+  composite,
+  // Items that do not (hashing or analysing one file): taken largest first
+  // across every batch, so the long ones do not start last.
+  leaf,
+};
+
+// One set of threads shared by everything an audit or a scan does in
+// parallel: the repositories of a scan, and the files of every repository.
+// A thread that waits for its batch runs that batch's items, then any
+// leaf item of another batch, so no thread idles while work is queued and
+// nested batches cannot deadlock (a waiting thread never starts a composite
+// item, so nesting stays two deep).
+class WorkPool {
+ public:
+  // `threads` in all, the caller of run() counting as one (0: one per
+  // hardware thread).
+  explicit WorkPool(unsigned threads);
+  ~WorkPool();
+  WorkPool(const WorkPool&) = delete;
+  WorkPool& operator=(const WorkPool&) = delete;
+
+  unsigned threads() const { return threads_; }
+
+  // Calls work(i) for every i in [0, costs.size()), largest cost first, on
+  // the pool's threads and the calling one; returns when all have returned.
+  // The first exception thrown by an item is rethrown here (the other items
+  // still run).
+  void run(WorkKind kind, std::span<const std::uint64_t> costs, const std::function<void(std::size_t)>& work);
+
+ private:
+  struct Batch;
+  struct Item {
+    Batch* batch = nullptr;
+    std::size_t index = 0;
+  };
+
+  // Under mutex_: the next item for a thread waiting on `own` (nullptr: an
+  // idle worker), or none.
+  bool take(const Batch* own, Item& item);
+  void execute(const Item& item);
+  void worker_loop();
+
+  unsigned threads_;
+  std::mutex mutex_;
+  std::condition_variable changed_;  // an item queued or finished, or stopping
+  std::list<Batch*> batches_;        // with items not yet taken
+  bool stopping_ = false;
+  std::vector<std::jthread> workers_;
+};
+
+// A pool of `threads` (0: one per hardware thread) for a caller that was
+// given none.
+unsigned pool_threads(unsigned requested);
+
+}  // namespace kcheck
