@@ -458,7 +458,8 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
   if (scan_arguments.stats) {
     std::cerr << "kcheck scan: " << stats.repositories << " repositories; facts: " << stats.cache.facts_analysed
               << " files analysed, " << stats.cache.facts_reused << " from the cache; " << stats.cache.files_hashed
-              << " files hashed, " << stats.cache.hashes_reused << " hashes from the path index";
+              << " files hashed, " << stats.cache.hashes_reused << " hashes from the cache; "
+              << stats.cache.entries_written << " cache entries written";
     if (stats.cache.write_failures) std::cerr << "; " << stats.cache.write_failures << " cache writes failed";
     if (stats.cache.entries_rejected) std::cerr << "; " << stats.cache.entries_rejected << " cache entries rejected";
     std::cerr << "\n";

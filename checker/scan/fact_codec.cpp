@@ -32,6 +32,7 @@ template <typename Archive> void members(Archive& a, MachOFacts& m) {
   a(m.error, m.arch, m.libraries, m.imported_symbols, m.exported_symbols, m.minimum_macos);
 }
 template <typename Archive> void members(Archive& a, NativeModuleFacts& n) { a(n.relative_path, n.elf, n.macho); }
+template <typename Archive> void members(Archive& a, CachedFileFacts& f) { a(f.path, f.identity, f.sha256, f.racy, f.python, f.native); }
 
 template <typename Archive> void members(Archive& a, PythonImport& i) {
   a(i.module, i.names, i.bound_names, i.level, i.line, i.is_from, i.in_type_checking, i.in_import_error_guard, i.in_function);
@@ -209,5 +210,9 @@ std::string encode_python_facts(const PythonFileFacts& facts) { return encode(fa
 std::string encode_native_facts(const NativeModuleFacts& facts) { return encode(facts); }
 std::optional<PythonFileFacts> decode_python_facts(std::string_view bytes) { return decode<PythonFileFacts>(bytes); }
 std::optional<NativeModuleFacts> decode_native_facts(std::string_view bytes) { return decode<NativeModuleFacts>(bytes); }
+std::string encode_cached_files(const std::vector<CachedFileFacts>& files) { return encode(files); }
+std::optional<std::vector<CachedFileFacts>> decode_cached_files(std::string_view bytes) {
+  return decode<std::vector<CachedFileFacts>>(bytes);
+}
 
 }  // namespace kcheck

@@ -2,6 +2,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "checker/core/tree_facts.h"
 
@@ -11,7 +12,20 @@ namespace kcheck {
 // facts struct's members are listed once (fact_codec.cpp) and serve both
 // directions. Change kFactsEncodingVersion whenever a facts struct or that
 // list changes: it is part of every cache key, so old entries are not read.
-inline constexpr int kFactsEncodingVersion = 5;
+inline constexpr int kFactsEncodingVersion = 6;
+
+// What the scan cache records of one file of a repository.
+struct CachedFileFacts {
+  std::string path;      // absolute
+  std::string identity;  // "<dev> <ino> <size> <mtime ns> <ctime ns>" when recorded
+  std::optional<std::string> sha256;  // standard base64, when it was hashed
+  // Recorded within the racy window of a change: the stat alone does not
+  // vouch for the content, so the record serves only after the file's
+  // SHA-256 is checked against `sha256`.
+  bool racy = false;
+  std::optional<PythonFileFacts> python;
+  std::optional<NativeModuleFacts> native;
+};
 
 std::string encode_python_facts(const PythonFileFacts& facts);
 std::string encode_native_facts(const NativeModuleFacts& facts);
@@ -19,5 +33,9 @@ std::string encode_native_facts(const NativeModuleFacts& facts);
 // nullopt when the bytes are not a complete encoding (a truncated or foreign entry).
 std::optional<PythonFileFacts> decode_python_facts(std::string_view bytes);
 std::optional<NativeModuleFacts> decode_native_facts(std::string_view bytes);
+
+// A repository's records, for its one cache entry.
+std::string encode_cached_files(const std::vector<CachedFileFacts>& files);
+std::optional<std::vector<CachedFileFacts>> decode_cached_files(std::string_view bytes);
 
 }  // namespace kcheck

@@ -61,26 +61,51 @@ std::string entry_header(const std::string& key) { return "kcheck-facts-entry\n"
 
 }  // namespace
 
-ContentFactsCache::ContentFactsCache(fs::path directory, std::string context, std::chrono::nanoseconds racy_window)
+FactsCacheDirectory::FactsCacheDirectory(fs::path directory, std::string context, std::chrono::nanoseconds racy_window)
     : directory_(std::move(directory)), context_(std::move(context)), racy_window_(racy_window) {
   if (directory_.empty()) return;
   std::error_code error;
   fs::create_directories(directory_ / "tmp", error);
   if (!fs::exists(directory_ / "CACHEDIR.TAG", error)) {
-    write_entry(directory_ / "CACHEDIR.TAG",
-                "Signature: 8a477f597d28d172789f06886806bc55\n# kcheck scan's facts cache (docs/scan.md)\n");
+    std::ofstream tag(directory_ / "CACHEDIR.TAG", std::ios::binary | std::ios::trunc);
+    tag << "Signature: 8a477f597d28d172789f06886806bc55\n# kcheck scan's facts cache (docs/scan.md)\n";
   }
 }
 
-// Never more than kMaxFactsEntryBytes, whatever was planted in the directory.
-std::optional<std::string> ContentFactsCache::read_entry(const fs::path& entry) const {
-  std::string error;
-  return read_bounded_file(entry, kMaxFactsEntryBytes, error);
+FactsCacheStats FactsCacheDirectory::stats() const {
+  return {files_hashed_, hashes_reused_, facts_analysed_, facts_reused_, entries_written_, write_failures_,
+          entries_rejected_};
 }
 
-void ContentFactsCache::write_entry(const fs::path& entry, const std::string& bytes) {
+FactsCacheDirectory::EntryPath FactsCacheDirectory::entry_path(std::string_view repository_key) const {
+  if (directory_.empty()) return {};
+  std::string key = sha256_hex("kcheck-repository-facts\n" + std::to_string(kFactsEncodingVersion) + '\n' + context_ +
+                               '\n' + std::string(repository_key));
+  fs::path path = fan_out(directory_, "repositories", key);
+  return {std::move(path), std::move(key)};
+}
+
+// Never more than kMaxFactsEntryBytes, whatever was planted in the directory;
+// an entry not of its key, or not a whole encoding, is refused.
+std::optional<std::vector<CachedFileFacts>> FactsCacheDirectory::read_entry(const EntryPath& entry) {
+  if (entry.path.empty()) return std::nullopt;
   std::error_code error;
-  fs::create_directories(entry.parent_path(), error);
+  if (!fs::exists(entry.path, error)) return std::nullopt;
+  std::string reason;
+  std::optional<std::string> bytes = read_bounded_file(entry.path, kMaxFactsEntryBytes, reason);
+  const std::string header = entry_header(entry.key);
+  std::optional<std::vector<CachedFileFacts>> files;
+  if (bytes && bytes->starts_with(header))
+    files = decode_cached_files(std::string_view(*bytes).substr(header.size()));
+  if (!files) ++entries_rejected_;
+  return files;
+}
+
+void FactsCacheDirectory::write_entry(const EntryPath& entry, const std::vector<CachedFileFacts>& files) {
+  const std::string bytes = entry_header(entry.key) + encode_cached_files(files);
+  if (bytes.size() > kMaxFactsEntryBytes) return;
+  std::error_code error;
+  fs::create_directories(entry.path.parent_path(), error);
   std::ostringstream name;
   name << ::getpid() << '-' << std::hash<std::thread::id>{}(std::this_thread::get_id()) << '-' << temporary_names_++;
   const fs::path temporary = directory_ / "tmp" / name.str();
@@ -94,117 +119,127 @@ void ContentFactsCache::write_entry(const fs::path& entry, const std::string& by
       return;
     }
   }
-  fs::rename(temporary, entry, error);  // atomic: readers see the old entry, or this one
+  fs::rename(temporary, entry.path, error);  // atomic: readers see the old entry, or this one
   if (error) {
     ++write_failures_;
     fs::remove(temporary, error);
+    return;
   }
+  ++entries_written_;
 }
 
-std::optional<std::string> ContentFactsCache::sha256_from_path_index(const FileEntry& file) {
+RepositoryFactsCache::RepositoryFactsCache(FactsCacheDirectory& directory, std::string_view repository_key)
+    : directory_(directory), entry_(directory.entry_path(repository_key)) {
+  if (std::optional<std::vector<CachedFileFacts>> files = directory_.read_entry(entry_))
+    for (CachedFileFacts& file : *files) previous_.emplace(file.path, std::move(file));
+}
+
+RepositoryFactsCache::Record* RepositoryFactsCache::record_of(const FileEntry& file) {
+  const std::string path = file.path.string();
+  if (auto known = current_.find(path); known != current_.end()) return &known->second;
   struct stat status {};
-  if (::stat(file.path.c_str(), &status) != 0) return std::nullopt;
-  const std::string identity = stat_line(status);
-  const fs::path entry = fan_out(directory_, "paths", sha256_hex(file.path.string()));
-  if (std::optional<std::string> line = read_entry(entry)) {
-    const std::size_t space = line->rfind(' ');
-    if (space != std::string::npos && line->substr(0, space) == identity && line->size() > space + 1) {
-      ++hashes_reused_;
-      std::string hash = line->substr(space + 1);
-      if (!hash.empty() && hash.back() == '\n') hash.pop_back();
-      return hash;
+  if (::stat(file.path.c_str(), &status) != 0) return nullptr;
+  Record record;
+  record.facts.path = path;
+  record.facts.identity = stat_line(status);
+  record.settled = settled(status, directory_.racy_window_);
+  if (auto before = previous_.find(path); before != previous_.end() && before->second.identity == record.facts.identity &&
+      (!before->second.racy || same_content(file, before->second))) {
+    record.facts = before->second;
+    record.facts.racy = false;
+    record.from_entry = true;
+    changed_ = changed_ || before->second.racy;  // now vouched for by its stat, once settled
+  } else {
+    changed_ = true;
+  }
+  return &current_.emplace(path, std::move(record)).first->second;
+}
+
+// A racy record's file still has the content it had (hashed again, under
+// the lock: racy records are files changed within seconds of a scan).
+bool RepositoryFactsCache::same_content(const FileEntry& file, const CachedFileFacts& recorded) {
+  std::string error;
+  const std::optional<std::string> hash = hash_file(file.path, DigestAlgorithm::sha256, error);
+  ++directory_.files_hashed_;
+  return hash && recorded.sha256 && *hash == *recorded.sha256;
+}
+
+std::optional<std::string> RepositoryFactsCache::content_sha256(const FileEntry& file) {
+  {
+    std::lock_guard lock(mutex_);
+    Record* record = record_of(file);
+    if (record && record->facts.sha256) {
+      if (record->from_entry && !record->hash_reuse_counted) ++directory_.hashes_reused_;
+      record->hash_reuse_counted = true;
+      return record->facts.sha256;
     }
   }
   std::string error;
-  const std::optional<std::string> hash = hash_file(file.path, DigestAlgorithm::sha256, error);
-  ++files_hashed_;
-  if (!hash) return std::nullopt;
-  if (settled(status, racy_window_)) write_entry(entry, identity + ' ' + *hash + '\n');
+  std::optional<std::string> hash = hash_file(file.path, DigestAlgorithm::sha256, error);
+  ++directory_.files_hashed_;
+  std::lock_guard lock(mutex_);
+  if (Record* record = record_of(file); record && hash) {
+    record->facts.sha256 = hash;
+    changed_ = true;
+  }
   return hash;
 }
 
-std::optional<std::string> ContentFactsCache::content_sha256(const FileEntry& file) {
-  const std::string key = file.path.string();
-  {
-    std::lock_guard lock(memo_mutex_);
-    if (auto known = sha256_by_path_.find(key); known != sha256_by_path_.end()) return known->second;
+std::optional<PythonFileFacts> RepositoryFactsCache::load_python(const FileEntry& file) {
+  std::lock_guard lock(mutex_);
+  Record* record = record_of(file);
+  if (!record || !record->facts.python || record->facts.python->relative_path != file.relative_path) return std::nullopt;
+  ++directory_.facts_reused_;
+  return record->facts.python;
+}
+
+std::optional<NativeModuleFacts> RepositoryFactsCache::load_native(const FileEntry& file) {
+  std::lock_guard lock(mutex_);
+  Record* record = record_of(file);
+  if (!record || !record->facts.native || record->facts.native->relative_path != file.relative_path) return std::nullopt;
+  ++directory_.facts_reused_;
+  return record->facts.native;
+}
+
+void RepositoryFactsCache::store_python(const FileEntry& file, const PythonFileFacts& facts) {
+  ++directory_.facts_analysed_;
+  std::lock_guard lock(mutex_);
+  if (Record* record = record_of(file)) {
+    record->facts.python = facts;
+    changed_ = true;
   }
-  std::optional<std::string> hash;
-  if (!directory_.empty()) {
-    hash = sha256_from_path_index(file);
-  } else {
-    std::string error;
-    hash = hash_file(file.path, DigestAlgorithm::sha256, error);
-    ++files_hashed_;
+}
+
+void RepositoryFactsCache::store_native(const FileEntry& file, const NativeModuleFacts& facts) {
+  ++directory_.facts_analysed_;
+  std::lock_guard lock(mutex_);
+  if (Record* record = record_of(file)) {
+    record->facts.native = facts;
+    changed_ = true;
   }
-  std::lock_guard lock(memo_mutex_);
-  return sha256_by_path_.emplace(key, std::move(hash)).first->second;
 }
 
-std::optional<ContentFactsCache::FactsEntry> ContentFactsCache::facts_entry(const FileEntry& file, std::string_view kind) {
-  if (directory_.empty()) return std::nullopt;
-  const std::optional<std::string> content = content_sha256(file);
-  if (!content) return std::nullopt;
-  std::string material = "kcheck-facts\n" + std::to_string(kFactsEncodingVersion) + '\n' + context_ + '\n';
-  material += std::string(kind) + '\n' + file.relative_path + '\n' + *content;
-  std::string key = sha256_hex(material);
-  fs::path path = fan_out(directory_, "facts", key);
-  return FactsEntry{std::move(path), std::move(key)};
-}
-
-std::optional<std::string> ContentFactsCache::read_facts_encoding(const FactsEntry& entry) {
-  std::string error;
-  std::optional<std::string> bytes = read_bounded_file(entry.path, kMaxFactsEntryBytes, error);
-  if (!bytes) {
-    if (fs::exists(entry.path)) ++entries_rejected_;  // over the bound, or not a regular file
-    return std::nullopt;
+void RepositoryFactsCache::save() {
+  std::lock_guard lock(mutex_);
+  if (entry_.path.empty()) return;
+  // Files recorded before and not used this time (deleted, or no longer audited) leave the entry.
+  bool dropped = false;
+  for (const auto& [path, facts] : previous_) dropped = dropped || !current_.contains(path);
+  if (!changed_ && !dropped) return;
+  // A record of a file changed within the racy window is kept only with its
+  // SHA-256, which the next scan checks before using it.
+  std::vector<CachedFileFacts> files;
+  for (auto& [path, record] : current_) {
+    if (!record.settled && !record.facts.sha256) {
+      std::string error;
+      record.facts.sha256 = hash_file(path, DigestAlgorithm::sha256, error);
+      ++directory_.files_hashed_;
+      if (!record.facts.sha256) continue;
+    }
+    files.push_back(record.facts);
+    files.back().racy = !record.settled;
   }
-  const std::string header = entry_header(entry.key);
-  if (!bytes->starts_with(header)) {
-    ++entries_rejected_;
-    return std::nullopt;
-  }
-  bytes->erase(0, header.size());
-  return bytes;
-}
-
-void ContentFactsCache::write_facts_entry(const FactsEntry& entry, const std::string& encoding) {
-  std::string bytes = entry_header(entry.key) + encoding;
-  if (bytes.size() <= kMaxFactsEntryBytes) write_entry(entry.path, bytes);
-}
-
-std::optional<PythonFileFacts> ContentFactsCache::load_python(const FileEntry& file) {
-  const std::optional<FactsEntry> entry = facts_entry(file, "python");
-  if (!entry) return std::nullopt;
-  const std::optional<std::string> encoding = read_facts_encoding(*entry);
-  if (!encoding) return std::nullopt;
-  std::optional<PythonFileFacts> facts = decode_python_facts(*encoding);
-  if (facts) ++facts_reused_;
-  return facts;
-}
-
-std::optional<NativeModuleFacts> ContentFactsCache::load_native(const FileEntry& file) {
-  const std::optional<FactsEntry> entry = facts_entry(file, "native");
-  if (!entry) return std::nullopt;
-  const std::optional<std::string> encoding = read_facts_encoding(*entry);
-  if (!encoding) return std::nullopt;
-  std::optional<NativeModuleFacts> facts = decode_native_facts(*encoding);
-  if (facts) ++facts_reused_;
-  return facts;
-}
-
-void ContentFactsCache::store_python(const FileEntry& file, const PythonFileFacts& facts) {
-  ++facts_analysed_;
-  if (const std::optional<FactsEntry> entry = facts_entry(file, "python")) write_facts_entry(*entry, encode_python_facts(facts));
-}
-
-void ContentFactsCache::store_native(const FileEntry& file, const NativeModuleFacts& facts) {
-  ++facts_analysed_;
-  if (const std::optional<FactsEntry> entry = facts_entry(file, "native")) write_facts_entry(*entry, encode_native_facts(facts));
-}
-
-FactsCacheStats ContentFactsCache::stats() const {
-  return {files_hashed_, hashes_reused_, facts_analysed_, facts_reused_, write_failures_, entries_rejected_};
+  directory_.write_entry(entry_, files);
 }
 
 }  // namespace kcheck

@@ -4,60 +4,83 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 #include "checker/core/file_facts_cache.h"
+#include "checker/scan/fact_codec.h"
 
 namespace kcheck {
 
 // What a cache did during one scan (tests assert on these, never on time).
 struct FactsCacheStats {
   std::size_t files_hashed = 0;     // contents read and hashed
-  std::size_t hashes_reused = 0;    // SHA-256 taken from the path index (file unchanged since)
+  std::size_t hashes_reused = 0;    // SHA-256 taken from the entry (file unchanged since)
   std::size_t facts_analysed = 0;   // files whose facts had to be computed
   std::size_t facts_reused = 0;     // files whose facts came from the cache
+  std::size_t entries_written = 0;  // repository entries written (one per repository that changed)
   std::size_t write_failures = 0;   // entries that could not be written (the scan goes on)
-  std::size_t entries_rejected = 0; // entries present but refused: over the size bound, or not of their key
+  std::size_t entries_rejected = 0; // entries present but refused: over the size bound, not of their key, or corrupt
 };
 
-// An entry larger than this is neither read nor written (a file whose facts
-// encode larger is analysed each time). Decoding takes at most a few times an
-// entry's size, since every item claimed must be backed by its bytes.
-inline constexpr std::uint64_t kMaxFactsEntryBytes = std::uint64_t{16} << 20;
+// An entry larger than this is neither read nor written (a repository whose
+// facts encode larger is analysed on every scan). Decoding takes at most a
+// few times an entry's size, since every item claimed must be backed by its
+// bytes.
+inline constexpr std::uint64_t kMaxFactsEntryBytes = std::uint64_t{32} << 20;
 
-// The content-addressed facts cache of `kcheck scan` (layout in docs/scan.md):
+// The directory of `kcheck scan`'s facts cache (layout in docs/scan.md),
+// shared by the repositories of a scan (and by concurrent scans):
 //
 //   DIR/CACHEDIR.TAG                 marks the directory as a cache (backup tools skip it)
-//   DIR/facts/<2 hex>/<62 hex>       one file's facts: "kcheck-facts-entry\n<key>\n" then
-//                                    the fact_codec encoding; the key (and the name) is
-//                                    SHA-256(encoding version, context, kind, relative path,
-//                                    content SHA-256)
-//   DIR/paths/<2 hex>/<62 hex>       path index: "<dev> <ino> <size> <mtime ns> <ctime ns>
-//                                    <content SHA-256>" for SHA-256(absolute path)
+//   DIR/repositories/<2 hex>/<62 hex>  one repository's entry: "kcheck-facts-entry\n<key>\n"
+//                                    then the fact_codec encoding of its files' records;
+//                                    the key (and the name) is SHA-256(encoding version,
+//                                    context, repository key)
 //   DIR/tmp/                         entries being written
 //
-// An entry is written to tmp/ and renamed into place, so readers (other
-// scans sharing DIR included) see a whole entry or none; two writers of one
-// key write the same bytes. An unreadable or truncated entry is a miss, and
-// so is one above kMaxFactsEntryBytes or whose recorded key is not the one
-// it was looked up under (an entry copied or renamed). Entries are not
-// signed: whoever can write DIR can make the scan believe any facts, so the
-// audited party must never be able to write it (docs/scan.md).
-// `context` names what the facts depend on besides the bytes: the analyser
+// `context` names what the facts depend on besides the files: the analyser
 // build (analyser_build_id()), the kcheck version and the policy. An empty
-// `directory` keeps nothing on disk (each file is still hashed once per scan).
-//
-// The path index trusts a file's stat (device, inode, size, mtime, ctime)
-// the way git's index does; a file changed less than `racy_window` before it
-// was indexed is not indexed, because a second change within the file
-// system's timestamp granularity would leave its stat as it was.
-class ContentFactsCache final : public FileFactsCache {
+// `directory` keeps nothing on disk (each file is still hashed once per
+// repository). A file changed less than `racy_window` before it was recorded
+// is not recorded, because a second change within the file system's
+// timestamp granularity would leave its stat as it was.
+class FactsCacheDirectory {
  public:
-  ContentFactsCache(std::filesystem::path directory, std::string context,
-                    std::chrono::nanoseconds racy_window = std::chrono::seconds(2));
+  FactsCacheDirectory(std::filesystem::path directory, std::string context,
+                      std::chrono::nanoseconds racy_window = std::chrono::seconds(2));
+
+  FactsCacheStats stats() const;
+
+ private:
+  friend class RepositoryFactsCache;
+  struct EntryPath {
+    std::filesystem::path path;
+    std::string key;  // hex SHA-256, also recorded in the entry
+  };
+  EntryPath entry_path(std::string_view repository_key) const;
+  std::optional<std::vector<CachedFileFacts>> read_entry(const EntryPath& entry);
+  void write_entry(const EntryPath& entry, const std::vector<CachedFileFacts>& files);
+
+  std::filesystem::path directory_;
+  std::string context_;
+  std::chrono::nanoseconds racy_window_;
+  std::atomic<std::size_t> files_hashed_{0}, hashes_reused_{0}, facts_analysed_{0}, facts_reused_{0},
+      entries_written_{0}, write_failures_{0}, entries_rejected_{0}, temporary_names_{0};
+};
+
+// One repository's facts (all its revisions): read from its packed entry in
+// one read when made, recorded as the audit goes, written back in one
+// rename by save() when anything changed. A file's record is reused when
+// its path and stat (device, inode, size, mtime, ctime) are those recorded,
+// as git's index does; any other file is hashed and analysed again.
+// Every member may be called from several threads at once.
+class RepositoryFactsCache final : public FileFactsCache {
+ public:
+  RepositoryFactsCache(FactsCacheDirectory& directory, std::string_view repository_key);
 
   std::optional<std::string> content_sha256(const FileEntry& file) override;
   std::optional<PythonFileFacts> load_python(const FileEntry& file) override;
@@ -65,27 +88,28 @@ class ContentFactsCache final : public FileFactsCache {
   void store_python(const FileEntry& file, const PythonFileFacts& facts) override;
   void store_native(const FileEntry& file, const NativeModuleFacts& facts) override;
 
-  FactsCacheStats stats() const;
+  // Writes the entry when this scan changed it: the records of the files it
+  // used, except those changed within the racy window.
+  void save();
 
  private:
-  std::optional<std::string> sha256_from_path_index(const FileEntry& file);
-  struct FactsEntry {
-    std::filesystem::path path;
-    std::string key;  // hex SHA-256, also recorded in the entry
+  struct Record {
+    CachedFileFacts facts;
+    bool from_entry = false;          // the entry's record of the unchanged file
+    bool hash_reuse_counted = false;  // in hashes_reused, once
+    bool settled = false;             // not changed within the racy window: may be written
   };
-  std::optional<FactsEntry> facts_entry(const FileEntry& file, std::string_view kind);
-  std::optional<std::string> read_entry(const std::filesystem::path& entry) const;
-  std::optional<std::string> read_facts_encoding(const FactsEntry& entry);
-  void write_facts_entry(const FactsEntry& entry, const std::string& encoding);
-  void write_entry(const std::filesystem::path& entry, const std::string& bytes);
+  // The record of `file` in this scan (made from the entry's when the file
+  // is unchanged); nullptr when the file cannot be stat'ed. Under mutex_.
+  Record* record_of(const FileEntry& file);
+  bool same_content(const FileEntry& file, const CachedFileFacts& recorded);
 
-  std::filesystem::path directory_;
-  std::string context_;
-  std::chrono::nanoseconds racy_window_;
-  std::mutex memo_mutex_;
-  std::unordered_map<std::string, std::optional<std::string>> sha256_by_path_;  // this scan's hashes
-  std::atomic<std::size_t> files_hashed_{0}, hashes_reused_{0}, facts_analysed_{0}, facts_reused_{0},
-      write_failures_{0}, entries_rejected_{0}, temporary_names_{0};
+  FactsCacheDirectory& directory_;
+  FactsCacheDirectory::EntryPath entry_;
+  std::mutex mutex_;
+  std::map<std::string, CachedFileFacts> previous_;  // by absolute path, as read
+  std::map<std::string, Record> current_;            // by absolute path, this scan's
+  bool changed_ = false;
 };
 
 }  // namespace kcheck

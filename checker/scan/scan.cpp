@@ -101,6 +101,15 @@ std::vector<RepositoryReport> scan_repository(const std::vector<RepositoryInput>
   return reports;
 }
 
+// What names a repository's cache entry: its id and where its revisions are
+// (an entry holds the records of all of them, by absolute path).
+std::string repository_cache_key(const std::vector<RepositoryInput>& revisions) {
+  std::string key = revisions.front().id;
+  for (const RepositoryInput& revision : revisions)
+    key += '\n' + fs::absolute(revision.path).lexically_normal().string();
+  return key;
+}
+
 // Consecutive runs of one id in the sorted repository list.
 std::vector<std::vector<RepositoryInput>> group_by_id(const std::vector<RepositoryInput>& repositories) {
   std::vector<std::vector<RepositoryInput>> groups;
@@ -161,7 +170,7 @@ ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Poli
   const std::vector<RepositoryInput> selected =
       options.shard ? select_shard(repositories, *options.shard) : repositories;
   const std::vector<std::vector<RepositoryInput>> groups = group_by_id(selected);
-  ContentFactsCache cache(options.cache_directory, cache_context(policy));
+  FactsCacheDirectory cache_directory(options.cache_directory, cache_context(policy), options.cache_racy_window);
 
   // One pool for everything: repositories side by side, and the files of
   // all of them, largest first, on whichever thread is free (one huge
@@ -172,7 +181,9 @@ ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Poli
   std::vector<std::vector<RepositoryReport>> grouped(groups.size());
   const std::vector<std::uint64_t> in_given_order(groups.size(), 1);
   pool.run(WorkKind::composite, in_given_order, [&](std::size_t i) {
+    RepositoryFactsCache cache(cache_directory, repository_cache_key(groups[i]));
     grouped[i] = scan_repository(groups[i], policy, per_repository, options, rules, cache);
+    cache.save();
   });
 
   ScanReport scan;
@@ -182,7 +193,7 @@ ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Poli
   for (std::vector<RepositoryReport>& group : grouped)
     for (RepositoryReport& repository : group) scan.repositories.push_back(std::move(repository));
   sort_repositories(scan.repositories);
-  if (stats) *stats = {selected.size(), cache.stats()};
+  if (stats) *stats = {selected.size(), cache_directory.stats()};
   return scan;
 }
 

@@ -21,6 +21,9 @@ inline constexpr const char* kScanSchemaVersion = "1.0";
 struct ScanOptions {
   AuditOptions audit;                  // selection, strict, security; threads bounds the whole scan
   std::filesystem::path cache_directory;  // empty: no cache on disk
+  // A file changed less than this before a scan is recorded only with its
+  // SHA-256, checked before the record serves again (facts_cache.h).
+  std::chrono::nanoseconds cache_racy_window = std::chrono::seconds(2);
   std::optional<Shard> shard;
   // Time one revision's audit may take (collect and judge) before it is
   // reported as an error entry and the scan goes on; nullopt: no budget.

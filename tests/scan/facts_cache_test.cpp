@@ -1,4 +1,4 @@
-// ContentFactsCache on its own: the path index, and the fact encoding.
+// The facts cache on its own: one repository's entry, and the fact encoding.
 #include <chrono>
 
 #include "checker/elf/elf_facts.h"
@@ -18,59 +18,124 @@ FileEntry entry_for(const fs::path& path, const std::string& relative) {
   return entry;
 }
 
-TEST(PathIndex, AnUnchangedFileIsNotHashedAgainAndAChangedOneIs) {
+// One scan's use of one repository's cache entry: read when made, used,
+// saved; what the cache did.
+template <typename Use>
+FactsCacheStats one_scan(const fs::path& cache_dir, const std::string& context, Use use,
+                         const std::string& repository = "owner/kernel",
+                         std::chrono::nanoseconds racy_window = std::chrono::nanoseconds(0)) {
+  FactsCacheDirectory directory(cache_dir, context, racy_window);
+  RepositoryFactsCache cache(directory, repository);
+  use(cache);
+  cache.save();
+  return directory.stats();
+}
+
+TEST(RepositoryEntry, AnUnchangedFileIsNotHashedAgainAndAChangedOneIs) {
   const fs::path dir = scratch_dir();
   const fs::path file = dir / "module.py";
   append_to_file(file, "x = 1\n");
   const FileEntry entry = entry_for(file, "module.py");
-  const auto no_racy_window = std::chrono::nanoseconds(0);
   std::optional<std::string> first;
-  {
-    ContentFactsCache cache(dir / "cache", "context", no_racy_window);
+  FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
     first = cache.content_sha256(entry);
-    EXPECT_EQ(cache.stats().files_hashed, 1u);
     EXPECT_EQ(cache.content_sha256(entry), first) << "asked twice in one scan: hashed once";
-    EXPECT_EQ(cache.stats().files_hashed, 1u);
-  }
-  {
-    ContentFactsCache cache(dir / "cache", "context", no_racy_window);
-    EXPECT_EQ(cache.content_sha256(entry), first);
-    EXPECT_EQ(cache.stats().files_hashed, 0u);
-    EXPECT_EQ(cache.stats().hashes_reused, 1u);
-  }
+  });
+  EXPECT_EQ(stats.files_hashed, 1u);
+  stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_EQ(cache.content_sha256(entry), first); });
+  EXPECT_EQ(stats.files_hashed, 0u);
+  EXPECT_EQ(stats.hashes_reused, 1u);
   append_to_file(file, "y = 2\n");
-  {
-    ContentFactsCache cache(dir / "cache", "context", no_racy_window);
-    const std::optional<std::string> changed = cache.content_sha256(entry);
-    EXPECT_EQ(cache.stats().files_hashed, 1u);
-    ASSERT_TRUE(changed);
-    EXPECT_NE(changed, first);
-  }
+  std::optional<std::string> changed;
+  stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { changed = cache.content_sha256(entry); });
+  EXPECT_EQ(stats.files_hashed, 1u);
+  ASSERT_TRUE(changed);
+  EXPECT_NE(changed, first);
 }
 
-TEST(PathIndex, AFreshlyChangedFileIsNotIndexed) {
+// A file changed within the racy window could change again without its
+// stat showing it: its record serves only after its content is hashed
+// again and found the same.
+TEST(RepositoryEntry, AFreshlyChangedFileIsCheckedByContentBeforeItsRecordServes) {
   const fs::path dir = scratch_dir();
-  const fs::path file = dir / "module.py";
-  append_to_file(file, "x = 1\n");
-  const FileEntry entry = entry_for(file, "module.py");
-  ContentFactsCache(dir / "cache", "context", std::chrono::hours(1)).content_sha256(entry);
-  ContentFactsCache again(dir / "cache", "context", std::chrono::hours(1));
-  again.content_sha256(entry);
-  EXPECT_EQ(again.stats().files_hashed, 1u) << "a file changed within the racy window is hashed every time";
+  append_to_file(dir / "module.py", "x = 1\n");
+  const FileEntry entry = entry_for(dir / "module.py", "module.py");
+  const auto racy = std::chrono::hours(1);
+  FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    cache.store_python(entry, analyse_python_source("x = 1\n", "module.py"));
+  }, "owner/kernel", racy);
+  EXPECT_EQ(stats.files_hashed, 1u) << "hashed when written, so that the next scan can check it";
+  stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    EXPECT_TRUE(cache.load_python(entry));
+    EXPECT_TRUE(cache.content_sha256(entry));
+  }, "owner/kernel", racy);
+  EXPECT_EQ(stats.files_hashed, 1u) << "the content check, and no second hash";
+  EXPECT_EQ(stats.facts_reused, 1u);
 }
 
-TEST(FactsCache, FactsAreKeyedByContentContextAndPath) {
+TEST(RepositoryEntry, FactsAreKeyedByContextRepositoryAndPath) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
   const FileEntry entry = entry_for(dir / "a.py", "a.py");
   const PythonFileFacts facts = analyse_python_source("import os\n", "a.py");
-  ContentFactsCache(dir / "cache", "kcheck 1 policy hub").store_python(entry, facts);
-  EXPECT_TRUE(ContentFactsCache(dir / "cache", "kcheck 1 policy hub").load_python(entry));
-  EXPECT_FALSE(ContentFactsCache(dir / "cache", "kcheck 1 policy hub-legacy").load_python(entry))
+  one_scan(dir / "cache", "kcheck 1 policy hub", [&](RepositoryFactsCache& cache) { cache.store_python(entry, facts); });
+  const auto loads = [&](const std::string& context, const std::string& repository, const FileEntry& file) {
+    bool loaded = false;
+    one_scan(dir / "cache", context, [&](RepositoryFactsCache& cache) { loaded = cache.load_python(file).has_value(); },
+             repository);
+    return loaded;
+  };
+  EXPECT_TRUE(loads("kcheck 1 policy hub", "owner/kernel", entry));
+  EXPECT_FALSE(loads("kcheck 1 policy hub-legacy", "owner/kernel", entry))
       << "another policy (or kcheck version) is another key";
-  EXPECT_FALSE(ContentFactsCache(dir / "cache", "kcheck 1 policy hub").load_native(entry)) << "another kind";
-  EXPECT_FALSE(ContentFactsCache(dir / "cache", "kcheck 1 policy hub").load_python(entry_for(dir / "a.py", "b.py")))
-      << "another relative path";
+  EXPECT_FALSE(loads("kcheck 1 policy hub", "owner/other", entry)) << "another repository";
+  EXPECT_FALSE(loads("kcheck 1 policy hub", "owner/kernel", entry_for(dir / "a.py", "b.py"))) << "another relative path";
+  bool native = true;
+  one_scan(dir / "cache", "kcheck 1 policy hub", [&](RepositoryFactsCache& cache) { native = cache.load_native(entry).has_value(); });
+  EXPECT_FALSE(native) << "another kind";
+}
+
+// The point of the packed entry: a repository costs one read and, when it
+// changed, one write, whatever its number of files.
+TEST(RepositoryEntry, OneEntryPerRepositoryWrittenOnlyWhenItChanged) {
+  const fs::path dir = scratch_dir();
+  std::vector<FileEntry> files;
+  for (const std::string name : {"a.py", "b.py", "c.py"}) {
+    append_to_file(dir / name, "import os\n");
+    files.push_back(entry_for(dir / name, name));
+  }
+  const auto analyse_all = [&](RepositoryFactsCache& cache) {
+    for (const FileEntry& file : files) {
+      cache.content_sha256(file);
+      if (!cache.load_python(file)) cache.store_python(file, analyse_python_source("import os\n", file.relative_path));
+    }
+  };
+  FactsCacheStats stats = one_scan(dir / "cache", "context", analyse_all);
+  EXPECT_EQ(stats.facts_analysed, 3u);
+  EXPECT_EQ(stats.entries_written, 1u);
+  std::size_t cache_files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(dir / "cache"))
+    cache_files += item.is_regular_file() && item.path().filename() != "CACHEDIR.TAG";
+  EXPECT_EQ(cache_files, 1u);
+  stats = one_scan(dir / "cache", "context", analyse_all);
+  EXPECT_EQ(stats.facts_reused, 3u);
+  EXPECT_EQ(stats.hashes_reused, 3u);
+  EXPECT_EQ(stats.entries_written, 0u) << "nothing changed: nothing written";
+}
+
+TEST(RepositoryEntry, RecordsOfFilesNoLongerAuditedLeaveTheEntry) {
+  const fs::path dir = scratch_dir();
+  append_to_file(dir / "a.py", "import os\n");
+  append_to_file(dir / "b.py", "import sys\n");
+  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    cache.store_python(a, analyse_python_source("import os\n", "a.py"));
+    cache.store_python(b, analyse_python_source("import sys\n", "b.py"));
+  });
+  EXPECT_EQ(one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_TRUE(cache.load_python(a)); })
+                .entries_written,
+            1u);
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(b)); });
 }
 
 TEST(FactCodec, NativeFactsRoundTripAndEveryTruncationIsRejected) {
@@ -111,49 +176,49 @@ TEST(FactCodec, PythonFactsRoundTrip) {
 // The entry files under DIR/facts, in no particular order.
 std::vector<fs::path> facts_entries(const fs::path& cache) {
   std::vector<fs::path> entries;
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cache / "facts"))
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cache / "repositories"))
     if (entry.is_regular_file()) entries.push_back(entry.path());
   return entries;
 }
 
-TEST(FactsCache, APlantedOversizedEntryIsAMissAndIsNotRead) {
+TEST(RepositoryEntry, APlantedOversizedEntryIsAMissAndIsNotRead) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
   const FileEntry entry = entry_for(dir / "a.py", "a.py");
-  ContentFactsCache(dir / "cache", "context").store_python(entry, analyse_python_source("import os\n", "a.py"));
+  one_scan(dir / "cache", "context",
+           [&](RepositoryFactsCache& cache) { cache.store_python(entry, analyse_python_source("import os\n", "a.py")); });
   const std::vector<fs::path> entries = facts_entries(dir / "cache");
   ASSERT_EQ(entries.size(), 1u);
   // Its own header, then 40 MB (sparse): the size alone refuses it.
   fs::resize_file(entries[0], std::uint64_t{40} << 20);
-  ContentFactsCache cache(dir / "cache", "context");
-  EXPECT_FALSE(cache.load_python(entry));
-  EXPECT_EQ(cache.stats().entries_rejected, 1u);
-  EXPECT_EQ(cache.stats().facts_reused, 0u);
+  const FactsCacheStats stats =
+      one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(entry)); });
+  EXPECT_EQ(stats.entries_rejected, 1u);
+  EXPECT_EQ(stats.facts_reused, 0u);
 }
 
-TEST(FactsCache, AnEntryCopiedUnderAnotherKeyIsRejected) {
+TEST(RepositoryEntry, AnEntryCopiedUnderAnotherKeyIsRejected) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
-  append_to_file(dir / "b.py", "import sys\n");
-  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
-  ContentFactsCache(dir / "cache", "context").store_python(a, analyse_python_source("import os\n", "a.py"));
-  const fs::path a_entry = facts_entries(dir / "cache").at(0);
-  ContentFactsCache(dir / "cache", "context").store_python(b, analyse_python_source("import sys\n", "b.py"));
-  std::vector<fs::path> entries = facts_entries(dir / "cache");
+  const FileEntry a = entry_for(dir / "a.py", "a.py");
+  one_scan(dir / "cache", "context",
+           [&](RepositoryFactsCache& cache) { cache.store_python(a, analyse_python_source("import os\n", "a.py")); },
+           "owner/one");
+  const fs::path one_entry = facts_entries(dir / "cache").at(0);
+  one_scan(dir / "cache", "context",
+           [&](RepositoryFactsCache& cache) { cache.store_python(a, analyse_python_source("import os\n", "a.py")); },
+           "owner/two");
+  const std::vector<fs::path> entries = facts_entries(dir / "cache");
   ASSERT_EQ(entries.size(), 2u);
-  const fs::path b_entry = entries[0] == a_entry ? entries[1] : entries[0];
-  {
-    ContentFactsCache cache(dir / "cache", "context");
-    EXPECT_TRUE(cache.load_python(b)) << "b's own entry is read";
-  }
-  fs::copy_file(a_entry, b_entry, fs::copy_options::overwrite_existing);  // a's facts passed off as b's
-  ContentFactsCache cache(dir / "cache", "context");
-  EXPECT_FALSE(cache.load_python(b));
-  EXPECT_EQ(cache.stats().entries_rejected, 1u);
-  EXPECT_TRUE(cache.load_python(a)) << "a's entry is still a's";
+  const fs::path two_entry = entries[0] == one_entry ? entries[1] : entries[0];
+  fs::copy_file(one_entry, two_entry, fs::copy_options::overwrite_existing);  // one's records passed off as two's
+  const FactsCacheStats stats = one_scan(dir / "cache", "context",
+                                         [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(a)); }, "owner/two");
+  EXPECT_EQ(stats.entries_rejected, 1u);
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_TRUE(cache.load_python(a)); }, "owner/one");
 }
 
-TEST(FactsCache, FactsOfAnotherAnalyserBuildAreAMiss) {
+TEST(RepositoryEntry, FactsOfAnotherAnalyserBuildAreAMiss) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
   const FileEntry entry = entry_for(dir / "a.py", "a.py");
@@ -164,10 +229,11 @@ TEST(FactsCache, FactsOfAnotherAnalyserBuildAreAMiss) {
   ASSERT_NE(context.find("build " + build_id), std::string::npos) << context;
   std::string other_build = context;
   other_build.replace(context.find(build_id), build_id.size(), std::string(64, '0'));
-  ContentFactsCache(dir / "cache", other_build).store_python(entry, analyse_python_source("import os\n", "a.py"));
-  ContentFactsCache cache(dir / "cache", context);
-  EXPECT_FALSE(cache.load_python(entry));
-  EXPECT_EQ(cache.stats().entries_rejected, 0u) << "another key: not even looked at";
+  one_scan(dir / "cache", other_build,
+           [&](RepositoryFactsCache& cache) { cache.store_python(entry, analyse_python_source("import os\n", "a.py")); });
+  const FactsCacheStats stats =
+      one_scan(dir / "cache", context, [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(entry)); });
+  EXPECT_EQ(stats.entries_rejected, 0u) << "another key: not even looked at";
 }
 
 TEST(FactCodec, ASequenceClaimingMoreItemsThanItsBytesCanHoldIsRejected) {

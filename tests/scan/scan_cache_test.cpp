@@ -26,15 +26,18 @@ TEST(ScanCache, RescanOfUnchangedRepositoriesAnalysesNothing) {
   const fs::path dir = scratch_dir();
   const fs::path root = make_scan_root(dir);
   const ScanRun first = scan({root}, dir / "cache");
-  // A cold scan analyses each distinct (path, content) once; identical files
-  // of other variants or repositories may already reuse those facts.
+  // A cold scan analyses every file once and writes one entry per repository.
   const std::size_t files = first.stats.cache.facts_analysed + first.stats.cache.facts_reused;
   EXPECT_GT(first.stats.cache.facts_analysed, 0u);
+  EXPECT_EQ(first.stats.cache.facts_reused, 0u);
   EXPECT_EQ(first.stats.cache.write_failures, 0u);
+  EXPECT_EQ(first.stats.cache.entries_written, first.report.repositories.size());
 
   const ScanRun second = scan({root}, dir / "cache");
   EXPECT_EQ(second.stats.cache.facts_analysed, 0u);
   EXPECT_EQ(second.stats.cache.facts_reused, files);
+  EXPECT_EQ(second.stats.cache.files_hashed, 0u);
+  EXPECT_EQ(second.stats.cache.entries_written, 0u);
   EXPECT_EQ(to_json_text(second.report), to_json_text(first.report));
 }
 
@@ -96,15 +99,16 @@ TEST(ScanCache, ACorruptEntryIsAMissNotAnError) {
   const fs::path root = make_scan_root(dir);
   const ScanRun first = scan({root}, dir / "cache");
   std::size_t truncated = 0;
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(dir / "cache" / "facts")) {
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(dir / "cache" / "repositories")) {
     if (!entry.is_regular_file()) continue;
     fs::resize_file(entry.path(), fs::file_size(entry.path()) / 2);
     ++truncated;
   }
   ASSERT_GT(truncated, 0u);
   const ScanRun second = scan({root}, dir / "cache");
-  // Every entry was cut in half, so each distinct (path, content) is analysed again.
-  EXPECT_GE(second.stats.cache.facts_analysed, truncated);
+  // Every entry was cut in half, so every file is analysed again.
+  EXPECT_EQ(second.stats.cache.entries_rejected, truncated);
+  EXPECT_EQ(second.stats.cache.facts_reused, 0u);
   EXPECT_EQ(second.stats.cache.facts_analysed + second.stats.cache.facts_reused,
             first.stats.cache.facts_analysed + first.stats.cache.facts_reused);
   EXPECT_EQ(to_json_text(second.report), to_json_text(first.report));

@@ -56,6 +56,7 @@ inline ScanRun scan(const std::vector<fs::path>& roots, const fs::path& cache, s
   options.audit.threads = threads;
   options.audit.selection = std::move(selection);
   options.cache_directory = cache;
+  options.cache_racy_window = std::chrono::nanoseconds(0);  // fixtures are copied just before: racy otherwise
   options.shard = shard;
   ScanRun run;
   run.report = run_scan(discover_repositories(roots), policy, options, rules, &run.stats);

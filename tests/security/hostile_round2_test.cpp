@@ -271,28 +271,37 @@ TEST_F(HostileRound2, WhatTheLoaderOrCPythonRefusesIsAFinding) {
 
 // Class 11: a planted cache entry (40 MB, or another file's facts under this
 // file's key) is a miss: the verdict is the uncached one, memory stays bounded.
+// Two repositories, so two entries: each is overwritten with the other's
+// bytes (a valid entry under another key) and the first then grown to
+// 40 MB of zeros. Neither is believed, nor read whole.
 TEST_F(HostileRound2, PlantedCacheEntriesAreMissesNotFacts) {
-  const std::string repository = fixture("kp006_subprocess_at_import").string();
+  const std::vector<std::string> repositories = {fixture("kp006_subprocess_at_import").string(),
+                                                 fixture("ke009_default_visibility_export").string()};
   const fs::path cache = scratch_.path() / "cache";
-  const Outcome uncached = kcheck({"--format", "json", "scan", "--no-cache", repository});
+  const auto scan = [&](std::vector<std::string> options) {
+    options.insert(options.begin(), {"--format", "json", "scan"});
+    options.insert(options.end(), repositories.begin(), repositories.end());
+    return kcheck(options);
+  };
+  const Outcome uncached = scan({"--no-cache"});
   expect_bounded(uncached, 1);
-  expect_bounded(kcheck({"--format", "json", "scan", "--cache", cache.string(), repository}), 1);
+  expect_bounded(scan({"--cache", cache.string()}), 1);
   std::vector<fs::path> entries;
-  for (const auto& entry : fs::recursive_directory_iterator(cache / "facts"))
+  for (const auto& entry : fs::recursive_directory_iterator(cache / "repositories"))
     if (entry.is_regular_file()) entries.push_back(entry.path());
-  ASSERT_GE(entries.size(), 2u);
-  // Each entry holds the next one's bytes; the first is 40 MB of zeros.
+  ASSERT_EQ(entries.size(), 2u);
   std::vector<std::string> contents;
   for (const fs::path& entry : entries) contents.push_back(read_all(entry));
   for (std::size_t i = 0; i < entries.size(); ++i)
     std::ofstream(entries[i], std::ios::binary | std::ios::trunc) << contents[(i + 1) % entries.size()];
   fs::resize_file(entries[0], std::uintmax_t{40} << 20);
-  const Outcome planted = kcheck({"--format", "json", "scan", "--stats", "--cache", cache.string(), repository});
+  const Outcome planted = scan({"--stats", "--cache", cache.string()});
   expect_bounded(planted, 1);
-  EXPECT_EQ(finding_keys(planted.report["repositories"][0]["report"]),
-            finding_keys(uncached.report["repositories"][0]["report"]));
+  for (std::size_t i = 0; i < repositories.size(); ++i)
+    EXPECT_EQ(finding_keys(planted.report["repositories"][i]["report"]),
+              finding_keys(uncached.report["repositories"][i]["report"]));
   EXPECT_LT(planted.max_rss_kb, 256 * 1024) << "a planted entry is not read whole";
-  EXPECT_NE(planted.err.find("rejected"), std::string::npos) << planted.err;
+  EXPECT_NE(planted.err.find("2 cache entries rejected"), std::string::npos) << planted.err;
 }
 
 }  // namespace
