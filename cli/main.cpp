@@ -18,6 +18,7 @@
 #include "checker/harness/compiled_baselines.h"
 #include "checker/harness/harness.h"
 #include "checker/layout/tree_walker.h"
+#include "checker/metadata/digest.h"
 #include "checker/report/explain_format.h"
 #include "checker/report/render.h"
 #include "checker/report/saved_report.h"
@@ -570,6 +571,7 @@ std::string mistyped_command(const CLI::App& app, const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kcheck::initialise_hashing();
   CLI::App app{"kcheck — compliance checker for Hugging Face Hub compute kernels"};
   app.set_version_flag("--version", std::string("kcheck ") + KCHECK_VERSION);
   app.require_subcommand(0, 1);

@@ -1,4 +1,4 @@
-#include <LIEF/LIEF.hpp>
+#include <dlfcn.h>
 
 #include <fstream>
 #include <iterator>
@@ -6,15 +6,10 @@
 #include "checker/core/bounded_read.h"
 #include "checker/macho/macho_facts.h"
 #include "checker/macho/macho_load_commands.h"
+#include "checker/macho/macho_symbols.h"
 
 namespace kcheck {
 namespace {
-
-// nlist n_type bits (mach-o/nlist.h).
-constexpr std::uint8_t kDebugEntry = 0xe0, kPrivateExternal = 0x10, kTypeMask = 0x0e, kExternal = 0x01;
-constexpr std::uint8_t kUndefined = 0x0, kDefinedInSection = 0xe;
-
-std::string without_underscore(const std::string& name) { return name.starts_with("_") ? name.substr(1) : name; }
 
 // LIEF parses from memory, so the file is read whole once (darwin kernel
 // modules are a few MB; LIEF would copy it into memory anyway), within a bound.
@@ -26,32 +21,63 @@ std::optional<std::vector<std::uint8_t>> read_file(const std::filesystem::path& 
   return std::vector<std::uint8_t>(text->begin(), text->end());
 }
 
-// Libraries and symbols through LIEF, on the slice read_macho_header chose.
-void read_symbols(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file, MachOFacts& facts) {
-  try {
-    // quick(): no walk of the dyld rebase/bind opcodes, which kcheck does not
-    // need and where LIEF 0.9 loops for minutes on crafted counts (fuzz_macho).
-    std::unique_ptr<LIEF::MachO::FatBinary> binaries = LIEF::MachO::Parser::parse(bytes, file.filename().string(), LIEF::MachO::ParserConfig::quick());
-    if (!binaries || binaries->size() == 0) {
-      facts.error = "LIEF found no Mach-O image";
-      return;
-    }
-    const LIEF::MachO::Binary& binary = binaries->at(0);
-    for (const LIEF::MachO::DylibCommand& library : binary.libraries()) facts.libraries.push_back(library.name());
-    // From the nlist symbol table: LIEF 0.9's export-trie view comes back
-    // empty on every parse after the first one in a process.
-    for (const LIEF::MachO::Symbol& symbol : binary.symbols()) {
-      const std::uint8_t type = symbol.type();
-      if ((type & kDebugEntry) != 0 || (type & kExternal) == 0 || (type & kPrivateExternal) != 0) continue;
-      if ((type & kTypeMask) == kUndefined) facts.imported_symbols.push_back(without_underscore(symbol.name()));
-      else if ((type & kTypeMask) == kDefinedInSection) facts.exported_symbols.push_back(without_underscore(symbol.name()));
-    }
-  } catch (const std::exception& error) {
-    facts.error = std::string("cannot read symbols: ") + error.what();
-  }
+#ifndef KCHECK_MACHO_SYMBOLS_LINKED
+using ReadMachOSymbols = void (*)(const std::vector<std::uint8_t>*, const char*, MachOFacts*);
+
+// The module beside the running kcheck, else the one the build made.
+std::vector<std::filesystem::path> symbols_module_candidates() {
+  std::vector<std::filesystem::path> candidates;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) candidates.push_back(self.parent_path() / KCHECK_MACHO_SYMBOLS_MODULE_NAME);
+  if (std::string_view(KCHECK_MACHO_SYMBOLS_MODULE_PATH).size() > 0) candidates.emplace_back(KCHECK_MACHO_SYMBOLS_MODULE_PATH);
+  return candidates;
 }
 
+struct LoadedSymbolsReader {
+  ReadMachOSymbols read = nullptr;
+  std::string error;  // why it could not be loaded
+};
+
+LoadedSymbolsReader load_symbols_reader() {
+  LoadedSymbolsReader loaded;
+  std::string tried;
+  for (const std::filesystem::path& candidate : symbols_module_candidates()) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(candidate, error)) {
+      tried += (tried.empty() ? "" : ", ") + candidate.string() + " (absent)";
+      continue;
+    }
+    void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      tried += (tried.empty() ? "" : ", ") + candidate.string() + " (" + ::dlerror() + ")";
+      continue;
+    }
+    loaded.read = reinterpret_cast<ReadMachOSymbols>(::dlsym(handle, "kcheck_read_macho_symbols"));
+    if (loaded.read != nullptr) return loaded;
+    tried += (tried.empty() ? "" : ", ") + candidate.string() + " (no kcheck_read_macho_symbols)";
+  }
+  loaded.error = "kcheck's Mach-O symbol reader could not be loaded: " + tried;
+  return loaded;
+}
+#endif
+
 }  // namespace
+
+void read_macho_symbols(const std::vector<std::uint8_t>& bytes, const std::string& name, MachOFacts& facts) {
+#ifdef KCHECK_MACHO_SYMBOLS_LINKED
+  kcheck_read_macho_symbols(&bytes, name.c_str(), &facts);
+#else
+  // The process's one copy of the loaded module, made by the first Mach-O
+  // file (thread-safe static initialisation) and never unloaded.
+  static const LoadedSymbolsReader reader = load_symbols_reader();
+  if (reader.read == nullptr) {
+    facts.error = reader.error;
+    return;
+  }
+  reader.read(&bytes, name.c_str(), &facts);
+#endif
+}
 
 MachOFacts read_macho_facts(const std::filesystem::path& file) {
   MachOFacts facts;
@@ -68,7 +94,7 @@ MachOFacts read_macho_facts(const std::filesystem::path& file) {
     facts.error = header.error;
     return facts;  // never hand a malformed image to LIEF
   }
-  read_symbols(*bytes, file, facts);
+  read_macho_symbols(*bytes, file.filename().string(), facts);
   return facts;
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 
@@ -83,6 +84,11 @@ bool excluded_from_digest(std::string_view relative_path) {
 }
 
 }  // namespace
+
+void initialise_hashing() {
+  OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
+                      nullptr);
+}
 
 std::optional<DigestAlgorithm> parse_digest_algorithm(std::string_view name) {
   if (name == "sha256") return DigestAlgorithm::sha256;

@@ -18,6 +18,12 @@ namespace kcheck {
 // The hash algorithms `digest.algorithm` may name (build-variants.md §4.5).
 enum class DigestAlgorithm { sha256, sha512 };
 
+// Initialises OpenSSL for what kcheck does with it, hashing: without reading
+// the system's openssl.cnf or registering every cipher and digest by name,
+// which otherwise costs about a millisecond of every kcheck run (issue #17).
+// Call once, first thing (main()); hashing works without it, only slower to start.
+void initialise_hashing();
+
 std::optional<DigestAlgorithm> parse_digest_algorithm(std::string_view name);  // exact lowercase names
 std::string_view to_string(DigestAlgorithm algorithm);
 
