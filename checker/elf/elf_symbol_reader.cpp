@@ -227,8 +227,9 @@ void read_dynamic_symbols(const ElfImage& image, ElfFacts& facts) {
 void read_torch_library_namespaces(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
   // A large library's .symtab and its names run to tens of MB (93 MB in
   // libtorch_cpu.so): every kReleaseEvery symbols, what was read of both
-  // leaves the resident set, so it stays at a few MB whatever the size.
-  constexpr std::uint64_t kReleaseEvery = 8192;
+  // leaves the resident set, so it stays at a few MB whatever the size (the
+  // names of 2048 symbols may lie on as many pages: 8 MB at most).
+  constexpr std::uint64_t kReleaseEvery = 2048;
   NamespaceList namespaces(facts);
   for (const auto& [type, table_name] : {std::pair{kSymbolTable, ".symtab"}, std::pair{kDynamicSymbols, ".dynsym"}}) {
     const ElfSection* table = image.find_section_of_type(type);
@@ -239,9 +240,13 @@ void read_torch_library_namespaces(const ElfImage& image, const MappedFile& file
       file.release(image.file_offset(entries), entries.size());
       file.release(image.file_offset(names), names.size());
     };
-    for_each_symbol(image, *table, table_name, [&](std::string_view name, const ElfSymbolEntry&, std::uint64_t index) {
+    std::uint64_t read_since_release = 0;
+    for_each_symbol(image, *table, table_name, [&](std::string_view name, const ElfSymbolEntry&, std::uint64_t) {
       if (auto found = torch_library_namespace(name)) namespaces.add(std::move(*found));
-      if (index % kReleaseEvery == 0) release();
+      if (++read_since_release == kReleaseEvery) {
+        release();
+        read_since_release = 0;
+      }
     });
     release();
   }

@@ -203,6 +203,7 @@ std::optional<NativeModuleFacts> RepositoryFactsCache::load_native(const FileEnt
 
 void RepositoryFactsCache::store_python(const FileEntry& file, const PythonFileFacts& facts) {
   ++directory_.facts_analysed_;
+  if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
   std::lock_guard lock(mutex_);
   if (Record* record = record_of(file)) {
     record->facts.python = facts;
@@ -212,6 +213,7 @@ void RepositoryFactsCache::store_python(const FileEntry& file, const PythonFileF
 
 void RepositoryFactsCache::store_native(const FileEntry& file, const NativeModuleFacts& facts) {
   ++directory_.facts_analysed_;
+  if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
   std::lock_guard lock(mutex_);
   if (Record* record = record_of(file)) {
     record->facts.native = facts;
