@@ -14,6 +14,10 @@ kind the median [min-max] over the rounds of wall time and of wall time per
 repository, the cold/uncached ratio within each round, and the files the
 cache directory holds after a cold scan; with the machine and the date.
 Issue #17's goals: warm <= 0.3 ms per repository, cold <= 1.5x uncached.
+
+Then, on the large corpus of bench/peers.py (torch and CUDA libraries, two
+repositories, 3.57 GB), the same three runs each round under /usr/bin/time
+-v: wall time and peak RSS, median [min-max] (goal: peak RSS <= 64 MB).
 """
 import argparse
 import os
@@ -25,7 +29,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from paired import machine_line, spread  # noqa: E402
-from peers import ROOT  # noqa: E402
+from peers import ROOT, build_large_corpus  # noqa: E402
+from peers import timed as timed_with_rss  # noqa: E402
 
 
 def timed(command):
@@ -85,6 +90,22 @@ def main():
     ratios = [c / u for c, u in zip(samples["cold cache"], samples["uncached (--no-cache)"])]
     print(f"\ncold / uncached, same round: {spread(ratios, 2, 'x')}")
     print(f"files in the cache directory after a cold scan: {spread(cache_files, 0)}")
+
+    large = build_large_corpus(os.path.join(arguments.build, "peer-corpus"))
+    with tempfile.TemporaryDirectory(prefix="kcheck-paired-cache-large-") as work:
+        cache = os.path.join(work, "cache")
+        scan = [kcheck, "scan", large, "--threads", "2", "--format", "json"]
+        runs = {"uncached (--no-cache)": [], "cold cache": [], "warm cache (rescan)": []}
+        for _ in range(arguments.rounds):
+            runs["uncached (--no-cache)"].append(timed_with_rss(scan + ["--no-cache"])[:3])
+            shutil.rmtree(cache, ignore_errors=True)
+            runs["cold cache"].append(timed_with_rss(scan + ["--cache", cache])[:3])
+            runs["warm cache (rescan)"].append(timed_with_rss(scan + ["--cache", cache])[:3])
+    print(f"\nlarge corpus ({large}: 43 ELF files, 3.57 GB, 2 repositories), /usr/bin/time -v:\n")
+    print("| run | wall s | peak RSS MB |")
+    print("| --- | ---: | ---: |")
+    for name, samples in runs.items():
+        print(f"| {name} | {spread([w for w, _, _ in samples], 2)} | {spread([r for _, _, r in samples], 0)} |")
     return 0
 
 

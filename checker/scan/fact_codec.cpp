@@ -32,7 +32,7 @@ template <typename Archive> void members(Archive& a, MachOFacts& m) {
   a(m.error, m.arch, m.libraries, m.imported_symbols, m.exported_symbols, m.minimum_macos);
 }
 template <typename Archive> void members(Archive& a, NativeModuleFacts& n) { a(n.relative_path, n.elf, n.macho); }
-template <typename Archive> void members(Archive& a, CachedFileFacts& f) { a(f.path, f.identity, f.sha256, f.racy, f.python, f.native); }
+template <typename Archive> void members(Archive& a, CachedFileFacts& f) { a(f.path, f.identity, f.sha256, f.racy, f.python_encoding, f.native_encoding); }
 
 template <typename Archive> void members(Archive& a, PythonImport& i) {
   a(i.module, i.names, i.bound_names, i.level, i.line, i.is_from, i.in_type_checking, i.in_import_error_guard, i.in_function);

@@ -23,8 +23,10 @@ struct CachedFileFacts {
   // vouch for the content, so the record serves only after the file's
   // SHA-256 is checked against `sha256`.
   bool racy = false;
-  std::optional<PythonFileFacts> python;
-  std::optional<NativeModuleFacts> native;
+  // The file's facts as encode_python_facts / encode_native_facts wrote
+  // them (empty: none), decoded only for the files an audit asks about.
+  std::string python_encoding;
+  std::string native_encoding;
 };
 
 std::string encode_python_facts(const PythonFileFacts& facts);

@@ -102,8 +102,9 @@ std::optional<std::vector<CachedFileFacts>> FactsCacheDirectory::read_entry(cons
 }
 
 void FactsCacheDirectory::write_entry(const EntryPath& entry, const std::vector<CachedFileFacts>& files) {
-  const std::string bytes = entry_header(entry.key) + encode_cached_files(files);
-  if (bytes.size() > kMaxFactsEntryBytes) return;
+  const std::string header = entry_header(entry.key);
+  const std::string encoding = encode_cached_files(files);
+  if (header.size() + encoding.size() > kMaxFactsEntryBytes) return;
   std::error_code error;
   fs::create_directories(entry.path.parent_path(), error);
   std::ostringstream name;
@@ -111,7 +112,7 @@ void FactsCacheDirectory::write_entry(const EntryPath& entry, const std::vector<
   const fs::path temporary = directory_ / "tmp" / name.str();
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << bytes;
+    out << header << encoding;
     out.close();
     if (!out) {
       ++write_failures_;
@@ -145,10 +146,10 @@ RepositoryFactsCache::Record* RepositoryFactsCache::record_of(const FileEntry& f
   record.settled = settled(status, directory_.racy_window_);
   if (auto before = previous_.find(path); before != previous_.end() && before->second.identity == record.facts.identity &&
       (!before->second.racy || same_content(file, before->second))) {
-    record.facts = before->second;
+    changed_ = changed_ || before->second.racy;  // now vouched for by its stat, once settled
+    record.facts = std::move(before->second);  // one copy of its facts in memory: this one
     record.facts.racy = false;
     record.from_entry = true;
-    changed_ = changed_ || before->second.racy;  // now vouched for by its stat, once settled
   } else {
     changed_ = true;
   }
@@ -185,28 +186,50 @@ std::optional<std::string> RepositoryFactsCache::content_sha256(const FileEntry&
   return hash;
 }
 
+// Facts a record holds for `file`: decoded, and their encoding then dropped
+// when the entry on disk still has it (save() reads it back if it must
+// write), so that a rescan holds each file's facts once, in the audit.
+template <typename Facts, typename Decode>
+std::optional<Facts> take_recorded(std::string& encoding, bool from_entry, bool& encoding_left_on_disk,
+                                   const FileEntry& file, Decode decode) {
+  if (encoding.empty()) return std::nullopt;
+  std::optional<Facts> facts = decode(encoding);
+  if (!facts || facts->relative_path != file.relative_path) return std::nullopt;
+  if (from_entry) {
+    std::string().swap(encoding);
+    encoding_left_on_disk = true;
+  }
+  return facts;
+}
+
 std::optional<PythonFileFacts> RepositoryFactsCache::load_python(const FileEntry& file) {
   std::lock_guard lock(mutex_);
   Record* record = record_of(file);
-  if (!record || !record->facts.python || record->facts.python->relative_path != file.relative_path) return std::nullopt;
-  ++directory_.facts_reused_;
-  return record->facts.python;
+  if (!record) return std::nullopt;
+  std::optional<PythonFileFacts> facts = take_recorded<PythonFileFacts>(
+      record->facts.python_encoding, record->from_entry, record->python_left_on_disk, file, decode_python_facts);
+  if (facts) ++directory_.facts_reused_;
+  return facts;
 }
 
 std::optional<NativeModuleFacts> RepositoryFactsCache::load_native(const FileEntry& file) {
   std::lock_guard lock(mutex_);
   Record* record = record_of(file);
-  if (!record || !record->facts.native || record->facts.native->relative_path != file.relative_path) return std::nullopt;
-  ++directory_.facts_reused_;
-  return record->facts.native;
+  if (!record) return std::nullopt;
+  std::optional<NativeModuleFacts> facts = take_recorded<NativeModuleFacts>(
+      record->facts.native_encoding, record->from_entry, record->native_left_on_disk, file, decode_native_facts);
+  if (facts) ++directory_.facts_reused_;
+  return facts;
 }
 
 void RepositoryFactsCache::store_python(const FileEntry& file, const PythonFileFacts& facts) {
   ++directory_.facts_analysed_;
   if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
+  std::string encoding = encode_python_facts(facts);
   std::lock_guard lock(mutex_);
   if (Record* record = record_of(file)) {
-    record->facts.python = facts;
+    record->facts.python_encoding = std::move(encoding);
+    record->python_left_on_disk = false;
     changed_ = true;
   }
 }
@@ -214,9 +237,11 @@ void RepositoryFactsCache::store_python(const FileEntry& file, const PythonFileF
 void RepositoryFactsCache::store_native(const FileEntry& file, const NativeModuleFacts& facts) {
   ++directory_.facts_analysed_;
   if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
+  std::string encoding = encode_native_facts(facts);
   std::lock_guard lock(mutex_);
   if (Record* record = record_of(file)) {
-    record->facts.native = facts;
+    record->facts.native_encoding = std::move(encoding);
+    record->native_left_on_disk = false;
     changed_ = true;
   }
 }
@@ -228,6 +253,21 @@ void RepositoryFactsCache::save() {
   bool dropped = false;
   for (const auto& [path, facts] : previous_) dropped = dropped || !current_.contains(path);
   if (!changed_ && !dropped) return;
+  // Encodings dropped once decoded are read back from the entry on disk,
+  // when it is still the one this scan read (another scan may have replaced
+  // it: a record whose facts are then gone is written without them).
+  bool needs_entry = false;
+  for (const auto& [path, record] : current_) needs_entry = needs_entry || record.python_left_on_disk || record.native_left_on_disk;
+  std::map<std::string, CachedFileFacts> on_disk;
+  if (needs_entry)
+    if (std::optional<std::vector<CachedFileFacts>> files = directory_.read_entry(entry_))
+      for (CachedFileFacts& file : *files) on_disk.emplace(file.path, std::move(file));
+  for (auto& [path, record] : current_) {
+    const auto before = on_disk.find(path);
+    const bool same = before != on_disk.end() && before->second.identity == record.facts.identity;
+    if (record.python_left_on_disk && same) record.facts.python_encoding = std::move(before->second.python_encoding);
+    if (record.native_left_on_disk && same) record.facts.native_encoding = std::move(before->second.native_encoding);
+  }
   // A record of a file changed within the racy window is kept only with its
   // SHA-256, which the next scan checks before using it.
   std::vector<CachedFileFacts> files;
@@ -238,7 +278,7 @@ void RepositoryFactsCache::save() {
       ++directory_.files_hashed_;
       if (!record.facts.sha256) continue;
     }
-    files.push_back(record.facts);
+    files.push_back(std::move(record.facts));  // the cache is done with them: no copy
     files.back().racy = !record.settled;
   }
   directory_.write_entry(entry_, files);

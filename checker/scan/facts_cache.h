@@ -89,7 +89,8 @@ class RepositoryFactsCache final : public FileFactsCache {
   void store_native(const FileEntry& file, const NativeModuleFacts& facts) override;
 
   // Writes the entry when this scan changed it: the records of the files it
-  // used, except those changed within the racy window.
+  // used (racy ones only with their SHA-256). The last call on the cache:
+  // the records are moved out to be written.
   void save();
 
  private:
@@ -97,6 +98,8 @@ class RepositoryFactsCache final : public FileFactsCache {
     CachedFileFacts facts;
     bool from_entry = false;          // the entry's record of the unchanged file
     bool hash_reuse_counted = false;  // in hashes_reused, once
+    bool python_left_on_disk = false;  // encoding dropped once decoded: the entry on disk has it
+    bool native_left_on_disk = false;
     bool settled = false;             // not changed within the racy window: may be written
   };
   // The record of `file` in this scan (made from the entry's when the file

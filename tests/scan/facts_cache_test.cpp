@@ -123,6 +123,35 @@ TEST(RepositoryEntry, OneEntryPerRepositoryWrittenOnlyWhenItChanged) {
   EXPECT_EQ(stats.entries_written, 0u) << "nothing changed: nothing written";
 }
 
+// A rescan holds each reused file's facts once (in the audit): the cache
+// drops its encoding after handing the facts out, and reads it back from
+// the entry on disk when another file's change makes it write the entry.
+TEST(RepositoryEntry, FactsHandedOutAreWrittenBackWhenAnotherFileChanged) {
+  const fs::path dir = scratch_dir();
+  append_to_file(dir / "a.py", "import os\n");
+  append_to_file(dir / "b.py", "import sys\n");
+  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    cache.store_python(a, analyse_python_source("import os\n", "a.py"));
+    cache.store_python(b, analyse_python_source("import sys\n", "b.py"));
+  });
+  append_to_file(dir / "b.py", "import json\n");
+  const FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    EXPECT_TRUE(cache.load_python(a));
+    EXPECT_FALSE(cache.load_python(b)) << "b changed";
+    cache.store_python(b, analyse_python_source("import sys\nimport json\n", "b.py"));
+  });
+  EXPECT_EQ(stats.entries_written, 1u);
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    const std::optional<PythonFileFacts> facts = cache.load_python(a);
+    ASSERT_TRUE(facts) << "a's facts were read back from the old entry and written again";
+    EXPECT_EQ(facts->imports.size(), 1u);
+    const std::optional<PythonFileFacts> changed = cache.load_python(b);
+    ASSERT_TRUE(changed);
+    EXPECT_EQ(changed->imports.size(), 2u);
+  });
+}
+
 TEST(RepositoryEntry, RecordsOfFilesNoLongerAuditedLeaveTheEntry) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
