@@ -28,19 +28,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from paired import machine_line, spread  # noqa: E402
+from paired import machine_line, spread, wall  # noqa: E402
 from peers import ROOT, build_large_corpus  # noqa: E402
 from peers import timed as timed_with_rss  # noqa: E402
-
-
-def timed(command):
-    """Wall seconds of one run (perf_counter: /usr/bin/time's 10 ms is too coarse here)."""
-    started = time.perf_counter()
-    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - started
-    if result.returncode not in (0, 1):
-        sys.exit(f"{' '.join(command)} exited {result.returncode}")
-    return elapsed
 
 
 def lay_out(fixtures, target, copies):
@@ -72,15 +62,15 @@ def main():
         # Files changed within 2 s of a scan are racy (docs/scan.md): their
         # records serve only after a content check. A mirror is not that fresh.
         time.sleep(2.5)
-        timed(scan + ["--no-cache"])  # page cache warm
+        wall(scan + ["--no-cache"])  # page cache warm
         samples = {"uncached (--no-cache)": [], "cold cache": [], "warm cache (rescan)": []}
         cache_files = []
         for _ in range(arguments.rounds):
-            samples["uncached (--no-cache)"].append(timed(scan + ["--no-cache"]))
+            samples["uncached (--no-cache)"].append(wall(scan + ["--no-cache"]))
             shutil.rmtree(cache, ignore_errors=True)
-            samples["cold cache"].append(timed(scan + ["--cache", cache]))
+            samples["cold cache"].append(wall(scan + ["--cache", cache]))
             cache_files.append(sum(len(files) for _, _, files in os.walk(cache)))
-            samples["warm cache (rescan)"].append(timed(scan + ["--cache", cache]))
+            samples["warm cache (rescan)"].append(wall(scan + ["--cache", cache]))
     print(f"{machine_line()}; corpus: {repositories} repositories (tree fixtures x {arguments.copies}); "
           f"{arguments.rounds} rounds; --threads 2\n")
     print("| run | wall s | ms per repository |")

@@ -13,24 +13,13 @@ FILE defaults to the CUDA toolkit's libcublasLt.so.13 (542 MB).
 """
 import argparse
 import os
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from paired import machine_line, spread  # noqa: E402
+from paired import machine_line, spread, wall  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-
-def wall(command):
-    start = time.perf_counter()
-    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - start
-    if result.returncode not in (0, 1):
-        sys.exit(f"{command[0]} exited {result.returncode}")
-    return elapsed
 
 
 def main():

@@ -25,22 +25,16 @@ import re
 import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from paired import machine_line, spread  # noqa: E402
+from paired import machine_line, spread, wall  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARY = "/usr/local/cuda/lib64/libcublasLt.so.13"
 
 
 def wall_ms(command, runs):
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples.append(1000 * (time.perf_counter() - started))
-    return statistics.median(samples)
+    return statistics.median(1000 * wall(command) for _ in range(runs))
 
 
 def peak_rss_mb(command):

@@ -186,64 +186,54 @@ std::optional<std::string> RepositoryFactsCache::content_sha256(const FileEntry&
   return hash;
 }
 
-// Facts a record holds for `file`: decoded, and their encoding then dropped
-// when the entry on disk still has it (save() reads it back if it must
-// write), so that a rescan holds each file's facts once, in the audit.
+// The facts a record holds for `file`, decoded; their encoding is then
+// dropped when the entry on disk still has it (save() reads it back if it
+// must write), so that a rescan holds each file's facts once, in the audit.
 template <typename Facts, typename Decode>
-std::optional<Facts> take_recorded(std::string& encoding, bool from_entry, bool& encoding_left_on_disk,
-                                   const FileEntry& file, Decode decode) {
-  if (encoding.empty()) return std::nullopt;
-  std::optional<Facts> facts = decode(encoding);
+std::optional<Facts> RepositoryFactsCache::load(const FileEntry& file, std::string CachedFileFacts::*encoding,
+                                                bool Record::*left_on_disk, Decode decode) {
+  std::lock_guard lock(mutex_);
+  Record* record = record_of(file);
+  if (!record || (record->facts.*encoding).empty()) return std::nullopt;
+  std::optional<Facts> facts = decode(record->facts.*encoding);
   if (!facts || facts->relative_path != file.relative_path) return std::nullopt;
-  if (from_entry) {
-    std::string().swap(encoding);
-    encoding_left_on_disk = true;
+  if (record->from_entry) {
+    std::string().swap(record->facts.*encoding);
+    record->*left_on_disk = true;
   }
+  ++directory_.facts_reused_;
   return facts;
 }
 
 std::optional<PythonFileFacts> RepositoryFactsCache::load_python(const FileEntry& file) {
-  std::lock_guard lock(mutex_);
-  Record* record = record_of(file);
-  if (!record) return std::nullopt;
-  std::optional<PythonFileFacts> facts = take_recorded<PythonFileFacts>(
-      record->facts.python_encoding, record->from_entry, record->python_left_on_disk, file, decode_python_facts);
-  if (facts) ++directory_.facts_reused_;
-  return facts;
+  return load<PythonFileFacts>(file, &CachedFileFacts::python_encoding, &Record::python_left_on_disk, decode_python_facts);
 }
 
 std::optional<NativeModuleFacts> RepositoryFactsCache::load_native(const FileEntry& file) {
+  return load<NativeModuleFacts>(file, &CachedFileFacts::native_encoding, &Record::native_left_on_disk, decode_native_facts);
+}
+
+// The facts the audit computed for `file`, kept encoded until save().
+void RepositoryFactsCache::store(const FileEntry& file, std::string encoding, std::string CachedFileFacts::*kept,
+                                 bool Record::*left_on_disk) {
+  ++directory_.facts_analysed_;
+  if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
   std::lock_guard lock(mutex_);
-  Record* record = record_of(file);
-  if (!record) return std::nullopt;
-  std::optional<NativeModuleFacts> facts = take_recorded<NativeModuleFacts>(
-      record->facts.native_encoding, record->from_entry, record->native_left_on_disk, file, decode_native_facts);
-  if (facts) ++directory_.facts_reused_;
-  return facts;
+  if (Record* record = record_of(file)) {
+    record->facts.*kept = std::move(encoding);
+    record->*left_on_disk = false;
+    changed_ = true;
+  }
 }
 
 void RepositoryFactsCache::store_python(const FileEntry& file, const PythonFileFacts& facts) {
-  ++directory_.facts_analysed_;
-  if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
-  std::string encoding = encode_python_facts(facts);
-  std::lock_guard lock(mutex_);
-  if (Record* record = record_of(file)) {
-    record->facts.python_encoding = std::move(encoding);
-    record->python_left_on_disk = false;
-    changed_ = true;
-  }
+  store(file, entry_.path.empty() ? std::string() : encode_python_facts(facts), &CachedFileFacts::python_encoding,
+        &Record::python_left_on_disk);
 }
 
 void RepositoryFactsCache::store_native(const FileEntry& file, const NativeModuleFacts& facts) {
-  ++directory_.facts_analysed_;
-  if (entry_.path.empty()) return;  // nothing kept on disk: the audit holds the facts, no copy here
-  std::string encoding = encode_native_facts(facts);
-  std::lock_guard lock(mutex_);
-  if (Record* record = record_of(file)) {
-    record->facts.native_encoding = std::move(encoding);
-    record->native_left_on_disk = false;
-    changed_ = true;
-  }
+  store(file, entry_.path.empty() ? std::string() : encode_native_facts(facts), &CachedFileFacts::native_encoding,
+        &Record::native_left_on_disk);
 }
 
 void RepositoryFactsCache::save() {

@@ -106,6 +106,10 @@ class RepositoryFactsCache final : public FileFactsCache {
   // is unchanged); nullptr when the file cannot be stat'ed. Under mutex_.
   Record* record_of(const FileEntry& file);
   bool same_content(const FileEntry& file, const CachedFileFacts& recorded);
+  template <typename Facts, typename Decode>
+  std::optional<Facts> load(const FileEntry& file, std::string CachedFileFacts::*encoding, bool Record::*left_on_disk,
+                            Decode decode);
+  void store(const FileEntry& file, std::string encoding, std::string CachedFileFacts::*kept, bool Record::*left_on_disk);
 
   FactsCacheDirectory& directory_;
   FactsCacheDirectory::EntryPath entry_;

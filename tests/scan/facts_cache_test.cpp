@@ -31,6 +31,18 @@ FactsCacheStats one_scan(const fs::path& cache_dir, const std::string& context, 
   return directory.stats();
 }
 
+// a.py and b.py in `dir`, their facts recorded in the cache by one scan.
+std::pair<FileEntry, FileEntry> two_files_recorded(const fs::path& dir) {
+  append_to_file(dir / "a.py", "import os\n");
+  append_to_file(dir / "b.py", "import sys\n");
+  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    cache.store_python(a, analyse_python_source("import os\n", "a.py"));
+    cache.store_python(b, analyse_python_source("import sys\n", "b.py"));
+  });
+  return {a, b};
+}
+
 TEST(RepositoryEntry, AnUnchangedFileIsNotHashedAgainAndAChangedOneIs) {
   const fs::path dir = scratch_dir();
   const fs::path file = dir / "module.py";
@@ -128,13 +140,7 @@ TEST(RepositoryEntry, OneEntryPerRepositoryWrittenOnlyWhenItChanged) {
 // the entry on disk when another file's change makes it write the entry.
 TEST(RepositoryEntry, FactsHandedOutAreWrittenBackWhenAnotherFileChanged) {
   const fs::path dir = scratch_dir();
-  append_to_file(dir / "a.py", "import os\n");
-  append_to_file(dir / "b.py", "import sys\n");
-  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
-  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
-    cache.store_python(a, analyse_python_source("import os\n", "a.py"));
-    cache.store_python(b, analyse_python_source("import sys\n", "b.py"));
-  });
+  const auto [a, b] = two_files_recorded(dir);
   append_to_file(dir / "b.py", "import json\n");
   const FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
     EXPECT_TRUE(cache.load_python(a));
@@ -154,13 +160,7 @@ TEST(RepositoryEntry, FactsHandedOutAreWrittenBackWhenAnotherFileChanged) {
 
 TEST(RepositoryEntry, RecordsOfFilesNoLongerAuditedLeaveTheEntry) {
   const fs::path dir = scratch_dir();
-  append_to_file(dir / "a.py", "import os\n");
-  append_to_file(dir / "b.py", "import sys\n");
-  const FileEntry a = entry_for(dir / "a.py", "a.py"), b = entry_for(dir / "b.py", "b.py");
-  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
-    cache.store_python(a, analyse_python_source("import os\n", "a.py"));
-    cache.store_python(b, analyse_python_source("import sys\n", "b.py"));
-  });
+  const auto [a, b] = two_files_recorded(dir);
   EXPECT_EQ(one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_TRUE(cache.load_python(a)); })
                 .entries_written,
             1u);
