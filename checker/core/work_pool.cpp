@@ -39,6 +39,11 @@ bool WorkPool::take(const Batch* own, Item& item) {
   Batch* chosen = nullptr;
   if (own != nullptr && own->has_queued()) {
     chosen = const_cast<Batch*>(own);
+  } else if (own != nullptr && own->kind == WorkKind::leaf) {
+    // Waiting inside a repository's batch: another repository's file would
+    // be charged to this one's time budget (--repo-timeout). Idle threads,
+    // and the caller of the outermost batch, help instead.
+    return false;
   } else {
     for (Batch* batch : batches_) {
       if (batch->kind == WorkKind::composite) {

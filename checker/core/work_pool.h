@@ -24,10 +24,12 @@ enum class WorkKind {
 
 // One set of threads shared by everything an audit or a scan does in
 // parallel: the repositories of a scan, and the files of every repository.
-// A thread that waits for its batch runs that batch's items, then any
-// leaf item of another batch, so no thread idles while work is queued and
-// nested batches cannot deadlock (a waiting thread never starts a composite
-// item, so nesting stays two deep).
+// A thread that waits for a leaf batch runs only that batch's items (what a
+// repository spends stays its own, for --repo-timeout); a thread with
+// nothing of its own (a worker between items, or the caller of a composite
+// batch whose items are all taken) runs any leaf item, largest first, so no
+// repository's files wait while a thread is free. Nesting cannot deadlock
+// and stays two deep: a waiting thread never starts a composite item.
 class WorkPool {
  public:
   // `threads` in all, the caller of run() counting as one (0: one per

@@ -110,7 +110,13 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
       facts.debug_section_names.emplace_back(section.name);
     }
     if (std::find(kPathCarryingSections.begin(), kPathCarryingSections.end(), section.name) == kPathCarryingSections.end()) continue;
-    scan_in_windows(image, file, image.contents(section), [&](std::string_view text) { scan_for_builder_paths(text, facts); });
+    // Whole: the paths are collected prefix by prefix over the section, and
+    // which 16 are kept (and the first, the finding's place) must not
+    // depend on a window size. .comment and the DWARF string tables of a
+    // released library are small.
+    const auto bytes = image.contents(section);
+    scan_for_builder_paths({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, facts);
+    file.release(image.file_offset(bytes), bytes.size());
   }
 }
 

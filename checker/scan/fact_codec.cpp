@@ -173,11 +173,12 @@ class Reader {
       read(components);
       value = Version(std::move(components));
     } else if constexpr (is_vector<T>::value) {
-      value.resize(read_count(minimum_encoded_size<typename T::value_type>()));
-      for (auto& item : value) {
-        if (!ok_) break;
-        read(item);
-      }
+      // Grown item by item, never to the claimed count at once: an item
+      // takes more memory decoded than its fewest encoded bytes, so a
+      // planted count could otherwise claim many times the entry's size.
+      const std::size_t count = read_count(minimum_encoded_size<typename T::value_type>());
+      value.clear();
+      for (std::size_t i = 0; i < count && ok_; ++i) read(value.emplace_back());
     } else if constexpr (is_optional<T>::value) {
       bool present = false;
       read(present);

@@ -17,7 +17,7 @@ inline constexpr int kFactsEncodingVersion = 6;
 // What the scan cache records of one file of a repository.
 struct CachedFileFacts {
   std::string path;      // absolute
-  std::string identity;  // "<dev> <ino> <size> <mtime ns> <ctime ns>" when recorded
+  std::string identity;  // "<ino> <size> <mtime ns> <ctime ns>" when recorded
   std::optional<std::string> sha256;  // standard base64, when it was hashed
   // Recorded within the racy window of a change: the stat alone does not
   // vouch for the content, so the record serves only after the file's

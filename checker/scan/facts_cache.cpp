@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <random>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -42,7 +43,9 @@ long long nanoseconds(const timespec& time) { return time.tv_sec * 1'000'000'000
 // The identity of a file's bytes as far as the path index goes.
 std::string stat_line(const struct stat& status) {
   std::ostringstream line;
-  line << status.st_dev << ' ' << status.st_ino << ' ' << status.st_size << ' ' << nanoseconds(status.st_mtim) << ' '
+  // Not st_dev: a network file system's device number differs between the
+  // nodes that share a cache (and after a remount); the path is in the key.
+  line << status.st_ino << ' ' << status.st_size << ' ' << nanoseconds(status.st_mtim) << ' '
        << nanoseconds(status.st_ctim);
   return line.str();
 }
@@ -108,7 +111,11 @@ void FactsCacheDirectory::write_entry(const EntryPath& entry, const std::vector<
   std::error_code error;
   fs::create_directories(entry.path.parent_path(), error);
   std::ostringstream name;
-  name << ::getpid() << '-' << std::hash<std::thread::id>{}(std::this_thread::get_id()) << '-' << temporary_names_++;
+  // Unique across the machines sharing the cache (pods are often all pid 1).
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  name << host << '-' << ::getpid() << '-' << std::hash<std::thread::id>{}(std::this_thread::get_id()) << '-'
+       << std::random_device{}() << '-' << temporary_names_++;
   const fs::path temporary = directory_ / "tmp" / name.str();
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -258,15 +265,15 @@ void RepositoryFactsCache::save() {
     if (record.python_left_on_disk && same) record.facts.python_encoding = std::move(before->second.python_encoding);
     if (record.native_left_on_disk && same) record.facts.native_encoding = std::move(before->second.native_encoding);
   }
-  // A record of a file changed within the racy window is kept only with its
-  // SHA-256, which the next scan checks before using it.
+  // A file changed within the racy window may have changed again since it
+  // was analysed without its stat showing it: its record keeps only its
+  // SHA-256 (checked by the next scan before use), never facts.
   std::vector<CachedFileFacts> files;
   for (auto& [path, record] : current_) {
-    if (!record.settled && !record.facts.sha256) {
-      std::string error;
-      record.facts.sha256 = hash_file(path, DigestAlgorithm::sha256, error);
-      ++directory_.files_hashed_;
+    if (!record.settled) {
       if (!record.facts.sha256) continue;
+      std::string().swap(record.facts.python_encoding);
+      std::string().swap(record.facts.native_encoding);
     }
     files.push_back(std::move(record.facts));  // the cache is done with them: no copy
     files.back().racy = !record.settled;

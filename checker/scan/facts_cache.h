@@ -75,7 +75,7 @@ class FactsCacheDirectory {
 // One repository's facts (all its revisions): read from its packed entry in
 // one read when made, recorded as the audit goes, written back in one
 // rename by save() when anything changed. A file's record is reused when
-// its path and stat (device, inode, size, mtime, ctime) are those recorded,
+// its path and stat (inode, size, mtime, ctime) are those recorded,
 // as git's index does; any other file is hashed and analysed again.
 // Every member may be called from several threads at once.
 class RepositoryFactsCache final : public FileFactsCache {

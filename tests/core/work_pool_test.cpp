@@ -1,6 +1,8 @@
 #include "checker/core/work_pool.h"
 
 #include <atomic>
+#include <chrono>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -73,6 +75,33 @@ TEST(WorkPool, AThreadWhoseOwnBatchIsDoneRunsTheFilesOfAnotherBatch) {
     });
   });
   EXPECT_EQ(large_repository_threads.size(), 2u);
+}
+
+// While a thread is inside a repository (a composite item), it runs only
+// that repository's files: another repository's would count against its
+// time budget. Free threads run any repository's files.
+TEST(WorkPool, AThreadInsideARepositoryRunsOnlyThatRepositorysFiles) {
+  WorkPool pool(3);
+  std::mutex mutex;
+  std::map<std::thread::id, std::size_t> inside;  // thread -> the repository it is auditing
+  bool foreign = false;
+  const std::vector<std::uint64_t> repositories(6, 1);
+  pool.run(WorkKind::composite, repositories, [&](std::size_t repository) {
+    {
+      std::lock_guard lock(mutex);
+      inside[std::this_thread::get_id()] = repository;
+    }
+    std::vector<std::uint64_t> files(40, 1);
+    pool.run(WorkKind::leaf, files, [&](std::size_t) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      std::lock_guard lock(mutex);
+      const auto auditing = inside.find(std::this_thread::get_id());
+      if (auditing != inside.end() && auditing->second != repository) foreign = true;
+    });
+    std::lock_guard lock(mutex);
+    inside.erase(std::this_thread::get_id());
+  });
+  EXPECT_FALSE(foreign);
 }
 
 TEST(WorkPool, NestedBatchesOnEveryThreadFinish) {

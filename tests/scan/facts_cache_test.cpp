@@ -66,23 +66,26 @@ TEST(RepositoryEntry, AnUnchangedFileIsNotHashedAgainAndAChangedOneIs) {
 }
 
 // A file changed within the racy window could change again without its
-// stat showing it: its record serves only after its content is hashed
-// again and found the same.
-TEST(RepositoryEntry, AFreshlyChangedFileIsCheckedByContentBeforeItsRecordServes) {
+// stat showing it, after its analysis: its record keeps only its hash,
+// which serves only after the content is hashed again and found the same;
+// its facts are never kept.
+TEST(RepositoryEntry, AFreshlyChangedFileKeepsOnlyItsHashCheckedByContent) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "module.py", "x = 1\n");
   const FileEntry entry = entry_for(dir / "module.py", "module.py");
   const auto racy = std::chrono::hours(1);
+  std::optional<std::string> first;
   FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    first = cache.content_sha256(entry);
     cache.store_python(entry, analyse_python_source("x = 1\n", "module.py"));
   }, "owner/kernel", racy);
-  EXPECT_EQ(stats.files_hashed, 1u) << "hashed when written, so that the next scan can check it";
+  EXPECT_EQ(stats.files_hashed, 1u);
   stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
-    EXPECT_TRUE(cache.load_python(entry));
-    EXPECT_TRUE(cache.content_sha256(entry));
+    EXPECT_FALSE(cache.load_python(entry)) << "no facts are kept for a racy file";
+    EXPECT_EQ(cache.content_sha256(entry), first);
   }, "owner/kernel", racy);
   EXPECT_EQ(stats.files_hashed, 1u) << "the content check, and no second hash";
-  EXPECT_EQ(stats.facts_reused, 1u);
+  EXPECT_EQ(stats.facts_reused, 0u);
 }
 
 TEST(RepositoryEntry, FactsAreKeyedByContextRepositoryAndPath) {

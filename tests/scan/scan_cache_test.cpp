@@ -129,6 +129,7 @@ TEST(ScanCache, ThreadsSharingACacheProduceIdenticalCorrectReports) {
 TEST(ScanCache, ProcessesSharingACacheProduceIdenticalCorrectReports) {
   const fs::path dir = scratch_dir();
   const fs::path root = make_scan_root(dir);
+  wait_until_settled();  // the processes use the default racy window
   const std::string command = std::string("'") + KCHECK_EXECUTABLE + "' scan --format json --cache '" +
                               (dir / "cache").string() + "' '" + root.string() + "'";
   // Started together, both writing the cold cache at once.

@@ -117,6 +117,7 @@ TEST(ScanCli, AReportThatCannotBeWrittenIsNamedAndTheOthersAreWritten) {
 TEST(ScanCli, StatsShowThatARescanAnalysesNothing) {
   const fs::path dir = scratch_dir();
   copy_fixture("clean_cpu_variants_from_template", dir / "root" / "relu");
+  wait_until_settled();
   const std::string command = "scan --stats --cache " + quoted(dir / "cache") + " " + quoted(dir / "root");
   EXPECT_EQ(kcheck_command(command, dir / "first.txt"), 0);
   EXPECT_EQ(kcheck_command(command, dir / "second.txt"), 0);

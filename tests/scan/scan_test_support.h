@@ -2,10 +2,12 @@
 // Scratch directories and fixture copies shared by the scan tests.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "checker/audit/audit.h"
 #include "checker/scan/scan.h"
@@ -62,6 +64,11 @@ inline ScanRun scan(const std::vector<fs::path>& roots, const fs::path& cache, s
   run.report = run_scan(discover_repositories(roots), policy, options, rules, &run.stats);
   return run;
 }
+
+// Waits out the cache's racy window (2 s after a file's last change,
+// docs/scan.md), so that a kcheck process scanning the fixtures copied just
+// before records their facts.
+inline void wait_until_settled() { std::this_thread::sleep_for(std::chrono::milliseconds(2100)); }
 
 inline std::string to_json_text(const ScanReport& report) { return scan_report_to_json(report).dump(1); }
 

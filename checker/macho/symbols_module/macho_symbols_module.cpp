@@ -43,5 +43,7 @@ extern "C" KCHECK_MACHO_SYMBOLS_EXPORT void kcheck_read_macho_symbols(const std:
     }
   } catch (const std::exception& error) {
     facts->error = std::string("cannot read symbols: ") + error.what();
+  } catch (...) {  // nothing may leave an extern "C" function
+    facts->error = "cannot read symbols: LIEF failed";
   }
 }
