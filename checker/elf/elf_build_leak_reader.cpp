@@ -78,8 +78,9 @@ void scan_strings_for_source_paths(std::string_view data, std::vector<std::strin
 }
 
 // Calls scan(text) over a section in pieces of about kScanWindow bytes,
-// each ending just after a NUL (a string is never split, unless it runs
-// past kLongestString without one), and drops each piece's pages from the
+// each ending just after a byte that cannot be part of a path (so a path is
+// never split and a piece never starts inside one, unless a run of path
+// characters exceeds kLongestString), and drops each piece's pages from the
 // resident set once scanned: a 46 MB .rodata costs a few MB of memory.
 constexpr std::size_t kScanWindow = std::size_t{4} << 20;
 constexpr std::size_t kLongestString = std::size_t{64} << 10;
@@ -92,8 +93,9 @@ void scan_in_windows(const ElfImage& image, const MappedFile& file, std::span<co
   while (start < text.size()) {
     std::size_t end = std::min(start + kScanWindow, text.size());
     if (end < text.size()) {
-      const std::size_t nul = text.substr(end, kLongestString).find('\0');
-      end = nul == std::string_view::npos ? std::min(end + kLongestString, text.size()) : end + nul + 1;
+      const std::string_view ahead = text.substr(end, kLongestString);
+      const auto separator = std::find_if(ahead.begin(), ahead.end(), [](char c) { return !is_path_char(c); });
+      end += separator == ahead.end() ? ahead.size() : static_cast<std::size_t>(separator - ahead.begin()) + 1;
     }
     scan(text.substr(start, end - start));
     file.release(base + start, end - start);
