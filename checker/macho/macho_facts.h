@@ -17,6 +17,8 @@ struct MachOFacts {
   std::optional<Version> minimum_macos;       // LC_BUILD_VERSION minos or LC_VERSION_MIN_MACOSX
 };
 
+// Throws std::runtime_error when kcheck's own Mach-O symbol module cannot be
+// loaded (a broken installation, not a finding about the file).
 MachOFacts read_macho_facts(const std::filesystem::path& file);
 
 }  // namespace kcheck

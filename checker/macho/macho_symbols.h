@@ -19,8 +19,8 @@ KCHECK_MACHO_SYMBOLS_EXPORT void kcheck_read_macho_symbols(const std::vector<std
 namespace kcheck {
 
 // Loads the module on first use (next to the kcheck executable, else where
-// the build put it) and calls it; facts.error says why when it cannot be
-// loaded. A portable kcheck calls the linked-in reader.
+// the build put it) and calls it; throws std::runtime_error naming the paths
+// tried when it cannot be loaded. A portable kcheck calls the linked-in reader.
 void read_macho_symbols(const std::vector<std::uint8_t>& bytes, const std::string& name, MachOFacts& facts);
 
 }  // namespace kcheck
