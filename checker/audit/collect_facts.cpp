@@ -233,9 +233,7 @@ void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFa
       return;
     }
     const std::size_t h = i - files.size();
-    const DigestAlgorithm algorithm = *verifications[hashes[h].verification].algorithm;
-    if (cache && algorithm == DigestAlgorithm::sha256) hashed[h] = cache->content_sha256(*hashes[h].file);
-    if (!hashed[h]) hashed[h] = hash_file(hashes[h].file->path, algorithm, hash_errors[h]);
+    hashed[h] = hash_of(*hashes[h].file, *verifications[hashes[h].verification].algorithm, cache, hash_errors[h]);
     report_progress(progress, ProgressCounter::bytes_hashed, hashes[h].file->size);
   });
 

@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "checker/core/work_pool.h"
 
 namespace kcheck {
 namespace {
@@ -147,8 +148,14 @@ std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAl
   return base64(digest, digest_size);
 }
 
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, WorkPool& pool,
-                      FileFactsCache* known, const AuditDeadline& deadline) {
+std::optional<std::string> hash_of(const FileEntry& file, DigestAlgorithm algorithm, FileFactsCache* known,
+                                   std::string& error) {
+  if (known && algorithm == DigestAlgorithm::sha256)
+    if (std::optional<std::string> hash = known->content_sha256(file)) return hash;
+  return hash_file(file.path, algorithm, error);
+}
+
+FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads) {
   struct Outcome {
     std::optional<std::string> hash;
     std::string error;
@@ -156,10 +163,9 @@ FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorith
   std::vector<Outcome> outcomes(files.size());
   std::vector<std::uint64_t> sizes;
   for (const FileEntry* file : files) sizes.push_back(file->size);
+  WorkPool pool(threads);
   pool.run(WorkKind::leaf, sizes, [&](std::size_t index) {
-    deadline.check();
-    if (known && algorithm == DigestAlgorithm::sha256) outcomes[index].hash = known->content_sha256(*files[index]);
-    if (!outcomes[index].hash) outcomes[index].hash = hash_file(files[index]->path, algorithm, outcomes[index].error);
+    outcomes[index].hash = hash_of(*files[index], algorithm, nullptr, outcomes[index].error);
   });
   FileHashes result;
   for (std::size_t index = 0; index < files.size(); ++index) {
@@ -168,11 +174,6 @@ FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorith
     else result.errors.emplace(path, std::move(outcomes[index].error));
   }
   return result;
-}
-
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads) {
-  WorkPool pool(threads);
-  return hash_files(files, algorithm, pool);
 }
 
 ComputedDigest compute_variant_digest(const VariantFacts& variant, DigestAlgorithm algorithm, unsigned threads) {

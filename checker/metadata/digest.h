@@ -8,10 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/core/audit_deadline.h"
 #include "checker/core/file_facts_cache.h"
 #include "checker/core/tree_facts.h"
-#include "checker/core/work_pool.h"
 
 namespace kcheck {
 
@@ -38,16 +36,17 @@ std::vector<const FileEntry*> digest_covered_files(const VariantFacts& variant);
 // cannot be read.
 std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAlgorithm algorithm, std::string& error);
 
-// Hashes of the given files, each hashed once, largest first on `pool`.
+// A file's hash: from `known` (a facts cache) when it has its SHA-256, else
+// hashed (hash_file).
+std::optional<std::string> hash_of(const FileEntry& file, DigestAlgorithm algorithm, FileFactsCache* known,
+                                   std::string& error);
+
+// Hashes of the given files, each hashed once, largest first, on a pool of
+// `threads` (0: one per hardware thread).
 struct FileHashes {
   std::map<std::string, std::string> hashes;  // relative path -> standard base64
   std::map<std::string, std::string> errors;  // relative path -> why it could not be read
 };
-// With `known` (a facts cache), SHA-256 hashes come from it when it has them.
-// Throws AuditTimeout when `deadline` passes between two files.
-FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, WorkPool& pool,
-                      FileFactsCache* known = nullptr, const AuditDeadline& deadline = AuditDeadline{});
-// The same on a pool of `threads` of its own (0: one per hardware thread).
 FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorithm algorithm, unsigned threads);
 
 // Standard base64 of the digest of `bytes` (for tests and small inputs).
