@@ -54,8 +54,11 @@ void BM_Readelf(benchmark::State& state, const fs::path& file) {
 const bool registered = [] {
   for (const fs::path& file : bench_files()) {
     const std::string name = file.filename().string();
-    benchmark::RegisterBenchmark(("BM_KcheckKeRules/" + name).c_str(), BM_KcheckKeRules, file)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("BM_Readelf/" + name).c_str(), BM_Readelf, file)->UseManualTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_KcheckKeRules/" + name).c_str(), BM_KcheckKeRules, file)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_Readelf/" + name).c_str(), BM_Readelf, file)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
   }
   return true;
 }();

@@ -8,26 +8,32 @@
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
-#include "checker/elf/elf_rules.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck::bench {
 
 inline bool starts_with_elf_magic(const std::filesystem::path& file) {
   char magic[4] = {};
   std::ifstream(file, std::ios::binary).read(magic, 4);
-  return std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  return std::memcmp(magic,
+                     "\x7f"
+                     "ELF",
+                     4) == 0;
 }
 
 // Reads the module's facts once and runs all KE rules on them.
-inline Findings audit_native_module(const std::filesystem::path& file, const Policy& policy, const RuleRegistry& rules) {
+inline Findings audit_native_module(const std::filesystem::path& file, const Policy& policy,
+                                    const RuleRegistry& rules) {
   TreeFacts tree;
   tree.scope = AuditScope::module;
   VariantFacts& variant = tree.variants.emplace_back();
   NativeModuleFacts& module = variant.native_modules.emplace_back();
   module.relative_path = file.filename().string();
-  if (starts_with_elf_magic(file)) module.elf = read_elf_facts(file);
-  else module.macho = read_macho_facts(file);
+  if (starts_with_elf_magic(file))
+    module.elf = read_elf_facts(file);
+  else
+    module.macho = read_macho_facts(file);
   const AuditOptions options;
   const RuleContext context{tree, policy, options};
   Findings findings;

@@ -4,7 +4,7 @@
 Builds two corpora of kernel repositories (hard links, no copies):
 
   reference/  the reference kernels' build trees made by `kcheck build`
-              (reference/<k>/build, and BUILD/reference/hub/<k>/build of the tests)
+              (reference/kernels/<k>/build, and BUILD/reference/hub/<k>/build of the tests)
   large/      real binaries of this machine laid out as variants:
               torch-wheel-libs/build/torch211-cxx11-cu130-x86_64-linux/  (the torch wheel's lib/*.so)
               cuda-toolkit-libs/build/torch211-cxx11-cu130-x86_64-linux/ (the CUDA toolkit's lib64)
@@ -119,7 +119,7 @@ def build_reference_corpus(corpus, build):
         return target
     sources, planned = [], set()
     for kernel in ("relu", "activation", "rms_norm"):
-        for candidate in (os.path.join(ROOT, "reference", kernel, "build"),
+        for candidate in (os.path.join(ROOT, "reference", "kernels", kernel, "build"),
                           os.path.join(build, "reference", "hub", kernel, "build"),
                           os.path.join(ROOT, "_build", "reference", "hub", kernel, "build")):
             if os.path.isdir(candidate):

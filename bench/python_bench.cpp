@@ -47,7 +47,8 @@ struct StdlibCorpus {
 const StdlibCorpus& stdlib_corpus() {
   static const StdlibCorpus corpus = [] {
     StdlibCorpus loaded;
-    const fs::path root = command_output(python_interpreter() + " -c 'import sysconfig;print(sysconfig.get_paths()[\"stdlib\"])'");
+    const fs::path root =
+        command_output(python_interpreter() + " -c 'import sysconfig;print(sysconfig.get_paths()[\"stdlib\"])'");
     for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
       const std::string name = it->path().filename().string();
       if (it->is_directory() && (name == "site-packages" || name == "dist-packages" || name == "__pycache__")) {
@@ -122,7 +123,8 @@ void BM_AstParseStdlib(benchmark::State& state) {
   }
   // On a loaded machine wall time inflates; CPU time per iteration compares
   // with the CPU column of the kcheck benchmark.
-  state.counters["cpu_ms_per_iteration"] = 1000 * cpu_seconds / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+  state.counters["cpu_ms_per_iteration"] =
+      1000 * cpu_seconds / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
   set_corpus_counters(state, corpus);
 }
 

@@ -30,9 +30,11 @@
 #if defined(__x86_64__) && defined(__GLIBC__)
 
 // A function whose ABI did not change: __wrap_NAME jumps to NAME@GLIBC_2.2.5.
-#define KCHECK_AS_OF_GLIBC_2_2_5(name)                                                        \
-  __asm__(".symver kcheck_2_2_5_" #name ", " #name "@GLIBC_2.2.5\n"                          \
-          ".pushsection .text\n.globl __wrap_" #name "\n.type __wrap_" #name ", @function\n" \
+#define KCHECK_AS_OF_GLIBC_2_2_5(name)                                       \
+  __asm__(".symver kcheck_2_2_5_" #name ", " #name                           \
+          "@GLIBC_2.2.5\n"                                                   \
+          ".pushsection .text\n.globl __wrap_" #name "\n.type __wrap_" #name \
+          ", @function\n"                                                    \
           "__wrap_" #name ":\n  jmp kcheck_2_2_5_" #name "@PLT\n.popsection\n");
 KCHECK_AS_OF_GLIBC_2_2_5(pthread_create)
 KCHECK_AS_OF_GLIBC_2_2_5(pthread_join)

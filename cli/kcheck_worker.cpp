@@ -2,16 +2,17 @@
 // starts one per variant, so whatever the kernel does while it loads (crash,
 // abort, exit, hang, flood its output) ends this process only.
 //
-//   kcheck_worker --info                         JSON about the local Torch on stdout
+//   kcheck_worker --info                         WorkerInfo (JSON) about the local Torch on stdout
 //   kcheck_worker --result FILE [--plan PLAN] MODULE.so
-//       load MODULE, write the dispatcher audit to FILE; with PLAN (JSON,
-//       checker/harness/worker/op_plan.h) also check and time its ops
+//       load MODULE, write the dispatcher audit to FILE (a WorkerResult);
+//       with PLAN (a WorkerPlan) also check and time its ops
 //
-// The result file is rewritten atomically (tmp + rename) at each stage:
-// {"stage":"loading"} before dlopen, "loaded" once the module has loaded and
-// the dispatcher was compared, "running" with the op call about to happen,
-// and "done" with every op's checks and timings. A parent that finds
-// "loading" or "running" knows the process ended there.
+// The three messages are typed in checker/harness/worker_protocol.h, which
+// kcheck compiles too. The result file is rewritten atomically (tmp +
+// rename) at each stage: "loading" before dlopen, "loaded" once the module
+// has loaded and the dispatcher was compared, "running" with the op call
+// about to happen, and "done" with every op's checks and timings. A parent
+// that finds "loading" or "running" knows the process ended there.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/headeronly/version.h>
 
-#include "checker/harness/worker/op_plan.h"
+#include "checker/harness/worker_protocol.h"
 #include "checker/harness/worker/op_runner.h"
 #include "checker/harness/worker/worker_device.h"
 #include "reference/ops/baseline_forms.h"
@@ -39,11 +40,14 @@ namespace {
 
 using nlohmann::json;
 
-void write_result(const std::string& path, const json& result) {
+using kcheck::worker::WorkerResult;
+using kcheck::worker::WorkerStage;
+
+void write_result(const std::string& path, const WorkerResult& result) {
   std::string temporary = path + ".tmp";
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << result.dump(2) << "\n";
+    file << json(result).dump(2) << "\n";
     if (!file) std::_Exit(3);
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) std::_Exit(3);
@@ -105,44 +109,40 @@ std::vector<std::string> timeable_baselines() {
   return names;
 }
 
-json info() {
-  return {{"torch_version", TORCH_VERSION},
-          {"cxx11_abi", _GLIBCXX_USE_CXX11_ABI == 1},
-          {"backends", kcheck::worker::available_backends()},
-          {"baselines", timeable_baselines()}};
+kcheck::worker::WorkerInfo info() {
+  return {TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI == 1, kcheck::worker::available_backends(), timeable_baselines()};
 }
 
 // Checks (and times) the module's new ops as the plan says, recording the
 // op about to run before every call.
-void run_plan(const kcheck::worker::WorkerPlan& plan, const json& new_ops, json& result,
-              const std::string& result_path) {
+void run_plan(const kcheck::worker::WorkerPlan& plan, WorkerResult& result, const std::string& result_path) {
   kcheck::worker::WorkerDevice device;
   try {
     device = kcheck::worker::open_device(plan.backend);
   } catch (const std::exception& error) {
-    result["stage"] = "done";
-    result["run_problem"] = error.what();
+    result.stage = WorkerStage::done;
+    result.run_problem = error.what();
     write_result(result_path, result);
     return;
   }
   auto stage = [&](const std::string& running) {
-    result["stage"] = "running";
-    result["running"] = running;
+    result.stage = WorkerStage::running;
+    result.running = running;
     write_result(result_path, result);
   };
   if (plan.bench.enabled) {
     stage("measuring the device's copy bandwidth");
-    result["device"] = kcheck::worker::measure_device_limits(device, plan.bench);
+    result.device = kcheck::worker::measure_device_limits(device, plan.bench);
   } else {
-    result["device"] = {{"name", device.name}, {"backend", device.backend}};
+    result.device = kcheck::worker::DeviceLimits{device.name, device.backend};
   }
   std::vector<std::string> names;
-  for (const json& op : new_ops) names.push_back(op["name"].get<std::string>());
-  json ran = kcheck::worker::run_ops(names, plan, device, stage);
-  result["ops"] = ran["ops"];
-  result["benchmarks"] = ran["benchmarks"];
-  result.erase("running");
-  result["stage"] = "done";
+  for (const kcheck::worker::RegisteredOp& op : result.new_ops) names.push_back(op.name);
+  kcheck::worker::OpsRun ran = kcheck::worker::run_ops(names, plan, device, stage);
+  result.ops = std::move(ran.ops);
+  result.benchmarks = std::move(ran.benchmarks);
+  result.running.clear();
+  result.stage = WorkerStage::done;
   write_result(result_path, result);
 }
 
@@ -151,16 +151,20 @@ void run_plan(const kcheck::worker::WorkerPlan& plan, const json& new_ops, json&
 int main(int argc, char** argv) {
   std::string first = argc > 1 ? argv[1] : "";
   if (first == "--info") {
-    std::cout << info().dump() << "\n";
+    std::cout << json(info()).dump() << "\n";
     return 0;
   }
   std::string result_path, plan_path, module_path;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
-    if (argument == "--result" && i + 1 < argc) result_path = argv[++i];
-    else if (argument == "--plan" && i + 1 < argc) plan_path = argv[++i];
-    else if (module_path.empty() && argument.rfind("--", 0) != 0) module_path = argument;
-    else module_path.clear(), result_path.clear(), i = argc;
+    if (argument == "--result" && i + 1 < argc)
+      result_path = argv[++i];
+    else if (argument == "--plan" && i + 1 < argc)
+      plan_path = argv[++i];
+    else if (module_path.empty() && argument.rfind("--", 0) != 0)
+      module_path = argument;
+    else
+      module_path.clear(), result_path.clear(), i = argc;
   }
   if (result_path.empty() || module_path.empty()) {
     std::cerr << "usage: kcheck_worker --info | --result FILE [--plan PLAN.json] MODULE.so\n";
@@ -170,54 +174,46 @@ int main(int argc, char** argv) {
   if (!plan_path.empty()) {
     std::ifstream plan_file(plan_path, std::ios::binary);
     try {
-      plan = kcheck::worker::worker_plan_from_json(json::parse(plan_file));
+      plan = json::parse(plan_file).get<kcheck::worker::WorkerPlan>();
     } catch (const std::exception& error) {
       std::cerr << "kcheck_worker: bad plan " << plan_path << ": " << error.what() << "\n";
       return 2;
     }
   }
 
-  json result = info();
-  result["module"] = module_path;
-  std::string libpython_problem = load_libpython();
-  if (!libpython_problem.empty()) result["libpython_problem"] = libpython_problem;
+  WorkerResult result;
+  result.libpython_problem = load_libpython();
 
   auto ops_before = snapshot_ops();
   auto fallbacks_before = snapshot_fallbacks();
 
-  result["stage"] = "loading";
+  result.stage = WorkerStage::loading;
   write_result(result_path, result);
   std::cout.flush();
 
   void* handle = ::dlopen(module_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* error = ::dlerror();
-    result["stage"] = "load_failed";
-    result["load_error"] = error ? error : "dlopen failed";
+    result.stage = WorkerStage::load_failed;
+    result.load_error = error ? error : "dlopen failed";
     write_result(result_path, result);
     return 0;
   }
   std::fflush(stdout);
 
-  json new_ops = json::array();
-  json changed_ops = json::array();
   for (const auto& [key, value] : snapshot_ops()) {
     auto before = ops_before.find(key);
     if (before == ops_before.end())
-      new_ops.push_back({{"name", key}, {"namespace", op_namespace(value.first)}});
+      result.new_ops.push_back({key, op_namespace(value.first)});
     else if (before->second.second != value.second)
-      changed_ops.push_back({{"name", key}, {"namespace", op_namespace(value.first)}});
+      result.changed_ops.push_back({key, op_namespace(value.first)});
   }
-  json new_fallbacks = json::array();
   for (const std::string& key : snapshot_fallbacks())
-    if (!fallbacks_before.contains(key)) new_fallbacks.push_back(key);
+    if (!fallbacks_before.contains(key)) result.new_fallbacks.push_back(key);
 
-  result["stage"] = "loaded";
-  result["new_ops"] = new_ops;
-  result["changed_ops"] = changed_ops;
-  result["new_fallbacks"] = new_fallbacks;
+  result.stage = WorkerStage::loaded;
   write_result(result_path, result);
-  if (plan) run_plan(*plan, new_ops, result, result_path);
+  if (plan) run_plan(*plan, result, result_path);
   // No dlclose and no static destructors of the module: _Exit right away.
   std::_Exit(0);
 }

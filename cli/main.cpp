@@ -14,7 +14,7 @@
 #include "checker/audit/repository_settings.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
-#include "checker/audit/dynamic_audit.h"
+#include "checker/harness/dynamic_audit.h"
 #include "checker/harness/compiled_baselines.h"
 #include "checker/harness/harness.h"
 #include "checker/layout/tree_walker.h"
@@ -90,8 +90,9 @@ std::string format_list() {
 }
 
 void add_report_options(CLI::App& app, ReportArguments& arguments) {
-  app.add_option("--policy", arguments.policy,
-                 "policy name (hub, hub-legacy) or policy file (default: the repository's kcheck.toml policy, else hub)");
+  app.add_option(
+      "--policy", arguments.policy,
+      "policy name (hub, hub-legacy) or policy file (default: the repository's kcheck.toml policy, else hub)");
   app.add_option("--format", arguments.format, "output format: " + format_list())->capture_default_str();
   app.add_option("-o,--output", arguments.output, "write the report to FILE instead of standard output");
   // One value per occurrence (CODE[,CODE]), repeatable, so a following PATH is not swallowed.
@@ -107,7 +108,8 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
   app.add_option("--max-depth", arguments.max_depth, "directory levels walked per variant (default 64)");
   app.add_option("--repo-id", arguments.repo_id, "Hub repository owner/name, compared with metadata name (KM005)");
   app.add_option("--threads", arguments.threads, "worker threads (0 = one per hardware thread)");
-  app.add_flag("--show-notes", arguments.show_notes, "list notes and suppressed findings in text output (counted otherwise)");
+  app.add_flag("--show-notes", arguments.show_notes,
+               "list notes and suppressed findings in text output (counted otherwise)");
   app.add_option("--min-severity", arguments.min_severity,
                  "list only findings of this severity or above in text, github and concise output "
                  "(note, warning, error; the gate and the other formats are unchanged)");
@@ -148,7 +150,8 @@ void write_output(const std::string& text, const std::string& output) {
 // Rejects --select/--ignore entries that name no rule and are no prefix of one.
 void check_codes_known(const std::vector<std::string>& codes, const kcheck::RuleRegistry& rules) {
   for (const std::string& code : codes)
-    if (!rules.names_a_rule(code)) throw std::invalid_argument("no rule code matches '" + code + "' (see `kcheck rules`)");
+    if (!rules.names_a_rule(code))
+      throw std::invalid_argument("no rule code matches '" + code + "' (see `kcheck rules`)");
 }
 
 kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kcheck::RuleRegistry& rules) {
@@ -211,7 +214,8 @@ kcheck::RenderOptions render_options(const ReportArguments& arguments, kcheck::O
   kcheck::RenderOptions options{{colour}, kcheck::rule_catalogue(kcheck::make_rule_registry())};
   const bool line_format = format == kcheck::OutputFormat::github || format == kcheck::OutputFormat::concise;
   const fs::path reader_root = arguments.sarif_root.empty() ? fs::current_path() : fs::absolute(arguments.sarif_root);
-  if (!arguments.sarif_root.empty() || line_format) options.source_root = reader_root;  // clickable from where kcheck ran
+  if (!arguments.sarif_root.empty() || line_format)
+    options.source_root = reader_root;  // clickable from where kcheck ran
   options.text.relative_to = reader_root;
   options.text.least_shown = least_shown(arguments, format);
   options.text.quiet = arguments.quiet;
@@ -221,8 +225,9 @@ kcheck::RenderOptions render_options(const ReportArguments& arguments, kcheck::O
 
 void emit(const kcheck::Report& report, const ReportArguments& arguments) {
   const kcheck::OutputFormat format = output_format(arguments);
-  write_output(kcheck::render_report(report, format, render_options(arguments, format, colour_wanted(arguments.output))),
-               arguments.output);
+  write_output(
+      kcheck::render_report(report, format, render_options(arguments, format, colour_wanted(arguments.output))),
+      arguments.output);
 }
 
 // A progress line on stderr while the work runs, only when stderr is a
@@ -293,8 +298,9 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   request.jobs = arguments.threads;
   request.self_audit = audit_options(arguments, rules);
   kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda, build.rocm);
-  kcheck::KernelBuild results = kcheck::build_kernel(
-      request, toolchain, policy, rules, [](const std::string& line) { std::cerr << "kcheck build: " << line << "\n"; });
+  kcheck::KernelBuild results = kcheck::build_kernel(request, toolchain, policy, rules, [](const std::string& line) {
+    std::cerr << "kcheck build: " << line << "\n";
+  });
   int status = 0;
   for (const kcheck::VariantBuild& variant : results.variants) {
     if (!variant.built) {
@@ -303,7 +309,8 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
       continue;
     }
     for (const auto& pin : variant.pinning.pinned)
-      std::cerr << "kcheck build: pinned " << pin.symbol << " " << pin.needed_version << " -> " << pin.pinned_version << "\n";
+      std::cerr << "kcheck build: pinned " << pin.symbol << " " << pin.needed_version << " -> " << pin.pinned_version
+                << "\n";
     for (const auto& substitute : variant.pinning.substituted)
       std::cerr << "kcheck build: substituted " << substitute.symbol << "\n";
     emit(variant.audit, arguments);
@@ -321,33 +328,41 @@ struct DynamicArguments {
   std::string python;  // "" = the repository venv's python when present; "none" = skip KD006
   int samples = 30;
   std::string baseline;
-  double regression_threshold = 10;  // percent
-  std::uint64_t worker_file_size = 0;  // 0: HarnessOptions' default
+  double regression_threshold = 10;                                                    // percent
+  std::uint64_t worker_file_size = 0;                                                  // 0: HarnessOptions' default
   std::vector<std::string> compile_modes = {"default", "max-autotune-no-cudagraphs"};  // "none": no torch.compile
   double compile_timeout_seconds = 900;
 };
 
 void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool bench) {
-  command.add_option("path", arguments.path, "kernel repository, build directory or one variant")->capture_default_str();
+  command.add_option("path", arguments.path, "kernel repository, build directory or one variant")
+      ->capture_default_str();
   command.add_option("--timeout", arguments.timeout_seconds, "seconds per variant (default: 120, bench 900)");
   command.add_option("--seed", arguments.seed, "seed of the random inputs (default: fresh, recorded in the report)");
-  command.add_option("--sizes", arguments.sizes, "named sizes of the op specs (default: small,medium on CPU, all on a GPU)")
+  command
+      .add_option("--sizes", arguments.sizes,
+                  "named sizes of the op specs (default: small,medium on CPU, all on a GPU)")
       ->delimiter(',');
-  command.add_option("--python", arguments.python, "Python for the import check KD006 (default: the repo venv; none: skip)");
-  command.add_option("--worker-file-size", arguments.worker_file_size,
-                     "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M)")
+  command.add_option("--python", arguments.python,
+                     "Python for the import check KD006 (default: the repo venv; none: skip)");
+  command
+      .add_option("--worker-file-size", arguments.worker_file_size,
+                  "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M)")
       ->transform(CLI::AsSizeValue(false));
   if (!bench) return;
   command.add_option("--samples", arguments.samples, "timed samples per op, size and dtype")->capture_default_str();
   command.add_option("--baseline", arguments.baseline, "a saved JSON report of an earlier bench (KB002)");
-  command.add_option("--regression-threshold", arguments.regression_threshold, "percent slower than the baseline (KB002)")
+  command
+      .add_option("--regression-threshold", arguments.regression_threshold, "percent slower than the baseline (KB002)")
       ->capture_default_str();
-  command.add_option("--compile", arguments.compile_modes,
-                     "torch.compile modes each op's baseline is compiled in and timed, through --python; none: skip")
+  command
+      .add_option("--compile", arguments.compile_modes,
+                  "torch.compile modes each op's baseline is compiled in and timed, through --python; none: skip")
       ->delimiter(',')
       ->capture_default_str();
-  command.add_option("--compile-timeout", arguments.compile_timeout_seconds,
-                     "seconds for all torch.compile baselines of a variant")
+  command
+      .add_option("--compile-timeout", arguments.compile_timeout_seconds,
+                  "seconds for all torch.compile baselines of a variant")
       ->capture_default_str();
 }
 
@@ -387,8 +402,10 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   if (!(dynamic.compile_timeout_seconds > 0)) throw std::invalid_argument("--compile-timeout must be above 0");
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
   fs::path venv_python = fs::path(KCHECK_DEFAULT_VENV) / "bin" / "python";
-  if (dynamic.python.empty()) harness.python = fs::exists(venv_python) ? venv_python : fs::path();
-  else if (dynamic.python != "none") harness.python = dynamic.python;
+  if (dynamic.python.empty())
+    harness.python = fs::exists(venv_python) ? venv_python : fs::path();
+  else if (dynamic.python != "none")
+    harness.python = dynamic.python;
   auto progress = terminal_progress();
   options.progress = progress.get();
   harness.progress = progress.get();
@@ -431,11 +448,13 @@ bool emit_scan(const kcheck::ScanReport& scan, const ReportArguments& arguments,
     }
   }
   if (format == kcheck::OutputFormat::json) {
-    write_output(kcheck::scan_report_to_json(scan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", arguments.output);
+    write_output(kcheck::scan_report_to_json(scan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                 arguments.output);
     return all_written;
   }
   if (format != kcheck::OutputFormat::text && format != kcheck::OutputFormat::markdown && report_dir.empty())
-    throw std::invalid_argument("--format " + arguments.format + " makes one file per repository: add --report-dir DIR");
+    throw std::invalid_argument("--format " + arguments.format +
+                                " makes one file per repository: add --report-dir DIR");
   write_output(kcheck::render_scan_summary(scan, format == kcheck::OutputFormat::markdown), arguments.output);
   return all_written;
 }
@@ -450,7 +469,8 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
   if (!scan_arguments.no_cache)
     options.cache_directory = scan_arguments.cache_dir.empty() ? default_cache_directory() : scan_arguments.cache_dir;
   options.repository_timeout = std::nullopt;
-  if (scan_arguments.repo_timeout_seconds) options.repository_timeout = std::chrono::seconds(scan_arguments.repo_timeout_seconds);
+  if (scan_arguments.repo_timeout_seconds)
+    options.repository_timeout = std::chrono::seconds(scan_arguments.repo_timeout_seconds);
   kcheck::Policy policy = command_line_policy(arguments);
   std::vector<fs::path> roots(scan_arguments.roots.begin(), scan_arguments.roots.end());
   kcheck::ScanStats stats;
@@ -578,9 +598,10 @@ int main(int argc, char** argv) {
 
   std::string audit_path = ".";
   ReportArguments report;
-  CLI::Option* path_option = app.add_option(
-      "path", audit_path, "kernel repository (audits PATH/build), build directory, one variant, or one native module")
-      ->capture_default_str();
+  CLI::Option* path_option =
+      app.add_option("path", audit_path,
+                     "kernel repository (audits PATH/build), build directory, one variant, or one native module")
+          ->capture_default_str();
   add_report_options(app, report);
   app.add_flag("--no-repo-config", report.no_repo_config,
                "report the repository's kcheck.toml/pyproject.toml suppressions but do not apply them "
@@ -591,8 +612,9 @@ int main(int argc, char** argv) {
 
   std::string check_path = ".";
   CLI::App* check = add_command(app, "check", "audit a kernel (the same as `kcheck PATH`)");
-  check->add_option("path", check_path,
-                    "kernel repository (audits PATH/build), build directory, one variant, or one native module")
+  check
+      ->add_option("path", check_path,
+                   "kernel repository (audits PATH/build), build directory, one variant, or one native module")
       ->capture_default_str();
 
   std::string explain_code;
@@ -612,15 +634,17 @@ int main(int argc, char** argv) {
   CLI::App* build_command = add_command(app, "build", "build conformant variants from build.toml and audit them");
   build_command->add_option("kernel_dir", build.kernel_dir, "kernel source directory holding build.toml")
       ->capture_default_str();
-  build_command->add_option("--backends", build.backends,
-                             "backends to build (cann,cpu,cuda,metal,neuron,rocm,tpu,xpu: compiled cpu, cuda and rocm "
-                             "here, Python-only variants of any); default: every backend of build.toml buildable here")
+  build_command
+      ->add_option("--backends", build.backends,
+                   "backends to build (cann,cpu,cuda,metal,neuron,rocm,tpu,xpu: compiled cpu, cuda and rocm "
+                   "here, Python-only variants of any); default: every backend of build.toml buildable here")
       ->allow_extra_args(false);
   build_command->add_option("--cuda-capabilities", build.cuda_capabilities, "override CUDA capabilities (8.0,9.0a,...)")
       ->allow_extra_args(false);
   build_command->add_option("--rocm-archs", build.rocm_archs, "override ROCm architectures (gfx90a,gfx1030,...)")
       ->allow_extra_args(false);
-  build_command->add_option("--torch", build.torch, "Torch to build against: a venv, site-packages or torch package dir");
+  build_command->add_option("--torch", build.torch,
+                            "Torch to build against: a venv, site-packages or torch package dir");
   build_command->add_option("--cuda", build.cuda, "CUDA toolkit root (default: $CUDA_HOME, /usr/local/cuda)");
   build_command->add_option("--rocm", build.rocm, "ROCm root or hipcc (default: $ROCM_PATH, /opt/rocm, PATH)");
   build_command->add_option("--unique-id", build.unique_id, "unique part of the id (default: git tree hash)");
@@ -653,8 +677,9 @@ int main(int argc, char** argv) {
   scan_command->add_option("--report-dir", scan_arguments.report_dir,
                            "write one report per repository in --format, and scan.json, to DIR");
   scan_command->add_flag("--stats", scan_arguments.stats, "print what the cache did on standard error");
-  scan_command->add_option("--repo-timeout", scan_arguments.repo_timeout_seconds,
-                           "seconds one repository's audit may take before it is reported as an error (default 300; 0: none)");
+  scan_command->add_option(
+      "--repo-timeout", scan_arguments.repo_timeout_seconds,
+      "seconds one repository's audit may take before it is reported as an error (default 300; 0: none)");
 
   std::vector<std::string> merge_files;
   CLI::App* merge_command = add_command(app, "merge", "combine the JSON documents of `kcheck scan --shard` runs");

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "checker/config/build_config_facts.h"
-#include "checker/config/config_rules.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "fuzz/fuzz_support.h"
 
 using namespace kcheck;

@@ -8,7 +8,7 @@
 
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_facts.h"
-#include "checker/elf/elf_rules.h"
+#include "checker/elf/rules/elf_rule_table.h"
 #include "checker/elf/elf_version_definitions.h"
 #include "fuzz/fuzz_support.h"
 

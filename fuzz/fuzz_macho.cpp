@@ -1,7 +1,7 @@
 // Mach-O: kcheck's own load-command walk, then (only when the walk accepts
 // the image, as in an audit) LIEF's symbol and library tables, then the KE
 // rules that judge darwin modules.
-#include "checker/elf/elf_rules.h"
+#include "checker/elf/rules/elf_rule_table.h"
 #include "checker/macho/macho_facts.h"
 #include "checker/macho/macho_load_commands.h"
 #include "fuzz/fuzz_support.h"

@@ -1,7 +1,7 @@
 // metadata.json: the JSON parse and typed view, then the KM rules on a CUDA
 // variant holding it (no files: the digest is not recomputed here).
 #include "checker/metadata/metadata_reader.h"
-#include "checker/metadata/metadata_rules.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "fuzz/fuzz_support.h"
 
 using namespace kcheck;

@@ -1,8 +1,8 @@
 // The Python tokenizer, statement parser and analyser, then the KP and KO
 // rules (run with --security so KP006's error path is covered too).
-#include "checker/namespace/namespace_rules.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 #include "checker/python/python_facts.h"
-#include "checker/python/python_rules.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/python_tokenizer.h"
 #include "fuzz/fuzz_support.h"
 

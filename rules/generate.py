@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Derives kcheck's own policy files (rules/*.toml) and rule data
-(rules/data/*.json) from the upstream facts kept in rules/upstream-facts.json
+"""Derives kcheck's own policy files (rules/policies/*.toml) and rule data
+(rules/policies/data/*.json) from the upstream facts kept in rules/upstream-facts.json
 and the values below (each with its source). Two steps:
 
     python3 rules/generate.py
-        rules/upstream-facts.json -> rules/*.toml (nothing outside the repository is read)
+        rules/upstream-facts.json -> rules/policies/ (nothing outside the repository is read)
     python3 rules/generate.py --extract-from DIR
-        first refreshes rules/upstream-facts.json, rules/data/python-stable-abi.json and
-        rules/data/torch-stable-abi-shims.json from the upstream files in DIR (as
+        first refreshes rules/upstream-facts.json, rules/policies/data/python-stable-abi.json and
+        rules/policies/data/torch-stable-abi-shims.json from the upstream files in DIR (as
         published: auditwheel's manylinux-policy.json, CPython's stable_abi.toml,
         PyTorch's shim_function_versions.txt, kernel-builder's CUDA capabilities,
         kernels-data's python dependencies), keeping only the facts kcheck uses
@@ -293,7 +293,8 @@ def extract_upstream_facts(ref, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extract-from", metavar="DIR", help="refresh the upstream facts from upstream files in DIR")
-    parser.add_argument("--out", default=str(HERE))
+    parser.add_argument("--out", default=str(HERE / "policies"),
+                        help="where the policies and their data/ go (default: rules/policies)")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     (out / "data").mkdir(parents=True, exist_ok=True)

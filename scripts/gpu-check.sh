@@ -6,7 +6,7 @@
 # On the GPU machine:     scripts/gpu-check.sh run     (with .gpu-carry carried along)
 #                         scripts/gpu-check.sh repeat [RUNS [FIRST]]: bench the large size RUNS times (5),
 #                         seeds FIRST (1) on, median with min-max over the runs
-#                         (reference/tests/speedup_summary.py; run it here over the
+#                         (reference/kernels/tests/speedup_summary.py; run it here over the
 #                         reports of several calls when RUNS do not fit in one)
 #
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
@@ -34,11 +34,11 @@
 #                     ops (4) are benched at the large size only; each
 #                     variant's compiling is bounded by
 #                     KCHECK_GPU_COMPILE_TIMEOUT seconds (150)
-#   3. reference/tests/time_op.py: an independent torch.cuda.Event timing of
+#   3. reference/kernels/tests/time_op.py: an independent torch.cuda.Event timing of
 #      silu_and_mul and gelu_and_mul (bfloat16, large) on the same shapes,
 #      and of their baselines eager and compiled, compared with kcheck's
 #      medians (must agree within 3%)
-#   4. reference/tests/bench_table.py: the table for bench/RESULTS.md
+#   4. reference/kernels/tests/bench_table.py: the table for bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 carry=.gpu-carry
@@ -70,7 +70,7 @@ case "${1:-}" in
     capabilities=${KCHECK_CUDA_CAPABILITIES:-}
     if [[ "${KCHECK_GPU_REUSE_VARIANTS:-0}" != 1 ]]; then
       for kernel in "${kernels[@]}"; do
-        "$build_dir/kcheck" build "reference/$kernel" --backends cuda ${capabilities:+--cuda-capabilities "$capabilities"} \
+        "$build_dir/kcheck" build "reference/kernels/$kernel" --backends cuda ${capabilities:+--cuda-capabilities "$capabilities"} \
           --output-dir "$carry/$kernel/build" --scratch-dir "$build_dir/gpu-scratch/$kernel" >"$carry-$kernel.log" 2>&1 ||
           { cat "$carry-$kernel.log"; exit 1; }
       done
@@ -122,17 +122,17 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     done
     echo "== independent timing (torch.cuda.Event in Python) vs kcheck bench"
     if [[ " ${kernels[*]} " == *" activation "* ]]; then
-      "$python" reference/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
+      "$python" reference/kernels/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
         silu_and_mul gelu_and_mul || status=1
     fi
     if [[ " ${kernels[*]} " == *" hub-activation "* ]]; then
-      "$python" reference/tests/time_op.py "$carry/hub-activation" "$out/bench-hub-activation.json" \
+      "$python" reference/kernels/tests/time_op.py "$carry/hub-activation" "$out/bench-hub-activation.json" \
         silu_and_mul gelu_and_mul || status=1
     fi
     echo "== table"
     tables=()
     for kernel in "${kernels[@]}"; do tables+=("$out/bench-$kernel.json"); done
-    "$python" reference/tests/bench_table.py "${tables[@]}" | tee "$out/table.md"
+    "$python" reference/kernels/tests/bench_table.py "${tables[@]}" | tee "$out/table.md"
     exit $status
     ;;
   repeat)
@@ -153,7 +153,7 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
         reports+=("$out/repeat-$kernel-$run.json")
       done
     done
-    "$python" reference/tests/speedup_summary.py "${reports[@]}"
+    "$python" reference/kernels/tests/speedup_summary.py "${reports[@]}"
     ;;
   *)
     echo "usage: $0 build|run|repeat [RUNS [FIRST]]" >&2

@@ -22,6 +22,8 @@ debian_packages=(
   libclang-rt-14-dev
   # the HTML report's browser test (headless Chromium) and a font for its screenshot
   chromium fonts-dejavu-core
+  # the style and lint checks of the test suite (.clang-format, .clang-tidy, scripts/lint.sh)
+  clang-format clang-tidy
   # the Slurm array test of `kcheck scan --shard` (tests/integrations/slurm_array_scan_test.sh)
   slurm-wlm munge
 )

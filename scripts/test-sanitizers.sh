@@ -16,17 +16,12 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Debug info enough for stack traces, -O1 for speed; nothing else differs from the main build.
-light=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1"
-       -DKCHECK_BUILD_BENCH=OFF)
+# The `asan` and `fuzz` presets (CMakePresets.json): debug info enough for
+# stack traces, -O1 for speed; nothing else differs from the main build.
+cmake --preset asan
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan -j "$jobs"
 
-cmake -S . -B _build-asan -G Ninja "${light[@]}" -DKCHECK_SANITIZE=address,undefined >/dev/null
-cmake --build _build-asan -j "$jobs"
-ctest --test-dir _build-asan --output-on-failure -j "$jobs" -LE 'reference|harness|wheel'
-
-CC=clang CXX=clang++ cmake -S . -B _build-fuzz -G Ninja "${light[@]}" -DKCHECK_BUILD_TESTS=OFF \
-  -DKCHECK_FUZZ=ON -DKCHECK_SANITIZE=address,undefined \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
-cmake --build _build-fuzz -j "$jobs" --target fuzz_elf fuzz_macho fuzz_metadata fuzz_build_config fuzz_python \
-  fuzz_variant_name fuzz_policy
-ASAN_OPTIONS=detect_leaks=1 ctest --test-dir _build-fuzz --output-on-failure -j "$jobs" -L fuzz
+cmake --preset fuzz
+cmake --build --preset fuzz -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 ctest --preset fuzz -j "$jobs"

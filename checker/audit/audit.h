@@ -2,11 +2,11 @@
 #include <filesystem>
 
 #include "checker/core/audit_options.h"
-#include "checker/core/file_facts_cache.h"
+#include "checker/facts/file_facts_cache.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 

@@ -106,8 +106,10 @@ std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
 NativeModuleFacts analyse_native_module(const FileTask& task, const ElfTables& elf_tables) {
   NativeModuleFacts facts;
   facts.relative_path = task.file->relative_path;
-  if (task.format == BinaryFormat::elf) facts.elf = read_elf_facts(task.file->path, elf_tables);
-  else facts.macho = read_macho_facts(task.file->path);
+  if (task.format == BinaryFormat::elf)
+    facts.elf = read_elf_facts(task.file->path, elf_tables);
+  else
+    facts.macho = read_macho_facts(task.file->path);
   return facts;
 }
 
@@ -115,8 +117,10 @@ NativeModuleFacts analyse_native_module(const FileTask& task, const ElfTables& e
 NativeModuleFacts native_analysis_failure(const FileTask& task, std::string reason) {
   NativeModuleFacts facts;
   facts.relative_path = task.file->relative_path;
-  if (task.format == BinaryFormat::elf) facts.elf.emplace().error = std::move(reason);
-  else facts.macho.emplace().error = std::move(reason);
+  if (task.format == BinaryFormat::elf)
+    facts.elf.emplace().error = std::move(reason);
+  else
+    facts.macho.emplace().error = std::move(reason);
   return facts;
 }
 
@@ -127,8 +131,9 @@ ElfTables elf_tables_needed(const CodeSelection& selection) {
     return std::any_of(codes.begin(), codes.end(), [&](std::string_view code) { return selection.selects(code); });
   };
   return ElfTables{
-      .torch_library_namespaces = any_selected({"KO001", "KO002", "KO003", "KO004", "KO005", "KO006", "KP001", "KP002",
-                                                "KD001", "KD002", "KD003", "KD004", "KD005", "KD006", "KB001", "KB002"}),
+      .torch_library_namespaces =
+          any_selected({"KO001", "KO002", "KO003", "KO004", "KO005", "KO006", "KP001", "KP002", "KD001", "KD002",
+                        "KD003", "KD004", "KD005", "KD006", "KB001", "KB002"}),
       .build_leaks = any_selected({"KE012"}),
       .read_only_data = any_selected({"KE012"}),
       .device_code = any_selected({"KE014", "KM010"}),
@@ -143,7 +148,8 @@ bool covers(const NativeModuleFacts& facts, const ElfTables& wanted) {
 // The facts of one file: from the cache when it knows them (and `usable`
 // accepts them), else analysed (and offered to the cache).
 template <typename Facts, typename Load, typename Store, typename Analyse, typename Usable>
-Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load, Store store, Analyse analyse, Usable usable) {
+Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load, Store store, Analyse analyse,
+                         Usable usable) {
   if (!cache) return analyse();
   if (std::optional<Facts> cached = (cache->*load)(file); cached && usable(*cached)) return std::move(*cached);
   Facts facts = analyse();
@@ -154,8 +160,8 @@ Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load
 // The facts of one file, analysed (or from the cache); a failure is that
 // file's finding this time, never a cache entry that would repeat it:
 // analysed_or_failure wraps the cached analysis.
-void analyse_file(const FileTask& task, const ElfTables& elf_tables, FileFactsCache* cache,
-                  PythonFileFacts& python, NativeModuleFacts& native) {
+void analyse_file(const FileTask& task, const ElfTables& elf_tables, FileFactsCache* cache, PythonFileFacts& python,
+                  NativeModuleFacts& native) {
   if (task.format == BinaryFormat::none) {
     python = analysed_or_failure(
         [&] {
@@ -181,12 +187,13 @@ void read_variant_metadata(TreeFacts& tree, const AuditOptions& options) {
   if (tree.scope == AuditScope::module) return;
   for (VariantFacts& variant : tree.variants) {
     options.deadline.check();
-    variant.metadata = analysed_or_failure([&] { return read_metadata_facts(variant); }, [](std::string reason) {
-      MetadataFacts facts;  // KM002 reports it as a file that does not parse
-      facts.present = true;
-      facts.parse_error = std::move(reason);
-      return facts;
-    });
+    variant.metadata = analysed_or_failure([&] { return read_metadata_facts(variant); },
+                                           [](std::string reason) {
+                                             MetadataFacts facts;  // KM002 reports it as a file that does not parse
+                                             facts.present = true;
+                                             facts.parse_error = std::move(reason);
+                                             return facts;
+                                           });
     variant.metadata.relative_path = variant.report_path("metadata.json");
   }
 }
@@ -238,14 +245,18 @@ void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFa
   });
 
   for (std::size_t i = 0; i < files.size(); ++i) {
-    if (files[i].format == BinaryFormat::none) files[i].variant->python_files.push_back(std::move(python[i]));
-    else files[i].variant->native_modules.push_back(std::move(native[i]));
+    if (files[i].format == BinaryFormat::none)
+      files[i].variant->python_files.push_back(std::move(python[i]));
+    else
+      files[i].variant->native_modules.push_back(std::move(native[i]));
   }
   std::vector<FileHashes> hashes_by_variant(tree.variants.size());
   for (std::size_t h = 0; h < hashes.size(); ++h) {
     FileHashes& variant_hashes = hashes_by_variant[hashes[h].verification];
-    if (hashed[h]) variant_hashes.hashes.emplace(hashes[h].file->relative_path, std::move(*hashed[h]));
-    else variant_hashes.errors.emplace(hashes[h].file->relative_path, std::move(hash_errors[h]));
+    if (hashed[h])
+      variant_hashes.hashes.emplace(hashes[h].file->relative_path, std::move(*hashed[h]));
+    else
+      variant_hashes.errors.emplace(hashes[h].file->relative_path, std::move(hash_errors[h]));
   }
   for (std::size_t v = 0; v < tree.variants.size(); ++v) {
     VariantFacts& variant = tree.variants[v];
@@ -256,13 +267,14 @@ void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFa
 
 // build.toml, with kcheck's own failure on it reported by KC001.
 BuildConfigFacts read_build_config_guarded(const fs::path& kernel_dir) {
-  return analysed_or_failure([&] { return read_build_config(kernel_dir); }, [&](std::string reason) {
-    BuildConfigFacts facts;
-    facts.kernel_dir = kernel_dir;
-    facts.present = true;
-    facts.read_error = std::move(reason);
-    return facts;
-  });
+  return analysed_or_failure([&] { return read_build_config(kernel_dir); },
+                             [&](std::string reason) {
+                               BuildConfigFacts facts;
+                               facts.kernel_dir = kernel_dir;
+                               facts.present = true;
+                               facts.read_error = std::move(reason);
+                               return facts;
+                             });
 }
 
 }  // namespace

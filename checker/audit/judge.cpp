@@ -4,7 +4,7 @@
 #include "checker/audit/repository_settings.h"
 #include "checker/audit/suppression_facts.h"
 #include "checker/config/rules/config_rule_support.h"
-#include "checker/core/kernel_identity.h"
+#include "checker/facts/kernel_identity.h"
 
 namespace kcheck {
 
@@ -12,10 +12,14 @@ namespace {
 
 std::string_view scope_name(AuditScope scope) {
   switch (scope) {
-    case AuditScope::tree: return "tree";
-    case AuditScope::variant: return "variant";
-    case AuditScope::module: return "module";
-    case AuditScope::source: return "source";
+    case AuditScope::tree:
+      return "tree";
+    case AuditScope::variant:
+      return "variant";
+    case AuditScope::module:
+      return "module";
+    case AuditScope::source:
+      return "source";
   }
   return "tree";
 }
@@ -44,9 +48,9 @@ void report_unmatched_suppressions(const TreeFacts& tree, const Policy& policy, 
     const bool ran = std::any_of(report.rules_run.begin(), report.rules_run.end(),
                                  [&](const std::string& code) { return code.starts_with(suppression.code); });
     if (!ran) continue;
-    sink.report(suppression_place(tree, suppression),
-                suppression_named(tree, suppression) + " matched no finding: remove it (the finding it was "
-                                                       "written for is gone, or its path never matches)");
+    sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) +
+                                                          " matched no finding: remove it (the finding it was "
+                                                          "written for is gone, or its path never matches)");
   }
 }
 

@@ -25,7 +25,8 @@ Policy repository_policy(const SuppressionConfig& config, const Policy& given) {
 
 }  // namespace
 
-Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given, const AuditOptions& options) {
+Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given,
+                             const AuditOptions& options) {
   if (!options.apply_repository_suppressions || options.policy_from_command_line) return given;
   const std::optional<SuppressionConfig> config = load_suppressions(repository_root);
   if (!config || config->settings.policy.empty()) return given;

@@ -4,7 +4,7 @@
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule_registry.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 
@@ -26,6 +26,7 @@ SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& pol
 // The policy an audit of the repository at `repository_root` judges with,
 // by the same decision: what `kcheck build` pins its variants against, so the
 // build and its self-audit agree.
-Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given, const AuditOptions& options);
+Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given,
+                             const AuditOptions& options);
 
 }  // namespace kcheck

@@ -4,7 +4,8 @@ namespace kcheck {
 
 void read_suppression_facts(TreeFacts& tree) {
   SuppressionScope scope{tree.audited_root, ""};
-  if (tree.scope == AuditScope::variant || tree.scope == AuditScope::module) scope = suppression_scope(tree.audited_root);
+  if (tree.scope == AuditScope::variant || tree.scope == AuditScope::module)
+    scope = suppression_scope(tree.audited_root);
   tree.suppressions = load_suppressions(scope.repository_root);
   tree.suppression_path_prefix = scope.prefix;
 }

@@ -1,6 +1,6 @@
 #pragma once
 #include "checker/core/audit_options.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 

@@ -33,14 +33,16 @@ std::string platform_problem(const std::string& backend, const Toolchain& toolch
   if (backend == "metal")
     return "needs macOS with Xcode (the Metal shader compiler, metal-cpp and an MPS build of Torch); this is " +
            toolchain.cpu + "-" + toolchain.os;
-  if (backend == "xpu") return "needs Intel oneAPI DPC++ (icpx with SYCL) and an XPU build of Torch, which kcheck build does not drive";
+  if (backend == "xpu")
+    return "needs Intel oneAPI DPC++ (icpx with SYCL) and an XPU build of Torch, which kcheck build does not drive";
   if (backend != "cpu" && backend != "cuda" && backend != "rocm")
     return "has no compiled build configuration upstream (" + backend + " kernels are Python-only)";
   return {};
 }
 
 // Why this machine cannot compile `backend`'s components; empty when it can.
-std::string compiled_backend_problem(const KernelSource& kernel, const std::string& backend, const Toolchain& toolchain) {
+std::string compiled_backend_problem(const KernelSource& kernel, const std::string& backend,
+                                     const Toolchain& toolchain) {
   if (std::string problem = platform_problem(backend, toolchain); !problem.empty()) return problem;
   if (!toolchain.torch) return toolchain.torch_problem;
   if (!toolchain.python_problem.empty()) return toolchain.python_problem;
@@ -93,7 +95,8 @@ BackendPlan plan_backends(const KernelSource& kernel, const std::vector<std::str
 
 std::string describe_unbuildable(const std::vector<UnbuildableBackend>& backends) {
   std::string text;
-  for (const UnbuildableBackend& backend : backends) text += (text.empty() ? "" : "; ") + backend.backend + ": " + backend.reason;
+  for (const UnbuildableBackend& backend : backends)
+    text += (text.empty() ? "" : "; ") + backend.backend + ": " + backend.reason;
   return text;
 }
 

@@ -33,8 +33,8 @@ std::string stable_abi_problem(const KernelSource& kernel, const std::string& ba
   const Version used({torch.version.major(), torch.version.minor()});
   if (!(used < stable_abi->second)) return {};
   return "Torch " + used.str() + " is older than the stable-ABI version " + stable_abi->second.str() +
-         " that build.toml sets for " + backend + " ([torch] stable-abi); build with Torch >= " +
-         stable_abi->second.str();
+         " that build.toml sets for " + backend +
+         " ([torch] stable-abi); build with Torch >= " + stable_abi->second.str();
 }
 
 std::vector<UnprefixedOpRegistration> unprefixed_op_registrations(const fs::path& package_dir) {

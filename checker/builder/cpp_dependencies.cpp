@@ -103,36 +103,38 @@ ResolvedCppDependency resolve_cpp_dependency(const std::string& name, const fs::
   }
   const std::string wanted = info->library + " " + info->version;
   if (info->pypi_version.empty())
-    throw BuildError(
-        "depends = \"" + name + "\" needs " + wanted + (info->pypi_package.empty() ? std::string(", which kcheck cannot fetch") :
-                                                         ", which PyPI's " + info->pypi_package + " does not serve") +
-        ": put its headers at " + (root / "include").string() + " (e.g. the include/ directory of its v" + info->version +
-        " source release) and build again");
+    throw BuildError("depends = \"" + name + "\" needs " + wanted +
+                     (info->pypi_package.empty() ? std::string(", which kcheck cannot fetch")
+                                                 : ", which PyPI's " + info->pypi_package + " does not serve") +
+                     ": put its headers at " + (root / "include").string() + " (e.g. the include/ directory of its v" +
+                     info->version + " source release) and build again");
   const fs::path download = deps_dir / (".download-" + name + "-" + std::to_string(::getpid()));
   const fs::path staging = deps_dir / (".staging-" + name + "-" + std::to_string(::getpid()));
   std::error_code error;
   fs::create_directories(download, error);
-  if (error) throw BuildError("depends = \"" + name + "\": cannot create " + download.string() + ": " + error.message());
-  CommandResult fetched = run({python.string(), "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-                               "--only-binary=:all:", "-d", download.string(),
-                               info->pypi_package + "==" + info->pypi_version});
+  if (error)
+    throw BuildError("depends = \"" + name + "\": cannot create " + download.string() + ": " + error.message());
+  CommandResult fetched =
+      run({python.string(), "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+           "--only-binary=:all:", "-d", download.string(), info->pypi_package + "==" + info->pypi_version});
   std::error_code ignored;
   if (fetched.exit_code != 0) {
     fs::remove_all(download, ignored);
     throw BuildError("depends = \"" + name + "\": cannot download " + info->pypi_package + "==" + info->pypi_version +
-                     " from PyPI with " + python.string() + " -m pip: " + fetched.output +
-                     "\n(or put " + wanted + "'s headers at " + (root / "include").string() + ")");
+                     " from PyPI with " + python.string() + " -m pip: " + fetched.output + "\n(or put " + wanted +
+                     "'s headers at " + (root / "include").string() + ")");
   }
   fs::path wheel;
   for (fs::directory_iterator it(download, error), end; !error && it != end; it.increment(error))
     if (it->path().extension() == ".whl") wheel = it->path();
-  CommandResult unpacked = wheel.empty() ? CommandResult{1, "pip wrote no wheel"}
-                                         : run({python.string(), "-c", kUnpackCutlassWheel, wheel.string(), staging.string()});
+  CommandResult unpacked = wheel.empty()
+                               ? CommandResult{1, "pip wrote no wheel"}
+                               : run({python.string(), "-c", kUnpackCutlassWheel, wheel.string(), staging.string()});
   fs::remove_all(download, ignored);
   if (unpacked.exit_code != 0) {
     fs::remove_all(staging, ignored);
-    throw BuildError("depends = \"" + name + "\": cannot unpack " + info->pypi_package + "==" + info->pypi_version + ": " +
-                     unpacked.output);
+    throw BuildError("depends = \"" + name + "\": cannot unpack " + info->pypi_package + "==" + info->pypi_version +
+                     ": " + unpacked.output);
   }
   // Concurrent builds may race here: the first rename wins, the others use it.
   std::error_code renamed;

@@ -39,7 +39,8 @@ std::string registration_header() {
 std::string ops_module(const std::string& id) {
   return "import torch\nfrom . import " + id + "\nops = torch.ops." + id +
          "\n\n\ndef add_op_namespace_prefix(op_name: str):\n    \"\"\"\n    Prefix op by namespace.\n    \"\"\"\n"
-         "    return f\"" + id + "::{op_name}\"\n";
+         "    return f\"" +
+         id + "::{op_name}\"\n";
 }
 
 std::string python_only_ops_module(const std::string& module, const std::string& unique) {
@@ -64,7 +65,8 @@ def _torch_backend() -> str:
     return "cpu"
 
 
-_OPS_NAME = "_)" + module + R"(_" + _torch_backend() + "_)" + unique + R"("
+_OPS_NAME = "_)" +
+         module + R"(_" + _torch_backend() + "_)" + unique + R"("
 
 ops = getattr(torch.ops, _OPS_NAME)
 
@@ -110,8 +112,6 @@ globals().update(vars(_package))
   return text;
 }
 
-std::string export_map(const std::string& id) {
-  return "{\n  global:\n    PyInit_" + id + ";\n  local:\n    *;\n};\n";
-}
+std::string export_map(const std::string& id) { return "{\n  global:\n    PyInit_" + id + ";\n  local:\n    *;\n};\n"; }
 
 }  // namespace kcheck

@@ -31,9 +31,12 @@ RocmArchSelection select_rocm_archs(const std::vector<std::string>& requested, c
       selection.archs.push_back(arch);
   }
   if (selection.archs.empty())
-    throw BuildError("no ROCm architecture left to compile (wanted: " + joined(wanted) + ")" +
-                     (selection.outside_policy.empty() ? "" : "; not supported by the policy: " + joined(selection.outside_policy)) +
-                     (selection.compiler_cannot_build.empty() ? "" : "; hipcc cannot compile: " + joined(selection.compiler_cannot_build)));
+    throw BuildError(
+        "no ROCm architecture left to compile (wanted: " + joined(wanted) + ")" +
+        (selection.outside_policy.empty() ? "" : "; not supported by the policy: " + joined(selection.outside_policy)) +
+        (selection.compiler_cannot_build.empty()
+             ? ""
+             : "; hipcc cannot compile: " + joined(selection.compiler_cannot_build)));
   return selection;
 }
 

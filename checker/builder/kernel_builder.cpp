@@ -17,7 +17,7 @@
 #include "checker/builder/build_tool.h"
 #include "checker/builder/cpp_dependencies.h"
 #include "checker/builder/unique_id.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
 #include "checker/python/python_facts.h"
@@ -72,7 +72,8 @@ std::vector<std::string> gencode_options(const std::string& capability) {
 
 // The toolkit's default capability set (build-variants.md §5.1), "12.1+PTX" style.
 std::vector<std::string> toolkit_default_capabilities(const CudaToolkit& cuda, const Policy& policy) {
-  std::vector<std::string> defaults = build_config::toolkit_default_capabilities(cuda.version, policy.cuda_toolkit_defaults);
+  std::vector<std::string> defaults =
+      build_config::toolkit_default_capabilities(cuda.version, policy.cuda_toolkit_defaults);
   return defaults.empty() ? policy.cuda_supported_capabilities : defaults;
 }
 
@@ -80,15 +81,16 @@ std::vector<std::string> toolkit_default_capabilities(const CudaToolkit& cuda, c
 // intersected with the targets (--cuda-capabilities, else the toolkit's
 // default set), or the targets themselves when it lists none. Only those nvcc
 // compiles are kept.
-std::vector<std::string> component_cuda_capabilities(const BuildRequest& request, const KernelComponentSource& component,
-                                                     const CudaToolkit& cuda, const Policy& policy) {
+std::vector<std::string> component_cuda_capabilities(const BuildRequest& request,
+                                                     const KernelComponentSource& component, const CudaToolkit& cuda,
+                                                     const Policy& policy) {
   const std::vector<std::string> defaults =
       request.cuda_capabilities.empty() ? toolkit_default_capabilities(cuda, policy) : request.cuda_capabilities;
   std::vector<std::string> targets;
   for (const std::string& capability : defaults) targets.push_back(build_config::without_ptx(capability));
-  std::vector<std::string> chosen = component.cuda_capabilities.empty()
-                                        ? defaults
-                                        : build_config::intersect_cuda_capabilities(component.cuda_capabilities, targets);
+  std::vector<std::string> chosen = component.cuda_capabilities.empty() ? defaults
+                                                                        : build_config::intersect_cuda_capabilities(
+                                                                              component.cuda_capabilities, targets);
   if (chosen.empty())
     throw BuildError("kernel." + component.name + ": its cuda-capabilities (" + joined(component.cuda_capabilities) +
                      ") select none of the targets (" + joined(targets) + ")");
@@ -110,9 +112,9 @@ struct VariantPlan {
   std::string backend;
   std::string variant;
   std::string id;
-  std::optional<Version> stable_abi;  // [torch] stable-abi for this backend
-  std::vector<std::string> sources;  // absolute; compiled by CMake's compilers (or headers)
-  std::vector<std::string> includes; // absolute
+  std::optional<Version> stable_abi;           // [torch] stable-abi for this backend
+  std::vector<std::string> sources;            // absolute; compiled by CMake's compilers (or headers)
+  std::vector<std::string> includes;           // absolute
   std::vector<std::string> cuda_capabilities;  // union over the components (metadata backend.archs)
   std::vector<std::pair<std::string, std::vector<std::string>>> source_options;  // per-source flags
   std::vector<std::string> prefix_maps;  // -ffile-prefix-map=OLD=NEW: no build path reaches the module
@@ -125,8 +127,8 @@ struct VariantPlan {
 // TORCH_TARGET_VERSION for a stable-ABI version, as Torch's
 // torch/csrc/stable/version.h defines it: (major << 56) | (minor << 48).
 std::string torch_target_version(const Version& abi) {
-  const unsigned long long value = (static_cast<unsigned long long>(abi.major()) << 56) |
-                                   (static_cast<unsigned long long>(abi.minor()) << 48);
+  const unsigned long long value =
+      (static_cast<unsigned long long>(abi.major()) << 56) | (static_cast<unsigned long long>(abi.minor()) << 48);
   char text[32];
   std::snprintf(text, sizeof text, "0x%016llx", value);
   return text;
@@ -146,8 +148,8 @@ std::string hip_compile_commands(const VariantPlan& plan, const std::vector<std:
   std::string text;
   for (std::size_t i = 0; i < plan.hip_sources.size(); ++i) {
     const auto& [source, options] = plan.hip_sources[i];
-    const std::string object = "${CMAKE_CURRENT_BINARY_DIR}/hip_" + std::to_string(i) + "_" +
-                               fs::path(source).stem().string() + ".o";
+    const std::string object =
+        "${CMAKE_CURRENT_BINARY_DIR}/hip_" + std::to_string(i) + "_" + fs::path(source).stem().string() + ".o";
     objects.push_back(object);
     text += "add_custom_command(OUTPUT " + cmake_quote(object) + "\n  COMMAND " +
             cmake_quote(toolchain.rocm->hipcc.string()) +
@@ -208,11 +210,12 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
   text += ")\n";
   text += "target_include_directories(variant PRIVATE" + cmake_list(includes) + ")\n";
   text += "target_compile_definitions(variant PRIVATE TORCH_EXTENSION_NAME=" + plan.id + " " +
-          backend_macro(plan.backend) + " Py_LIMITED_API=0x03090000 _GLIBCXX_USE_CXX11_ABI=" +
-          (torch.cxx11_abi ? "1" : "0") + (target_version.empty() ? "" : " TORCH_TARGET_VERSION=" + target_version) +
-          ")\n";
-  text += "target_compile_options(variant PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O3> "
-          "$<$<COMPILE_LANGUAGE:CUDA>:-O3 --expt-relaxed-constexpr --expt-extended-lambda -Xcompiler=-fvisibility=hidden>";
+          backend_macro(plan.backend) +
+          " Py_LIMITED_API=0x03090000 _GLIBCXX_USE_CXX11_ABI=" + (torch.cxx11_abi ? "1" : "0") +
+          (target_version.empty() ? "" : " TORCH_TARGET_VERSION=" + target_version) + ")\n";
+  text +=
+      "target_compile_options(variant PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O3> "
+      "$<$<COMPILE_LANGUAGE:CUDA>:-O3 --expt-relaxed-constexpr --expt-extended-lambda -Xcompiler=-fvisibility=hidden>";
   for (const std::string& map : plan.prefix_maps) {
     text += " " + cmake_quote("$<$<COMPILE_LANGUAGE:C,CXX>:" + map + ">");
     if (cuda) text += " " + cmake_quote("$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=" + map + ">");
@@ -225,9 +228,10 @@ std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, c
   }
   text += "target_link_directories(variant PRIVATE" + cmake_list(link_dirs) + ")\n";
   text += "target_link_libraries(variant PRIVATE" + cmake_list(libraries) + ")\n";
-  text += "target_link_options(variant PRIVATE -static-libstdc++ \"LINKER:--exclude-libs,ALL\" \"LINKER:--as-needed\" "
-          "\"LINKER:-z,relro\" \"LINKER:-z,now\" \"LINKER:-z,noexecstack\" \"LINKER:--version-script=" +
-          (plan.project_dir / "exports.map").string() + "\")\n";
+  text +=
+      "target_link_options(variant PRIVATE -static-libstdc++ \"LINKER:--exclude-libs,ALL\" \"LINKER:--as-needed\" "
+      "\"LINKER:-z,relro\" \"LINKER:-z,now\" \"LINKER:-z,noexecstack\" \"LINKER:--version-script=" +
+      (plan.project_dir / "exports.map").string() + "\")\n";
   return text;
 }
 
@@ -314,8 +318,9 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
   }
   if (backend == "rocm") {
     if (plan.hip_sources.empty()) throw BuildError("backend rocm has no device source (.cu, .hip) in build.toml");
-    plan.rocm_archs = select_rocm_archs(request.rocm_archs, listed_rocm_archs, policy.rocm_supported_archs,
-                                        [&](const std::string& arch) { return hipcc_supports_arch(*toolchain.rocm, arch); });
+    plan.rocm_archs =
+        select_rocm_archs(request.rocm_archs, listed_rocm_archs, policy.rocm_supported_archs,
+                          [&](const std::string& arch) { return hipcc_supports_arch(*toolchain.rocm, arch); });
   }
   // Build paths leave no trace in the module (__FILE__ in the kernel's and Torch's sources): KE012.
   plan.prefix_maps = {"-ffile-prefix-map=" + kernel.root.string() + "=.",
@@ -349,8 +354,8 @@ std::string first_failure(const std::string& log) {
 std::string configure_and_build(const VariantPlan& plan, const Toolchain& toolchain, unsigned jobs,
                                 std::chrono::seconds timeout, const fs::path& log) {
   const fs::path build_dir = plan.project_dir / "cmake-build";
-  std::vector<std::string> configure = {"cmake", "-S", plan.project_dir.string(), "-B", build_dir.string(),
-                                        "-DCMAKE_BUILD_TYPE=Release"};
+  std::vector<std::string> configure = {
+      "cmake", "-S", plan.project_dir.string(), "-B", build_dir.string(), "-DCMAKE_BUILD_TYPE=Release"};
   if (run_build_tool({"ninja", "--version"}).exit_code == 0) configure.insert(configure.end(), {"-G", "Ninja"});
   if (plan.backend == "cuda") configure.push_back("-DCMAKE_CUDA_COMPILER=" + toolchain.cuda->nvcc().string());
   // Every tool's output is appended to the log; the runner keeps only a tail in memory.
@@ -363,11 +368,13 @@ std::string configure_and_build(const VariantPlan& plan, const Toolchain& toolch
     if (configured.exit_code != 0)
       return "CMake configuration failed:\n" + tail(read_file(log)) + "\nfull log: " + log.string();
   }
-  ProcessEnd built = run_build_tool(logged({"cmake", "--build", build_dir.string(), "-j", std::to_string(jobs)}), timeout);
+  ProcessEnd built =
+      run_build_tool(logged({"cmake", "--build", build_dir.string(), "-j", std::to_string(jobs)}), timeout);
   if (built.timed_out)
-    return "compilation did not finish within " + std::to_string(timeout.count()) + " s (--build-timeout); full log: " +
-           log.string();
-  if (built.exit_code != 0) return "compilation failed:\n" + first_failure(read_file(log)) + "\nfull log: " + log.string();
+    return "compilation did not finish within " + std::to_string(timeout.count()) +
+           " s (--build-timeout); full log: " + log.string();
+  if (built.exit_code != 0)
+    return "compilation failed:\n" + first_failure(read_file(log)) + "\nfull log: " + log.string();
   return {};
 }
 
@@ -379,11 +386,10 @@ fs::path locate_system_library(const std::string& library) {
 
 // Links, then pins imports above the ceiling and links again (see symbol_pinning.h).
 std::string link_within_ceilings(VariantBuild& result, const VariantPlan& plan, const Toolchain& toolchain,
-                                 const Policy& policy, unsigned jobs, std::chrono::seconds timeout, const fs::path& log) {
+                                 const Policy& policy, unsigned jobs, std::chrono::seconds timeout,
+                                 const fs::path& log) {
   const fs::path module = plan.project_dir / "cmake-build" / (plan.id + ".abi3.so");
-  auto ceilings = policy.native.symbol_ceilings.find(toolchain.cpu);
-  if (ceilings == policy.native.symbol_ceilings.end()) return {};
-  result.pinning = plan_symbol_pinning(read_elf_facts(module), ceilings->second, locate_system_library);
+  result.pinning = plan_symbol_pinning(read_elf_facts(module), policy.native, toolchain.cpu, locate_system_library);
   if (!result.pinning.unresolved.empty()) {
     std::string why = "imports above the policy's symbol-version ceilings that cannot be pinned:";
     for (const std::string& problem : result.pinning.unresolved) why += "\n  " + problem;
@@ -422,7 +428,8 @@ void copy_python_package(const KernelSource& kernel, const fs::path& variant_dir
 
 nlohmann::json metadata_for(const KernelSource& kernel, const VariantBuild& variant, const UniqueMaterial& unique) {
   std::vector<std::string> depends = kernel.python_depends;
-  if (auto backend = kernel.backend_python_depends.find(variant.backend); backend != kernel.backend_python_depends.end())
+  if (auto backend = kernel.backend_python_depends.find(variant.backend);
+      backend != kernel.backend_python_depends.end())
     depends.insert(depends.end(), backend->second.begin(), backend->second.end());
   nlohmann::json backend = {{"type", variant.backend}};
   if (!variant.gpu_archs.empty()) {
@@ -431,8 +438,9 @@ nlohmann::json metadata_for(const KernelSource& kernel, const VariantBuild& vari
     if (variant.kind == VariantBuildKind::compiled) std::sort(archs.begin(), archs.end());
     backend["archs"] = archs;
   }
-  nlohmann::json metadata = {{"id", variant.id},       {"name", kernel.name},         {"version", kernel.version},
-                             {"license", kernel.license}, {"python-depends", depends}, {"kernel-depends", nlohmann::json::array()},
+  nlohmann::json metadata = {{"id", variant.id},          {"name", kernel.name},
+                             {"version", kernel.version}, {"license", kernel.license},
+                             {"python-depends", depends}, {"kernel-depends", nlohmann::json::array()},
                              {"backend", backend}};
   nlohmann::json provenance = {{"kernel-builder", {{"version", std::string("kcheck ") + KCHECK_VERSION}}}};
   if (unique.commit.size() == 40 || unique.commit.size() == 64)
@@ -466,7 +474,8 @@ void write_variant_directory(const BuildRequest& request, VariantBuild& result, 
   written.path = result.directory;
   written.files = walk_variant(result.directory);
   ComputedDigest digest = compute_variant_digest(written, DigestAlgorithm::sha256, jobs);
-  if (!digest.errors.empty()) throw BuildError("cannot hash " + digest.errors.begin()->first + ": " + digest.errors.begin()->second);
+  if (!digest.errors.empty())
+    throw BuildError("cannot hash " + digest.errors.begin()->first + ": " + digest.errors.begin()->second);
   metadata["digest"] = digest.digest;
   write_file(result.directory / "metadata.json", metadata.dump(2) + "\n");
 }
@@ -530,10 +539,12 @@ std::string variant_name_for(const std::string& backend, const Toolchain& toolch
   if (backend == "cuda")
     compute = "cu" + std::to_string(toolchain.cuda->version.major()) + std::to_string(toolchain.cuda->version.minor());
   if (backend == "rocm")
-    compute = "rocm" + std::to_string(toolchain.rocm->version.major()) + std::to_string(toolchain.rocm->version.minor());
+    compute =
+        "rocm" + std::to_string(toolchain.rocm->version.major()) + std::to_string(toolchain.rocm->version.minor());
   const std::string system = compute + "-" + toolchain.cpu + "-" + toolchain.os;
   if (stable_abi)
-    return "torch-stable-abi" + std::to_string(stable_abi->major()) + std::to_string(stable_abi->minor()) + "-" + system;
+    return "torch-stable-abi" + std::to_string(stable_abi->major()) + std::to_string(stable_abi->minor()) + "-" +
+           system;
   return "torch" + std::to_string(torch.version.major()) + std::to_string(torch.version.minor()) +
          (torch.cxx11_abi ? "-cxx11-" : "-cxx98-") + system;
 }
@@ -596,8 +607,8 @@ KernelBuild build_kernel(const BuildRequest& request, const Toolchain& toolchain
   if (backends.build.empty())
     throw BuildError("nothing to build on this machine: " + describe_unbuildable(backends.cannot_build));
   check_before_building(request.kernel, backends.build, toolchain);
-  const UniqueMaterial unique =
-      request.unique_id.empty() ? unique_material_for(request.kernel.root) : UniqueMaterial{request.unique_id, "explicit"};
+  const UniqueMaterial unique = request.unique_id.empty() ? unique_material_for(request.kernel.root)
+                                                          : UniqueMaterial{request.unique_id, "explicit"};
   const fs::path deps_dir = fs::absolute(request.deps_dir.empty() ? default_deps_dir() : request.deps_dir);
   KernelBuild build;
   build.skipped = backends.cannot_build;

@@ -34,8 +34,8 @@ struct BuildRequest {
   std::filesystem::path scratch_dir;           // generated CMake projects and objects
   std::filesystem::path deps_dir;              // C++ dependencies' headers (empty: default_deps_dir())
   std::chrono::seconds build_timeout{std::chrono::hours(2)};  // per variant compile; past it the build fails
-  unsigned jobs = 0;                           // 0: one per hardware thread
-  AuditOptions self_audit;                     // how each written variant is audited (--strict, --select, ...)
+  unsigned jobs = 0;                                          // 0: one per hardware thread
+  AuditOptions self_audit;  // how each written variant is audited (--strict, --select, ...)
 };
 
 // What happened to one variant.
@@ -48,9 +48,9 @@ struct VariantBuild {
   std::vector<std::string> gpu_archs;  // compiled CUDA capabilities / ROCm archs (metadata backend.archs)
   SymbolPinningPlan pinning;
   bool built = false;
-  std::string failure;  // why it was not built: the first failing command and its full diagnostics
+  std::string failure;        // why it was not built: the first failing command and its full diagnostics
   std::filesystem::path log;  // the whole build log (compiled variants)
-  Report audit;         // the self-audit of what was written (when built)
+  Report audit;               // the self-audit of what was written (when built)
 };
 
 // What `kcheck build` did: the variants it built (or tried to), and the

@@ -13,8 +13,8 @@ namespace kcheck {
 struct KernelComponentSource {
   std::string name;
   std::string backend;
-  std::vector<std::string> sources;   // relative to the kernel root
-  std::vector<std::string> includes;  // relative to the kernel root
+  std::vector<std::string> sources;            // relative to the kernel root
+  std::vector<std::string> includes;           // relative to the kernel root
   std::vector<std::string> cuda_capabilities;  // empty: the toolkit's default set
   std::vector<std::string> cxx_flags;
   std::vector<std::string> cuda_flags;
@@ -33,15 +33,15 @@ struct KernelSource {
   std::vector<std::string> backends;
   // [torch-noarch]: Python only, one torch-<backend> variant per backend.
   bool noarch = false;
-  std::vector<std::string> noarch_cuda_capabilities;  // [torch-noarch] cuda_capabilities (metadata archs)
-  std::vector<std::string> noarch_rocm_archs;         // [torch-noarch] rocm_archs
-  std::optional<Version> torch_minver, torch_maxver;  // [torch] minver / maxver
-  std::optional<Version> cuda_minver, cuda_maxver;    // [general.cuda] minver / maxver
-  std::vector<std::string> binding_sources;   // [torch] src
-  std::vector<std::string> binding_includes;  // [torch] include
-  std::vector<std::string> binding_cxx_flags; // [torch] cxx-flags
+  std::vector<std::string> noarch_cuda_capabilities;    // [torch-noarch] cuda_capabilities (metadata archs)
+  std::vector<std::string> noarch_rocm_archs;           // [torch-noarch] rocm_archs
+  std::optional<Version> torch_minver, torch_maxver;    // [torch] minver / maxver
+  std::optional<Version> cuda_minver, cuda_maxver;      // [general.cuda] minver / maxver
+  std::vector<std::string> binding_sources;             // [torch] src
+  std::vector<std::string> binding_includes;            // [torch] include
+  std::vector<std::string> binding_cxx_flags;           // [torch] cxx-flags
   std::vector<std::string> python_extensions = {"py"};  // [torch] pyext (data extensions too)
-  std::vector<std::string> python_depends;    // general
+  std::vector<std::string> python_depends;              // general
   std::map<std::string, std::vector<std::string>> backend_python_depends;
   std::vector<KernelComponentSource> components;
   // [torch] stable-abi: backend -> the Torch version whose stable ABI it

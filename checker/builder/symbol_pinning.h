@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/core/policy.h"
 #include "checker/core/version.h"
 #include "checker/elf/elf_facts.h"
 
@@ -35,14 +36,20 @@ struct SubstitutedSymbol {
 struct SymbolPinningPlan {
   std::vector<PinnedSymbol> pinned;
   std::vector<SubstitutedSymbol> substituted;
-  std::vector<std::string> unresolved;   // "symbol@version: why" — the build cannot meet the ceiling
+  std::vector<std::string> unresolved;  // "symbol@version: why" — the build cannot meet the ceiling
   bool empty() const { return pinned.empty() && substituted.empty(); }
 };
 
 // Finds a system library by DT_NEEDED name (e.g. via `cc -print-file-name`).
 using LibraryLocator = std::function<std::filesystem::path(const std::string& library)>;
 
-SymbolPinningPlan plan_symbol_pinning(const ElfFacts& module, const std::map<std::string, Version>& ceilings,
+// The plan for `module` (the first link) against the ceilings `policy` sets
+// for `arch`. Which imports need a pin is KE001/KE002's own judgement
+// (symbol_ceiling_violations, checker/elf/symbol_ceilings.h) over every
+// capped family, so what the builder fixes is exactly what the audit flags;
+// what no pin can fix (a named node, a version need no import uses, a symbol
+// the library defines in no allowed version) is `unresolved`.
+SymbolPinningPlan plan_symbol_pinning(const ElfFacts& module, const NativePolicy& policy, const std::string& arch,
                                       const LibraryLocator& locate_library);
 
 // C source holding the pins (assembly trampolines, x86_64 or aarch64) and the

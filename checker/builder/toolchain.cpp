@@ -126,7 +126,8 @@ std::optional<CudaToolkit> find_cuda(const fs::path& hint, std::string& problem)
     cuda.supported_capabilities = capabilities_listed(archs.output);
     return cuda;
   }
-  problem = "no CUDA toolkit (nvcc) under " + (hint.empty() ? std::string("$CUDA_HOME or /usr/local/cuda") : hint.string());
+  problem =
+      "no CUDA toolkit (nvcc) under " + (hint.empty() ? std::string("$CUDA_HOME or /usr/local/cuda") : hint.string());
   return std::nullopt;
 }
 
@@ -205,8 +206,10 @@ Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_v
                            const fs::path& rocm_hint) {
   Toolchain toolchain;
   fs::path where = torch_hint.empty() ? default_venv : torch_hint;
-  if (auto package = find_torch_package(where)) toolchain.torch = read_torch(*package, toolchain.torch_problem);
-  else toolchain.torch_problem = "no torch package found in " + where.string() + " (pass --torch DIR)";
+  if (auto package = find_torch_package(where))
+    toolchain.torch = read_torch(*package, toolchain.torch_problem);
+  else
+    toolchain.torch_problem = "no torch package found in " + where.string() + " (pass --torch DIR)";
   toolchain.python = fs::exists(where / "bin/python") ? where / "bin/python" : fs::path("python3");
   toolchain.python_include_dir = python_include_dir(toolchain.python, toolchain.python_problem);
   toolchain.cuda = find_cuda(cuda_hint, toolchain.cuda_problem);

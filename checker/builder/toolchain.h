@@ -21,8 +21,8 @@ struct TorchInstallation {
 };
 
 struct CudaToolkit {
-  std::filesystem::path root;  // /usr/local/cuda
-  Version version;             // 13.0
+  std::filesystem::path root;                       // /usr/local/cuda
+  Version version;                                  // 13.0
   std::vector<std::string> supported_capabilities;  // "7.5", "8.0", ... from nvcc --list-gpu-arch
   std::filesystem::path nvcc() const { return root / "bin/nvcc"; }
 };

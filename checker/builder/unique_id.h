@@ -7,9 +7,9 @@ namespace kcheck {
 
 // The unique part of a variant id and where it came from (build-variants.md §3.2).
 struct UniqueMaterial {
-  std::string unique;        // "3f9a1c2", "3f9a1c2_dirty" or 13 base32 characters
-  std::string source;        // "git tree", "random", "explicit"
-  std::string commit;        // full HEAD commit when in git (provenance), else ""
+  std::string unique;  // "3f9a1c2", "3f9a1c2_dirty" or 13 base32 characters
+  std::string source;  // "git tree", "random", "explicit"
+  std::string commit;  // full HEAD commit when in git (provenance), else ""
   bool dirty = false;
 };
 

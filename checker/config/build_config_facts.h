@@ -101,16 +101,16 @@ std::string_view to_string(FrameworkKind kind);  // "torch", "torch-noarch", "tv
 struct FrameworkSection {
   FrameworkKind kind = FrameworkKind::none;
   ConfigPosition position;
-  ConfigStringList src;        // torch, tvm-ffi
-  ConfigStringList include;    // torch, tvm-ffi
-  ConfigStringList pyext;      // all three
-  ConfigStringList cxx_flags;  // torch, tvm-ffi
-  std::optional<ConfigVersion> minver;  // torch
-  std::optional<ConfigVersion> maxver;  // torch
-  std::optional<ConfigVersion> stable_abi_all_backends;        // torch: `stable-abi = "2.11"`
+  ConfigStringList src;                                         // torch, tvm-ffi
+  ConfigStringList include;                                     // torch, tvm-ffi
+  ConfigStringList pyext;                                       // all three
+  ConfigStringList cxx_flags;                                   // torch, tvm-ffi
+  std::optional<ConfigVersion> minver;                          // torch
+  std::optional<ConfigVersion> maxver;                          // torch
+  std::optional<ConfigVersion> stable_abi_all_backends;         // torch: `stable-abi = "2.11"`
   std::map<std::string, ConfigVersion> stable_abi_per_backend;  // torch: `[torch.stable-abi]`
-  ConfigStringList cuda_capabilities;  // torch-noarch `cuda_capabilities`
-  ConfigStringList rocm_archs;         // torch-noarch `rocm_archs`
+  ConfigStringList cuda_capabilities;                           // torch-noarch `cuda_capabilities`
+  ConfigStringList rocm_archs;                                  // torch-noarch `rocm_archs`
 };
 
 // One `[kernel.<name>]` component.
@@ -141,9 +141,9 @@ struct ListedPath {
 
 // The Python package the declared name implies (§5.3), checked on disk.
 struct PythonPackageFacts {
-  std::string module;             // name with '-' as '_'
-  std::string directory;          // "torch-ext/<module>" or "tvm-ffi-ext/<module>"
-  bool init_exists = false;       // <directory>/__init__.py
+  std::string module;                 // name with '-' as '_'
+  std::string directory;              // "torch-ext/<module>" or "tvm-ffi-ext/<module>"
+  bool init_exists = false;           // <directory>/__init__.py
   bool nested_module_exists = false;  // <directory>/<module> (forbidden)
 };
 
@@ -170,9 +170,9 @@ struct BuildConfigFacts {
   BuildEdition edition = BuildEdition::unknown;
   GeneralSection general;
   FrameworkSection framework;
-  std::vector<FrameworkKind> framework_sections;  // every one written, in file order
-  std::vector<KernelComponent> components;        // in file order
-  std::vector<ListedPath> listed_paths;           // framework and component src/include
+  std::vector<FrameworkKind> framework_sections;     // every one written, in file order
+  std::vector<KernelComponent> components;           // in file order
+  std::vector<ListedPath> listed_paths;              // framework and component src/include
   std::optional<PythonPackageFacts> python_package;  // when the name is valid
   std::vector<ConfigProblem> schema_problems;
 

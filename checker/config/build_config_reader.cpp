@@ -44,8 +44,8 @@ ConfigStringList read_string_list(const toml::table& table, std::string_view par
   list.present = true;
   for (std::size_t i = 0; i < array->size(); ++i)
     if (const toml::node* item = array->get(i); item->is_string())
-      list.items.push_back({*item->value<std::string>(), list.key + "[" + std::to_string(i) + "]",
-                            position_of(item->source())});
+      list.items.push_back(
+          {*item->value<std::string>(), list.key + "[" + std::to_string(i) + "]", position_of(item->source())});
   return list;
 }
 
@@ -246,22 +246,32 @@ bool values_are_checked(BuildEdition edition) {
 
 std::string_view to_string(BuildEdition edition) {
   switch (edition) {
-    case BuildEdition::edition5: return "edition 5";
-    case BuildEdition::v4: return "v4";
-    case BuildEdition::v3: return "v3";
-    case BuildEdition::pre_v3: return "pre-v3";
-    case BuildEdition::unsupported: return "unsupported edition";
-    case BuildEdition::unknown: break;
+    case BuildEdition::edition5:
+      return "edition 5";
+    case BuildEdition::v4:
+      return "v4";
+    case BuildEdition::v3:
+      return "v3";
+    case BuildEdition::pre_v3:
+      return "pre-v3";
+    case BuildEdition::unsupported:
+      return "unsupported edition";
+    case BuildEdition::unknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view to_string(FrameworkKind kind) {
   switch (kind) {
-    case FrameworkKind::torch: return "torch";
-    case FrameworkKind::torch_noarch: return "torch-noarch";
-    case FrameworkKind::tvm_ffi: return "tvm-ffi";
-    case FrameworkKind::none: break;
+    case FrameworkKind::torch:
+      return "torch";
+    case FrameworkKind::torch_noarch:
+      return "torch-noarch";
+    case FrameworkKind::tvm_ffi:
+      return "tvm-ffi";
+    case FrameworkKind::none:
+      break;
   }
   return "none";
 }

@@ -17,7 +17,17 @@ namespace {
 enum Editions : unsigned { kV3 = 1, kV4 = 2, kV5 = 4, kV4Up = kV4 | kV5, kAll = kV3 | kV4 | kV5 };
 
 enum class ValueKind {
-  string, uint, string_list, version, git_url, kernel_name, backends, cpp_depends, kernel_depends, stable_abi, table,
+  string,
+  uint,
+  string_list,
+  version,
+  git_url,
+  kernel_name,
+  backends,
+  cpp_depends,
+  kernel_depends,
+  stable_abi,
+  table,
 };
 
 struct KeySpec {
@@ -95,9 +105,7 @@ constexpr std::array<KeySpec, 11> kComponentKeys = {{
 }};
 constexpr std::array<std::string_view, 3> kFrameworkKeys = {"torch", "torch-noarch", "tvm-ffi"};
 
-std::string edition_label(unsigned edition) {
-  return edition == kV5 ? "edition 5" : edition == kV4 ? "v4" : "v3";
-}
+std::string edition_label(unsigned edition) { return edition == kV5 ? "edition 5" : edition == kV4 ? "v4" : "v3"; }
 
 std::string child_path(std::string_view parent, std::string_view key) {
   return parent.empty() ? std::string(key) : std::string(parent) + "." + std::string(key);
@@ -166,8 +174,9 @@ class SchemaChecker {
     }
     std::string where = table_path.empty() ? "at the top level" : "in [" + std::string(table_path) + "]";
     add(path, key.source(),
-        "unknown key `" + path + "` " + where + "; accepted " + (backend.empty() ? "" : "for backend " + std::string(backend) + " ") +
-            "(" + edition_label(edition_) + "): " + accepted_keys(keys, backend));
+        "unknown key `" + path + "` " + where + "; accepted " +
+            (backend.empty() ? "" : "for backend " + std::string(backend) + " ") + "(" + edition_label(edition_) +
+            "): " + accepted_keys(keys, backend));
   }
 
   // Checks every key of `table` against `keys`; `special` handles keys
@@ -177,7 +186,8 @@ class SchemaChecker {
     for (const auto& [key, value] : table) {
       if (special(key.str(), value)) continue;
       // (a copy: clang 14 cannot capture a structured binding)
-      auto spec = std::find_if(keys.begin(), keys.end(), [name = key.str()](const KeySpec& s) { return s.name == name; });
+      auto spec =
+          std::find_if(keys.begin(), keys.end(), [name = key.str()](const KeySpec& s) { return s.name == name; });
       const KeySpec* found = spec == keys.end() ? nullptr : &*spec;
       if (!found || !(found->allowed & edition_)) {
         unknown_key(path, key, keys, found);
@@ -198,8 +208,7 @@ class SchemaChecker {
       if ((spec.required & edition_) && (spec.backend.empty() || spec.backend == backend) &&
           !table.contains(spec.name)) {
         std::string key = child_path(path, spec.name);
-        add(key, table.source(),
-            "missing required key `" + key + "`" + (path.empty() ? " (the [general] table)" : ""));
+        add(key, table.source(), "missing required key `" + key + "`" + (path.empty() ? " (the [general] table)" : ""));
       }
   }
 
@@ -207,8 +216,7 @@ class SchemaChecker {
     std::string hint = node.is_floating_point() && expected.find("version") != std::string_view::npos
                            ? " (write the version in quotes)"
                            : "";
-    add(path, node.source(),
-        "`" + path + "` must be " + std::string(expected) + ", found " + type_name(node) + hint);
+    add(path, node.source(), "`" + path + "` must be " + std::string(expected) + ", found " + type_name(node) + hint);
   }
 
   void check_value(const toml::node& node, const std::string& path, const KeySpec& spec) {
@@ -300,9 +308,8 @@ class SchemaChecker {
   void check_kernel_depends(const toml::node& node, const std::string& path) {
     const toml::array* array = node.as_array();
     if (!array) return wrong_type(node, path, "an array of inline tables");
-    static constexpr std::array<KeySpec, 3> kDependencyKeys = {{{"repo-id", ValueKind::string, kAll, kAll},
-                                                                {"version", ValueKind::uint},
-                                                                {"revision", ValueKind::string}}};
+    static constexpr std::array<KeySpec, 3> kDependencyKeys = {
+        {{"repo-id", ValueKind::string, kAll, kAll}, {"version", ValueKind::uint}, {"revision", ValueKind::string}}};
     for (std::size_t i = 0; i < array->size(); ++i) {
       const toml::node& item = *array->get(i);
       std::string element = element_path(path, i);
@@ -335,8 +342,8 @@ class SchemaChecker {
       std::string entry = child_path(path, key.str());
       if (!contains(all_backends(), key.str()))
         add(entry, key.source(),
-            "unknown backend \"" + std::string(key.str()) + "\" as a key of `" + path + "`; accepted: " +
-                join(all_backends()));
+            "unknown backend \"" + std::string(key.str()) + "\" as a key of `" + path +
+                "`; accepted: " + join(all_backends()));
       else
         check_version(value, entry);
     }
@@ -346,7 +353,8 @@ class SchemaChecker {
     const toml::table* kernel = node.as_table();
     if (!kernel) {
       std::string hint = node.is_array_of_tables() ? " (write each component as [kernel.<name>], not [[kernel]])" : "";
-      add("kernel", node.source(), "`kernel` must be a table of [kernel.<name>] tables, found " + type_name(node) + hint);
+      add("kernel", node.source(),
+          "`kernel` must be a table of [kernel.<name>] tables, found " + type_name(node) + hint);
       return;
     }
     for (const auto& [name, value] : *kernel) {
@@ -367,8 +375,8 @@ class SchemaChecker {
     std::string element = path + ".backend";
     if (contains(all_backends(), name))
       add(element, backend->source(),
-          "backend \"" + name + "\" of `" + path + "` is noarch-only and cannot have compiled components; accepted: " +
-              join(component_backends()));
+          "backend \"" + name + "\" of `" + path +
+              "` is noarch-only and cannot have compiled components; accepted: " + join(component_backends()));
     else
       add(element, backend->source(),
           "unknown backend \"" + name + "\" in `" + element + "`; accepted (lowercase): " + join(component_backends()));
@@ -408,9 +416,9 @@ class SchemaChecker {
     if (present.size() > 1) {
       std::string list;
       for (const auto& [position, name] : present) list += (list.empty() ? "" : ", ") + name;
-      problems_.push_back({"", present[1].first,
-                           "more than one framework section (" + list +
-                               "): keep exactly one of [torch], [torch-noarch], [tvm-ffi]"});
+      problems_.push_back(
+          {"", present[1].first,
+           "more than one framework section (" + list + "): keep exactly one of [torch], [torch-noarch], [tvm-ffi]"});
     }
     if (present.empty() && !(edition_ & kV3))
       add("", root.source(), "no framework section: add exactly one of [torch], [torch-noarch] or [tvm-ffi]");
@@ -458,7 +466,8 @@ SchemaVerdict check_legacy(const toml::table& root, const toml::table& general) 
     std::string license = general.contains("license") ? "" : " (add `license` first: the migration needs it)";
     return verdict(BuildEdition::v3, "general", general.source(),
                    "legacy v3 format: the builder rejects it; run `kernel-builder update-build` to migrate it to "
-                   "edition 5" + license);
+                   "edition 5" +
+                       license);
   }
   return {BuildEdition::unknown, v4.problems()};
 }
@@ -471,13 +480,20 @@ ConfigPosition position_of(const toml::source_region& source) {
 
 std::string type_name(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return node.is_array_of_tables() ? "an array of tables" : "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date/time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return node.is_array_of_tables() ? "an array of tables" : "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date/time";
   }
 }
 

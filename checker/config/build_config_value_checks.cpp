@@ -80,8 +80,9 @@ class ValueChecks {
     for (const ConfigString& arch : archs.items)
       if (!is_valid_rocm_arch(arch.value))
         add(arch.key, arch.position,
-            "malformed ROCm architecture \"" + arch.value + "\" in `" + arch.key + "`: expected gfx<digits>[letter], "
-            "e.g. \"gfx90a\", \"gfx942\"");
+            "malformed ROCm architecture \"" + arch.value + "\" in `" + arch.key +
+                "`: expected gfx<digits>[letter], "
+                "e.g. \"gfx90a\", \"gfx942\"");
   }
 
   void check_stable_abi_version(const ConfigVersion& version) {
@@ -122,8 +123,7 @@ class ValueChecks {
           "`" + component.src.key + "` is empty: the generated CMake aborts (\"SOURCES argument is required\")");
     for (const ConfigString& dependency : component.depends.items) {
       std::string_view paired = conventional_backend(dependency.value);
-      if (!paired.empty() && !backend.empty() && paired != backend &&
-          contains(cpp_dependencies(), dependency.value))
+      if (!paired.empty() && !backend.empty() && paired != backend && contains(cpp_dependencies(), dependency.value))
         add(dependency.key, dependency.position,
             "C++ dependency \"" + dependency.value + "\" is for " + std::string(paired) + " components; `" +
                 component.key + "` has backend = \"" + backend + "\"",
@@ -141,9 +141,9 @@ class ValueChecks {
     std::set<std::string> reported;
     for (const ConfigString& backend : facts_.general.backends.items) {
       if (!reported.insert(backend.value).second) continue;
-      bool has_component = std::any_of(facts_.components.begin(), facts_.components.end(), [&](const KernelComponent& c) {
-        return c.backend && c.backend->value == backend.value;
-      });
+      bool has_component =
+          std::any_of(facts_.components.begin(), facts_.components.end(),
+                      [&](const KernelComponent& c) { return c.backend && c.backend->value == backend.value; });
       if (!has_component && contains(all_backends(), backend.value))
         add(backend.key, backend.position,
             "backend \"" + backend.value + "\" has no [kernel.*] component: it is built as a Python-only torch-" +

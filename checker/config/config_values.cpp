@@ -10,12 +10,14 @@
 namespace kcheck::build_config {
 namespace {
 
-constexpr std::array<std::string_view, 8> kAllBackends = {"cann", "cpu", "cuda", "metal", "neuron", "rocm", "tpu", "xpu"};
+constexpr std::array<std::string_view, 8> kAllBackends = {"cann",   "cpu",  "cuda", "metal",
+                                                          "neuron", "rocm", "tpu",  "xpu"};
 constexpr std::array<std::string_view, 5> kComponentBackends = {"cpu", "cuda", "metal", "rocm", "xpu"};
 constexpr std::array<std::string_view, 11> kCppDependencies = {
-    "torch",      "cutlass_2_10", "cutlass_3_5", "cutlass_3_6", "cutlass_3_8", "cutlass_3_9",
-    "cutlass_4_0", "cutlass_4_4", "cutlass_4_5", "sycl_tla",    "metal-cpp"};
-constexpr std::array<std::string_view, 7> kGitSchemes = {"https", "http", "git", "ssh", "git+ssh", "git+https", "git+http"};
+    "torch",       "cutlass_2_10", "cutlass_3_5", "cutlass_3_6", "cutlass_3_8", "cutlass_3_9",
+    "cutlass_4_0", "cutlass_4_4",  "cutlass_4_5", "sycl_tla",    "metal-cpp"};
+constexpr std::array<std::string_view, 7> kGitSchemes = {"https",   "http",      "git",     "ssh",
+                                                         "git+ssh", "git+https", "git+http"};
 
 bool is_scheme(std::string_view text) {
   if (text.empty() || !std::isalpha(static_cast<unsigned char>(text[0]))) return false;
@@ -65,7 +67,8 @@ std::optional<Version> parse_config_version(std::string_view text, std::string* 
     std::size_t dot = text.find('.', start);
     std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (part.starts_with('+')) part.remove_prefix(1);
-    const std::optional<std::uint32_t> number = part.size() > 9 ? std::nullopt : text::parse_decimal<std::uint32_t>(part);
+    const std::optional<std::uint32_t> number =
+        part.size() > 9 ? std::nullopt : text::parse_decimal<std::uint32_t>(part);
     if (!number) {
       set_reason(why_not, "a version must consist of numbers separated by dots, e.g. \"2.12\"");
       return std::nullopt;
@@ -205,7 +208,8 @@ bool capabilities_build_with_toolkit(const std::vector<std::string>& capabilitie
                                      const std::vector<CudaToolkitDefaults>& defaults) {
   std::vector<std::string> listed, targets;
   for (const std::string& capability : capabilities)
-    if (is_valid_cuda_capability(capability) && Version::parse(capability_base(capability))) listed.push_back(capability);
+    if (is_valid_cuda_capability(capability) && Version::parse(capability_base(capability)))
+      listed.push_back(capability);
   for (const std::string& capability : toolkit_default_capabilities(toolkit, defaults))
     targets.push_back(capability_base(capability));
   return !intersect_cuda_capabilities(listed, targets).empty();

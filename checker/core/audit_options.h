@@ -5,7 +5,8 @@
 #include "checker/core/policy.h"
 #include "checker/core/progress.h"
 #include "checker/core/rule_registry.h"
-#include "checker/core/tree_facts.h"
+#include "checker/core/suppressions.h"
+#include "checker/core/walk_limits.h"
 #include "checker/core/work_pool.h"
 
 namespace kcheck {
@@ -13,20 +14,20 @@ namespace kcheck {
 // Options that shape one audit (from the CLI or a caller of the library).
 struct AuditOptions {
   CodeSelection selection;
-  bool strict = false;      // warnings fail the gate
-  bool security = false;    // Hub-side profile: no code execution, KP006 as error
+  bool strict = false;    // warnings fail the gate
+  bool security = false;  // Hub-side profile: no code execution, KP006 as error
   // The repository's kcheck.toml suppressions are applied; false (--security,
   // --no-repo-config): reported by KC007, never applied, so an upload cannot silence its own audit.
   bool apply_repository_suppressions = true;
-  std::string repo_id;      // --repo-id owner/name, for KM005
-  unsigned threads = 0;     // 0 = one per hardware thread
+  std::string repo_id;   // --repo-id owner/name, for KM005
+  unsigned threads = 0;  // 0 = one per hardware thread
   // The threads the audit's files are analysed and hashed on, shared with
   // whatever else the caller runs (a scan's other repositories); none: the
   // audit makes a pool of `threads` of its own.
   WorkPool* pool = nullptr;
   ProgressSink* progress = nullptr;  // counts files scanned, bytes hashed, variants run; none: silent
-  WalkLimits limits;        // --max-depth, --max-files, --max-file-size
-  AuditDeadline deadline;   // kcheck scan --repo-timeout; by default none
+  WalkLimits limits;                 // --max-depth, --max-files, --max-file-size
+  AuditDeadline deadline;            // kcheck scan --repo-timeout; by default none
   // --local-build: judge what this machine built, not an upload; required
   // variants it cannot build (other Torch or CUDA releases) are a note (KL006).
   bool local_build = false;

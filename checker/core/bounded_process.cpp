@@ -23,13 +23,14 @@ std::string describe_signal(int signal) {
   // Linux's signal names (signal(7)); glibc's sigabbrev_np is 2.32+, newer
   // than the glibc floor kcheck itself keeps (manylinux_2_28).
   static constexpr std::pair<int, const char*> kNames[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},     {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
-      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},     {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
-      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},   {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
-      {SIGSTKFLT, "SIGSTKFLT"}, {SIGCHLD, "SIGCHLD"}, {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},
-      {SIGTTIN, "SIGTTIN"}, {SIGTTOU, "SIGTTOU"},   {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
-      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGIO, "SIGIO"}, {SIGPWR, "SIGPWR"},
-      {SIGSYS, "SIGSYS"}};
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},       {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},     {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},     {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},     {SIGTERM, "SIGTERM"}, {SIGSTKFLT, "SIGSTKFLT"},
+      {SIGCHLD, "SIGCHLD"}, {SIGCONT, "SIGCONT"},     {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},
+      {SIGTTIN, "SIGTTIN"}, {SIGTTOU, "SIGTTOU"},     {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"},
+      {SIGIO, "SIGIO"},     {SIGPWR, "SIGPWR"},       {SIGSYS, "SIGSYS"}};
   for (const auto& [number, name] : kNames)
     if (number == signal) return std::string(name) + " (" + ::strsignal(signal) + ")";
   return "signal " + std::to_string(signal);
@@ -127,7 +128,7 @@ void take_keeper_report(const KeeperReport& report, const std::string& program, 
 }  // namespace
 
 ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
-                      const std::filesystem::path& directory) {
+                       const std::filesystem::path& directory) {
   ProcessEnd end;
   int pipe_fds[2];
   if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return end;
@@ -181,8 +182,10 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
       kill_at_timeout(pid, start.report_fd, contained ? &keeper_report : nullptr, status);
       break;
     }
-    if (pipe_open) read_available(static_cast<int>(std::min<long long>(left.count(), 50)), 16);
-    else ::usleep(10000);
+    if (pipe_open)
+      read_available(static_cast<int>(std::min<long long>(left.count(), 50)), 16);
+    else
+      ::usleep(10000);
     // The child may have ended while a descendant it forked still holds the
     // pipe open: the run ends with the child, not with the pipe.
     if (::waitpid(pid, &status, WNOHANG) == pid) reaped = true;

@@ -13,23 +13,22 @@ namespace kcheck {
 struct ProcessEnd {
   bool started = false;
   bool timed_out = false;
-  int exit_code = -1;      // when it exited
-  int signal = 0;          // when a signal ended it
-  std::string output;      // stdout + stderr tail (bounded)
+  int exit_code = -1;            // when it exited
+  int signal = 0;                // when a signal ended it
+  std::string output;            // stdout + stderr tail (bounded)
   std::size_t output_bytes = 0;  // everything it wrote, kept or not
   bool output_truncated = false;
   std::optional<ContainmentInForce> containment;  // when it ran contained: what confined it
-  int leftover_processes = 0;  // contained: processes it started still running when it ended (then killed)
-  int captured_writes = 0;     // contained: files it wrote in the captured shared directories (/tmp)
+  int leftover_processes = 0;        // contained: processes it started still running when it ended (then killed)
+  int captured_writes = 0;           // contained: files it wrote in the captured shared directories (/tmp)
   std::string first_captured_write;  // the first of them
 };
-
 
 // Limits for a child process: a worker loading untrusted kernel code, or a
 // build tool (with a long timeout).
 struct ProcessLimits {
   std::chrono::milliseconds timeout{60000};
-  std::size_t max_output = 64 * 1024;  // the tail is kept; the child is never blocked on its output
+  std::size_t max_output = 64 * 1024;      // the tail is kept; the child is never blocked on its output
   std::optional<Containment> containment;  // untrusted code: see process_containment.h
 };
 
@@ -40,7 +39,7 @@ struct ProcessLimits {
 // not used: the scratch is its working directory); past the timeout its
 // keeper kills it and everything it started.
 ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
-                      const std::filesystem::path& directory = {});
+                       const std::filesystem::path& directory = {});
 
 // "SIGSEGV (segmentation fault)", "signal 77".
 std::string describe_signal(int signal);

@@ -14,8 +14,10 @@ class TomlNestingScan {
 
   std::optional<TomlNestingProblem> run() {
     while (!problem_ && !at_end()) {
-      if (open_.empty()) scan_top_level_line();
-      else scan_inside_brackets();
+      if (open_.empty())
+        scan_top_level_line();
+      else
+        scan_inside_brackets();
     }
     return problem_;
   }
@@ -28,9 +30,7 @@ class TomlNestingScan {
   };
 
   bool at_end() const { return position_ >= text_.size(); }
-  char peek(std::size_t ahead = 0) const {
-    return position_ + ahead < text_.size() ? text_[position_ + ahead] : '\0';
-  }
+  char peek(std::size_t ahead = 0) const { return position_ + ahead < text_.size() ? text_[position_ + ahead] : '\0'; }
   void advance() {
     if (text_[position_] == '\n') {
       ++line_;
@@ -177,8 +177,7 @@ toml::table checked_toml_parse(std::string_view text, std::string_view source_na
   if (const std::optional<TomlNestingProblem> problem = toml_nesting_problem(text)) {
     const toml::source_position where{static_cast<toml::source_index>(problem->line),
                                       static_cast<toml::source_index>(problem->column)};
-    throw toml::parse_error(problem->description.c_str(), where,
-                            std::make_shared<const std::string>(source_name));
+    throw toml::parse_error(problem->description.c_str(), where, std::make_shared<const std::string>(source_name));
   }
   return toml::parse(text, source_name);
 }

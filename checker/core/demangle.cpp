@@ -18,8 +18,8 @@ std::size_t back_references(std::string_view name) {
   for (std::size_t at = 0; at < name.size(); ++at) {
     if (name[at] != 'S' && name[at] != 'T') continue;
     std::size_t end = at + 1;
-    while (end < name.size() && (std::isdigit(static_cast<unsigned char>(name[end])) ||
-                                 std::isupper(static_cast<unsigned char>(name[end]))))
+    while (end < name.size() &&
+           (std::isdigit(static_cast<unsigned char>(name[end])) || std::isupper(static_cast<unsigned char>(name[end]))))
       ++end;
     if (end < name.size() && name[end] == '_') ++count;
   }
@@ -33,8 +33,8 @@ std::optional<std::string> try_demangle(std::string_view name) {
     return std::nullopt;
   const std::string mangled(name);
   int status = 0;
-  const std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                              &std::free);
+  const std::unique_ptr<char, decltype(&std::free)> demangled(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
   if (status != 0 || !demangled) return std::nullopt;
   return std::string(demangled.get());
 }

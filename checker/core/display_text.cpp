@@ -33,26 +33,35 @@ std::size_t decode_utf8(std::string_view text, char32_t& code_point) {
 // Characters that control a display rather than being part of the text.
 bool controls_display(char32_t c) {
   return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1
-         c == 0xad || c == 0x061c || c == 0x180e ||          // soft hyphen, Arabic letter mark, Mongolian separator
-         (c >= 0xe0000 && c <= 0xe007f) ||                   // tag characters
-         (c >= 0x200b && c <= 0x200f) ||                     // zero-width characters, LRM, RLM
-         c == 0x2028 || c == 0x2029 ||                       // line and paragraph separators
-         (c >= 0x202a && c <= 0x202e) ||                     // bidirectional embeddings and overrides
-         (c >= 0x2060 && c <= 0x2069) ||                     // word joiner, invisible operators, isolates
-         c == 0xfeff || (c & 0xfffe) == 0xfffe ||            // BOM, noncharacters U+xxFFFE/U+xxFFFF
+         c == 0xad || c == 0x061c || c == 0x180e ||            // soft hyphen, Arabic letter mark, Mongolian separator
+         (c >= 0xe0000 && c <= 0xe007f) ||                     // tag characters
+         (c >= 0x200b && c <= 0x200f) ||                       // zero-width characters, LRM, RLM
+         c == 0x2028 || c == 0x2029 ||                         // line and paragraph separators
+         (c >= 0x202a && c <= 0x202e) ||                       // bidirectional embeddings and overrides
+         (c >= 0x2060 && c <= 0x2069) ||                       // word joiner, invisible operators, isolates
+         c == 0xfeff || (c & 0xfffe) == 0xfffe ||              // BOM, noncharacters U+xxFFFE/U+xxFFFF
          (c >= 0xfdd0 && c <= 0xfdef);
 }
 
 void append_escape(std::string& out, char32_t c) {
   char buffer[16];
   switch (c) {
-    case '\n': out += "\\n"; return;
-    case '\r': out += "\\r"; return;
-    case '\t': out += "\\t"; return;
-    default: break;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    default:
+      break;
   }
-  if (c < 0x80) std::snprintf(buffer, sizeof buffer, "\\x%02x", static_cast<unsigned>(c));
-  else std::snprintf(buffer, sizeof buffer, c > 0xffff ? "\\U%08x" : "\\u%04x", static_cast<unsigned>(c));
+  if (c < 0x80)
+    std::snprintf(buffer, sizeof buffer, "\\x%02x", static_cast<unsigned>(c));
+  else
+    std::snprintf(buffer, sizeof buffer, c > 0xffff ? "\\U%08x" : "\\u%04x", static_cast<unsigned>(c));
   out += buffer;
 }
 
@@ -73,8 +82,10 @@ std::string display_safe(std::string_view text) {
       text.remove_prefix(1);
       continue;
     }
-    if (controls_display(code_point)) append_escape(out, code_point);
-    else out.append(text.substr(0, length));
+    if (controls_display(code_point))
+      append_escape(out, code_point);
+    else
+      out.append(text.substr(0, length));
     text.remove_prefix(length);
   }
   return out;
@@ -88,8 +99,9 @@ Report display_safe_report(const Report& report) {
   for (VariantSummary& variant : safe.variants)
     for (std::string* text : {&variant.name, &variant.path, &variant.backend}) make_safe(*text);
   for (Finding& finding : safe.findings)
-    for (std::string* text : {&finding.code, &finding.message, &finding.variant, &finding.file, &finding.location.symbol,
-                              &finding.location.section, &finding.location.json_pointer, &finding.suppression_reason})
+    for (std::string* text :
+         {&finding.code, &finding.message, &finding.variant, &finding.file, &finding.location.symbol,
+          &finding.location.section, &finding.location.json_pointer, &finding.suppression_reason})
       make_safe(*text);
   for (DeviceLimits& device : safe.dynamic.devices)
     for (std::string* text : {&device.variant, &device.name, &device.backend}) make_safe(*text);

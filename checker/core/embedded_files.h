@@ -8,7 +8,7 @@ namespace kcheck {
 
 // A file of rules/ or reports/templates/ compiled into the executable.
 struct EmbeddedFile {
-  std::string_view path;  // relative to the source root, e.g. "rules/hub.toml"
+  std::string_view path;  // relative to the source root, e.g. "rules/policies/hub.toml"
   std::string_view content;
 };
 

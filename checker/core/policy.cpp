@@ -15,8 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Where the embedded policies and their data/ sit among the embedded files
+// (rules/policies/ in the source tree; see rules/README.md).
+constexpr std::string_view kEmbeddedPolicyDirectory = "rules/policies/";
+
 // Reads a policy document, resolving the data files it names either next to
-// the policy file or among the embedded rules/.
+// the policy file or among the embedded rules/policies/.
 class PolicyReader {
  public:
   PolicyReader(const toml::table& root, std::string source, std::optional<fs::path> directory)
@@ -45,9 +49,7 @@ class PolicyReader {
     throw PolicyError("invalid policy " + source_ + ": key '" + key + "' " + what);
   }
 
-  toml::node_view<const toml::node> at(const std::string& dotted_key) const {
-    return root_.at_path(dotted_key);
-  }
+  toml::node_view<const toml::node> at(const std::string& dotted_key) const { return root_.at_path(dotted_key); }
 
   std::string required_string(const std::string& key) const {
     auto value = at(key).value<std::string>();
@@ -115,9 +117,12 @@ class PolicyReader {
 
   void read_native(NativePolicy& native) const {
     std::string runtime = required_string("native.cxx-runtime");
-    if (runtime == "dynamic-within-ceilings") native.cxx_runtime = CxxRuntimePolicy::dynamic_within_ceilings;
-    else if (runtime == "static-only") native.cxx_runtime = CxxRuntimePolicy::static_only;
-    else fail("native.cxx-runtime", "must be \"dynamic-within-ceilings\" or \"static-only\", not \"" + runtime + "\"");
+    if (runtime == "dynamic-within-ceilings")
+      native.cxx_runtime = CxxRuntimePolicy::dynamic_within_ceilings;
+    else if (runtime == "static-only")
+      native.cxx_runtime = CxxRuntimePolicy::static_only;
+    else
+      fail("native.cxx-runtime", "must be \"dynamic-within-ceilings\" or \"static-only\", not \"" + runtime + "\"");
     for (auto& lib : string_list("native.system-libraries")) native.system_libraries.insert(lib);
     native.torch_library_patterns = string_list("native.torch-libraries");
     if (at("native.allowed-named-versions"))
@@ -177,9 +182,12 @@ class PolicyReader {
 
   void read_layout(Policy& policy) const {
     std::string package = required_string("layout.package");
-    if (package == "top-level") policy.package_layout = PackageLayout::top_level;
-    else if (package == "nested") policy.package_layout = PackageLayout::nested;
-    else fail("layout.package", "must be \"top-level\" or \"nested\", not \"" + package + "\"");
+    if (package == "top-level")
+      policy.package_layout = PackageLayout::top_level;
+    else if (package == "nested")
+      policy.package_layout = PackageLayout::nested;
+    else
+      fail("layout.package", "must be \"top-level\" or \"nested\", not \"" + package + "\"");
   }
 
   std::vector<RequiredVariantSet> required_variant_sets() const {
@@ -208,7 +216,7 @@ class PolicyReader {
       std::stringstream buffer;
       buffer << in.rdbuf();
       text = buffer.str();
-    } else if (auto embedded = find_embedded_file("rules/" + relative)) {
+    } else if (auto embedded = find_embedded_file(std::string(kEmbeddedPolicyDirectory) + relative)) {
       text = std::string(*embedded);
     } else {
       throw PolicyError("invalid policy " + source_ + ": data file '" + relative +
@@ -226,7 +234,8 @@ class PolicyReader {
     std::map<std::string, Version, std::less<>> versions;
     nlohmann::json data = data_file(relative);
     if (!data.contains(member) || !data[member].is_object())
-      throw PolicyError("invalid policy " + source_ + ": data file '" + relative + "' has no \"" + member + "\" object");
+      throw PolicyError("invalid policy " + source_ + ": data file '" + relative + "' has no \"" + member +
+                        "\" object");
     for (const auto& [name, value] : data[member].items()) {
       auto parsed = value.is_string() ? Version::parse(value.get<std::string>()) : std::nullopt;
       if (!parsed)
@@ -260,8 +269,10 @@ std::vector<std::string> embedded_policy_names() {
   std::vector<std::string> names;
   for (const EmbeddedFile& file : embedded_files()) {
     std::string_view path = file.path;
-    if (path.starts_with("rules/") && path.ends_with(".toml") && path.find('/', 6) == std::string_view::npos)
-      names.emplace_back(path.substr(6, path.size() - 6 - 5));
+    if (!path.starts_with(kEmbeddedPolicyDirectory) || !path.ends_with(".toml")) continue;
+    path.remove_prefix(kEmbeddedPolicyDirectory.size());
+    path.remove_suffix(std::string_view(".toml").size());
+    if (path.find('/') == std::string_view::npos) names.emplace_back(path);
   }
   return names;
 }
@@ -271,8 +282,9 @@ Policy parse_policy(std::string_view toml_text, const std::string& source) {
 }
 
 Policy load_policy(const std::string& name_or_path) {
-  if (auto embedded = find_embedded_file("rules/" + name_or_path + ".toml"))
-    return parse_policy_document(*embedded, "embedded:rules/" + name_or_path + ".toml", std::nullopt);
+  std::string embedded_path = std::string(kEmbeddedPolicyDirectory) + name_or_path + ".toml";
+  if (auto embedded = find_embedded_file(embedded_path))
+    return parse_policy_document(*embedded, "embedded:" + embedded_path, std::nullopt);
   fs::path path(name_or_path);
   std::error_code error;
   if (!fs::is_regular_file(path, error)) {

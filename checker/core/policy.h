@@ -83,7 +83,7 @@ struct CudaToolkitDefaults {
 struct Policy {
   std::string name;
   std::string description;
-  std::string source;  // "embedded:rules/hub.toml" or the file path given
+  std::string source;  // "embedded:rules/policies/hub.toml" or the file path given
   NativePolicy native;
   PythonPolicy python;
   PackageLayout package_layout = PackageLayout::top_level;
@@ -92,8 +92,8 @@ struct Policy {
   std::map<std::string, Version, std::less<>> torch_shim_versions;
   std::vector<std::string> cuda_supported_capabilities;
   std::vector<CudaToolkitDefaults> cuda_toolkit_defaults;  // newest toolkit first
-  std::vector<std::string> rocm_supported_archs;            // "gfx90a", ...
-  std::set<std::string> accepted_licenses;  // lowercase Hub license ids
+  std::vector<std::string> rocm_supported_archs;           // "gfx90a", ...
+  std::set<std::string> accepted_licenses;                 // lowercase Hub license ids
   // Whether a repository suppression may name a code prefix ("KP") instead of one rule.
   bool suppression_code_prefixes_allowed = false;
 };

@@ -181,7 +181,7 @@ bool append(char* buffer, std::size_t capacity, const char* text) {
 // WriteCapture); on failure it is left as it was (read-only).
 WriteCapture capture_writes(const char* directory, const char* layer_options) {
   WriteCapture capture;
-  struct stat original{};
+  struct stat original {};
   if (::stat(directory, &original) != 0 || !S_ISDIR(original.st_mode)) return capture;
   const int lower = ::open(directory, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (lower < 0) return capture;
@@ -190,8 +190,8 @@ WriteCapture capture_writes(const char* directory, const char* layer_options) {
     return capture;
   }
   const int layer = ::open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  bool made = layer >= 0 && ::mkdirat(layer, "upper", original.st_mode & 07777) == 0 &&
-              ::mkdirat(layer, "work", 0700) == 0;
+  bool made =
+      layer >= 0 && ::mkdirat(layer, "upper", original.st_mode & 07777) == 0 && ::mkdirat(layer, "work", 0700) == 0;
   if (made) {
     ::fchmodat(layer, "upper", original.st_mode & 07777, 0);  // as /tmp is: 1777, whatever the umask
     (void)!::fchownat(layer, "upper", original.st_uid, original.st_gid, 0);
@@ -253,7 +253,8 @@ bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace, WriteCapture
   bool confined = set_mount_attributes("/", AT_RECURSIVE, read_only) == 0;
   if (confined && own_proc) reopen_own_proc(read_only, writable);
   for (std::size_t i = 0; confined && i < plan.captured_directories.size() && capture_count < kMaxCaptures; ++i) {
-    const WriteCapture capture = capture_writes(plan.captured_directories[i].c_str(), plan.capture_layer_options.c_str());
+    const WriteCapture capture =
+        capture_writes(plan.captured_directories[i].c_str(), plan.capture_layer_options.c_str());
     if (capture.layer_fd >= 0) captures[capture_count++] = capture;
   }
   char scratch_path[32];
@@ -281,9 +282,9 @@ int count_captured(int directory_fd, char (&path)[4096], int depth, char (&first
       if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
       const std::size_t parent_length = std::strlen(path);
       const bool fits = append(path, sizeof path, "/") && append(path, sizeof path, name);
-      const int child = type == DT_DIR && depth < 32 ? ::openat(directory_fd, name, O_RDONLY | O_DIRECTORY |
-                                                                                       O_NOFOLLOW | O_CLOEXEC)
-                                                     : -1;
+      const int child = type == DT_DIR && depth < 32
+                            ? ::openat(directory_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                            : -1;
       if (child >= 0) {
         files += count_captured(child, path, depth + 1, first);
         ::close(child);
@@ -336,8 +337,8 @@ void set_limit(int resource, std::uint64_t value) {
 // ptrace or signal outside its namespace, or raise its limits.
 void drop_root_capabilities() {
   if (::geteuid() != 0) return;
-  ::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                                 SECBIT_NO_SETUID_FIXUP_LOCKED);
+  ::prctl(PR_SET_SECUREBITS,
+          SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED);
   for (int capability = 0; capability <= 63; ++capability) ::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
@@ -548,14 +549,15 @@ std::vector<std::string> contained_environment(const std::filesystem::path& scra
     const std::string_view name = variable.substr(0, variable.find('='));
     if (name != "HOME" && name != "TMPDIR" && name != "TMP" && name != "TEMP") environment.emplace_back(variable);
   }
-  for (const char* name : {"HOME", "TMPDIR", "TMP", "TEMP"}) environment.push_back(std::string(name) + "=" + scratch.string());
+  for (const char* name : {"HOME", "TMPDIR", "TMP", "TEMP"})
+    environment.push_back(std::string(name) + "=" + scratch.string());
   return environment;
 }
 
 pid_t clone_process(int flags) {
   // Fork-like (no new stack): the child continues here on a copy of this one.
-  return static_cast<pid_t>(::syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr,
-                                      nullptr, nullptr));
+  return static_cast<pid_t>(
+      ::syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
 }
 
 }  // namespace
@@ -567,7 +569,8 @@ std::string ContainmentInForce::describe() const {
                                     : "; writes outside its scratch directory are not prevented";
   if (writes_captured) text += "; writes to the shared temporary directories captured and reported";
   if (user_namespace) text += "; user namespace";
-  text += process_limit ? "; process limit" : "; no process limit (no cgroup of its own, and root or no user namespace)";
+  text +=
+      process_limit ? "; process limit" : "; no process limit (no cgroup of its own, and root or no user namespace)";
   return text;
 }
 
@@ -596,8 +599,8 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
     if (directory.is_absolute() && plan.captured_directories.size() < kMaxCaptures)
       plan.captured_directories.push_back(directory.string());
   // What the captures may hold: like one file at the file-size limit.
-  plan.capture_layer_options = "size=" + std::to_string(std::max<std::uint64_t>(containment.file_size, 1u << 20)) +
-                               ",nr_inodes=16384,mode=0755";
+  plan.capture_layer_options =
+      "size=" + std::to_string(std::max<std::uint64_t>(containment.file_size, 1u << 20)) + ",nr_inodes=16384,mode=0755";
   plan.want_user_namespace = ::geteuid() != 0;  // root may make the other namespaces itself
   plan.uid_map = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
   plan.gid_map = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
@@ -637,15 +640,24 @@ void read_keeper_messages(int report_fd, KeeperReport& report) {
   while (::read(report_fd, &record, sizeof record) == static_cast<ssize_t>(sizeof record)) {
     record.text[sizeof record.text - 1] = '\0';
     switch (record.kind) {
-      case Message::started: break;
-      case Message::exec_failed: report.exec_error = record.value; break;
-      case Message::worker_status: report.worker_status = record.value; break;
-      case Message::leftovers: report.leftover_processes = record.value; break;
+      case Message::started:
+        break;
+      case Message::exec_failed:
+        report.exec_error = record.value;
+        break;
+      case Message::worker_status:
+        report.worker_status = record.value;
+        break;
+      case Message::leftovers:
+        report.leftover_processes = record.value;
+        break;
       case Message::captured_writes:
         report.captured_writes = record.value;
         report.first_captured_write = record.text;
         break;
-      case Message::worker_pid: report.worker_outside_namespace = record.value; break;
+      case Message::worker_pid:
+        report.worker_outside_namespace = record.value;
+        break;
       case Message::in_force:
         report.in_force.pid_namespace = record.value & pid_ns;
         report.in_force.user_namespace = record.value & user_ns;

@@ -35,10 +35,10 @@ namespace kcheck {
 // bounded by a cgroup of its own where kcheck may make one
 // (process_count_group.h), else by RLIMIT_NPROC inside a user namespace.
 struct Containment {
-  std::filesystem::path scratch;            // must exist: the only writable directory
-  std::chrono::seconds cpu_time{0};         // RLIMIT_CPU of each process (all its threads); 0: none
-  std::uint64_t address_space = 0;          // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
-  std::uint64_t file_size = 1ull << 30;     // RLIMIT_FSIZE: a larger write ends the writer with SIGXFSZ
+  std::filesystem::path scratch;         // must exist: the only writable directory
+  std::chrono::seconds cpu_time{0};      // RLIMIT_CPU of each process (all its threads); 0: none
+  std::uint64_t address_space = 0;       // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
+  std::uint64_t file_size = 1ull << 30;  // RLIMIT_FSIZE: a larger write ends the writer with SIGXFSZ
   // Processes (threads) the worker's tree may hold, by every bound the machine
   // allows: a cgroup's pids.max (where kcheck may make a cgroup), the PID
   // namespace's own pid_max (Linux 6.14+; at least 301), and RLIMIT_NPROC,
@@ -53,7 +53,7 @@ struct Containment {
 
 // What confined one run, as the keeper found it.
 struct ContainmentInForce {
-  bool pid_namespace = false;              // everything the worker started ended with it
+  bool pid_namespace = false;  // everything the worker started ended with it
   bool user_namespace = false;
   bool read_only_outside_scratch = false;  // mount namespace with every other mount read-only
   bool writes_captured = false;            // the shared writable directories are captured overlays
@@ -67,8 +67,8 @@ struct ContainmentInForce {
 // the pipe on which the keeper reports how the worker ended.
 struct ContainedStart {
   pid_t keeper = -1;
-  int report_fd = -1;  // read end, close-on-exec
-  int error = 0;       // errno when nothing could be started
+  int report_fd = -1;                              // read end, close-on-exec
+  int error = 0;                                   // errno when nothing could be started
   std::unique_ptr<ProcessCountGroup> count_group;  // kept until the keeper has been reaped
 };
 
@@ -83,11 +83,11 @@ void stop_contained(pid_t keeper);
 
 // What the keeper reported: the worker's wait status, or why it could not start.
 struct KeeperReport {
-  std::optional<int> worker_status;  // as waitpid gives it
-  int exec_error = 0;                // errno of a failed execve
-  int leftover_processes = 0;        // still running when the worker ended; killed
-  int captured_writes = 0;           // files written (or removed) in the captured directories
-  std::string first_captured_write;  // the first of them, "/tmp/x"
+  std::optional<int> worker_status;     // as waitpid gives it
+  int exec_error = 0;                   // errno of a failed execve
+  int leftover_processes = 0;           // still running when the worker ended; killed
+  int captured_writes = 0;              // files written (or removed) in the captured directories
+  std::string first_captured_write;     // the first of them, "/tmp/x"
   pid_t worker_outside_namespace = -1;  // without a PID namespace: the worker's pid (its process group)
   ContainmentInForce in_force;
 };

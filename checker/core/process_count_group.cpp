@@ -43,7 +43,7 @@ std::string read_small_file(const fs::path& path) {
 
 // One line of /proc/self/mountinfo: "36 35 98:0 ROOT MOUNTPOINT OPTIONS ... - FSTYPE SOURCE SUPER".
 struct CgroupMount {
-  std::string root;         // the part of the hierarchy the mount shows
+  std::string root;  // the part of the hierarchy the mount shows
   std::string mount_point;
   bool version2 = false;
 };
@@ -56,7 +56,8 @@ std::optional<CgroupMount> find_mount(const std::string& mountinfo, bool version
     const std::vector<std::string_view> fields = split(line.substr(0, dash), ' ');
     const std::vector<std::string_view> filesystem = split(line.substr(dash + 3), ' ');
     if (fields.size() < 5 || filesystem.size() < 3) continue;
-    const bool matches = version2 ? filesystem[0] == "cgroup2" : filesystem[0] == "cgroup" && lists(filesystem[2], "pids");
+    const bool matches =
+        version2 ? filesystem[0] == "cgroup2" : filesystem[0] == "cgroup" && lists(filesystem[2], "pids");
     if (matches) return CgroupMount{std::string(fields[3]), std::string(fields[4]), version2};
   }
   return std::nullopt;
@@ -112,8 +113,8 @@ std::unique_ptr<ProcessCountGroup> ProcessCountGroup::create(std::uint64_t max_p
   if (!parent) return nullptr;
   const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
   for (int attempt = 0; attempt < 16; ++attempt) {
-    const fs::path directory =
-        *parent / ("kcheck-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" + std::to_string(attempt));
+    const fs::path directory = *parent / ("kcheck-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
+                                          std::to_string(attempt));
     if (::mkdir(directory.c_str(), 0700) != 0) {
       if (errno == EEXIST) continue;
       why_not = "cannot make a cgroup in " + parent->string() + ": " + std::strerror(errno);

@@ -15,14 +15,22 @@ void count(SeverityCounts& counts, const Finding& finding) {
     return;
   }
   switch (finding.severity) {
-    case Severity::error: ++counts.errors; break;
-    case Severity::warning: ++counts.warnings; break;
-    case Severity::note: ++counts.notes; break;
+    case Severity::error:
+      ++counts.errors;
+      break;
+    case Severity::warning:
+      ++counts.warnings;
+      break;
+    case Severity::note:
+      ++counts.notes;
+      break;
   }
 }
 
 nlohmann::json counts_to_json(const SeverityCounts& counts) {
-  return {{"errors", counts.errors}, {"warnings", counts.warnings}, {"notes", counts.notes},
+  return {{"errors", counts.errors},
+          {"warnings", counts.warnings},
+          {"notes", counts.notes},
           {"suppressed", counts.suppressed}};
 }
 
@@ -103,7 +111,8 @@ nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
                           {"compiled_problem", result.compiled_problem},
                           {"compile_speedup", result.compile_speedup},
                           {"eager_python_median_us", result.eager_python_median_us}});
-  nlohmann::json json = {{"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
+  nlohmann::json json = {
+      {"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
   if (!dynamic.containment.empty()) json["containment"] = dynamic.containment;
   return json;
 }
@@ -207,17 +216,17 @@ nlohmann::json report_to_json(const Report& report) {
                         {"backend", variant.backend},
                         {"counts", counts_to_json(variant.counts)}});
   nlohmann::json json = {{"schema_version", report.schema_version},
-          {"tool", {{"name", "kcheck"}, {"version", report.tool_version}}},
-          {"policy", {{"name", report.policy_name}, {"source", report.policy_source}}},
-          {"input", report.input},
-          {"audited_root", report.audited_root},
-          {"scope", report.scope},
-          {"strict", report.strict},
-          {"rules_run", report.rules_run},
-          {"variants", variants},
-          {"findings", findings},
-          {"summary", counts_to_json(report.summary)},
-          {"verdict", report.gate_status() == 0 ? "pass" : "fail"}};
+                         {"tool", {{"name", "kcheck"}, {"version", report.tool_version}}},
+                         {"policy", {{"name", report.policy_name}, {"source", report.policy_source}}},
+                         {"input", report.input},
+                         {"audited_root", report.audited_root},
+                         {"scope", report.scope},
+                         {"strict", report.strict},
+                         {"rules_run", report.rules_run},
+                         {"variants", variants},
+                         {"findings", findings},
+                         {"summary", counts_to_json(report.summary)},
+                         {"verdict", report.gate_status() == 0 ? "pass" : "fail"}};
   if (!report.dynamic.empty()) json["dynamic"] = dynamic_to_json(report.dynamic);
   return json;
 }

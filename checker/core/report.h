@@ -27,12 +27,12 @@ struct VariantSummary {
 
 // What the dynamic harness measured about a device (`kcheck bench`).
 struct DeviceLimits {
-  std::string variant;             // the variant whose worker measured it
-  std::string name;                // "NVIDIA H100 80GB HBM3", "cpu"
-  std::string backend;             // "cuda", "cpu"
-  double copy_bandwidth_gbs = 0;   // device-to-device copy, read + write bytes / time
-  double matmul_tflops = 0;        // 0 = not measured
-  std::string matmul_dtype;        // "bfloat16" on a GPU, "float32" on the CPU
+  std::string variant;            // the variant whose worker measured it
+  std::string name;               // "NVIDIA H100 80GB HBM3", "cpu"
+  std::string backend;            // "cuda", "cpu"
+  double copy_bandwidth_gbs = 0;  // device-to-device copy, read + write bytes / time
+  double matmul_tflops = 0;       // 0 = not measured
+  std::string matmul_dtype;       // "bfloat16" on a GPU, "float32" on the CPU
 };
 
 // One op checked against its reference implementation on one input.
@@ -40,20 +40,20 @@ struct OpCheck {
   std::string variant;
   std::string op;
   std::string dtype;
-  std::string shape;           // "4096x8192"
+  std::string shape;  // "4096x8192"
   double max_abs_error = 0;
-  double relative_error = 0;   // ||out - ref|| / ||ref|| in float64
+  double relative_error = 0;  // ||out - ref|| / ||ref|| in float64
   bool passed = false;
 };
 
 // The op's baseline compiled with torch.compile in one mode, timed the way
 // the op is (checker/harness/compile_baselines.py).
 struct CompiledBaseline {
-  std::string mode;             // "default", "max-autotune-no-cudagraphs"
+  std::string mode;  // "default", "max-autotune-no-cudagraphs"
   double median_us = 0;
-  double spread_us = 0;         // interquartile range
-  double compile_seconds = 0;   // the first call: tracing, compiling, loading
-  std::string problem;          // no timing: compile failed, result differs from eager, time ran out
+  double spread_us = 0;        // interquartile range
+  double compile_seconds = 0;  // the first call: tracing, compiling, loading
+  std::string problem;         // no timing: compile failed, result differs from eager, time ran out
   bool timed() const { return problem.empty() && median_us > 0; }
 };
 
@@ -68,24 +68,24 @@ struct BenchmarkResult {
   std::string shape;
   int repetitions = 0;
   double median_us = 0;
-  double spread_us = 0;             // interquartile range
-  double bytes = 0;                 // moved per call, from the op spec
-  double flops = 0;                 // per call, from the op spec (0 = memory-bound op)
+  double spread_us = 0;  // interquartile range
+  double bytes = 0;      // moved per call, from the op spec
+  double flops = 0;      // per call, from the op spec (0 = memory-bound op)
   double achieved_gbs = 0;
   double achieved_tflops = 0;
-  double percent_of_peak = 0;       // of the measured copy bandwidth (or matmul rate)
+  double percent_of_peak = 0;  // of the measured copy bandwidth (or matmul rate)
   // The op spec's baseline, what a user would run instead: the best eager
   // Torch form, timed on the same inputs in the same run.
-  std::string eager;                // its expression ("F.rms_norm(input, (d,), weight, epsilon)"); "" = none
-  std::string eager_problem;        // why there is none
+  std::string eager;          // its expression ("F.rms_norm(input, (d,), weight, epsilon)"); "" = none
+  std::string eager_problem;  // why there is none
   double eager_median_us = 0;
-  double eager_spread_us = 0;       // interquartile range
-  double speedup = 0;               // eager_median_us / median_us; 0 without a baseline
+  double eager_spread_us = 0;  // interquartile range
+  double speedup = 0;          // eager_median_us / median_us; 0 without a baseline
   // The same baseline through torch.compile, one entry per mode asked for;
   // none when compiled_problem says why not (no Python, --compile none).
   std::vector<CompiledBaseline> compiled;
   std::string compiled_problem;
-  double compile_speedup = 0;       // the fastest timed mode's median / median_us; 0 when none was timed
+  double compile_speedup = 0;  // the fastest timed mode's median / median_us; 0 when none was timed
   // The eager form timed by the torch.compile helper, from Python as the
   // compiled one is (see python_call_bound).
   double eager_python_median_us = 0;

@@ -14,10 +14,10 @@ struct AuditOptions;
 
 // What a user reads about a rule: `kcheck rules`, `kcheck explain CODE`, SARIF.
 struct RuleInfo {
-  std::string code;        // stable, e.g. "KE001"
-  std::string title;       // one line
+  std::string code;   // stable, e.g. "KE001"
+  std::string title;  // one line
   Severity default_severity = Severity::error;
-  std::string explanation; // what it flags, why, and how to fix it
+  std::string explanation;        // what it flags, why, and how to fix it
   std::string example_violation;  // a short concrete case the rule flags (`kcheck explain`, HTML, SARIF)
   std::string example_fix;        // the same case, fixed
   // How much a finding of this rule weighs for security, on the 0-10 scale
@@ -40,9 +40,7 @@ class FindingSink {
  public:
   FindingSink(const RuleInfo& rule, Findings& out) : rule_(rule), out_(out) {}
 
-  void report(const Place& where, std::string message) {
-    report(rule_.default_severity, where, std::move(message));
-  }
+  void report(const Place& where, std::string message) { report(rule_.default_severity, where, std::move(message)); }
   void report(Severity severity, const Place& where, std::string message) {
     Finding finding;
     finding.code = rule_.code;

@@ -25,8 +25,7 @@ bool RuleRegistry::names_a_rule(std::string_view code) const {
 std::vector<const Rule*> RuleRegistry::rules() const {
   std::vector<const Rule*> sorted;
   for (const auto& rule : rules_) sorted.push_back(rule.get());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Rule* a, const Rule* b) { return a->info().code < b->info().code; });
+  std::sort(sorted.begin(), sorted.end(), [](const Rule* a, const Rule* b) { return a->info().code < b->info().code; });
   return sorted;
 }
 

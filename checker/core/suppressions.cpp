@@ -33,7 +33,9 @@ std::string string_member(const toml::table& entry, std::string_view key, const 
 
 Suppression read_entry(const toml::node& node, const std::string& source) {
   const toml::table* entry = node.as_table();
-  if (!entry) fail(source, line_of(node), "every 'ignore' entry must be a rule code \"KE014\" or a table {code = ..., path = ..., reason = ...}");
+  if (!entry)
+    fail(source, line_of(node),
+         "every 'ignore' entry must be a rule code \"KE014\" or a table {code = ..., path = ..., reason = ...}");
   for (const auto& [key, value] : *entry)
     if (key != "code" && key != "path" && key != "reason")
       fail(source, line_of(value), "ignore entry: unknown key '" + std::string(key.str()) + "' (code, path, reason)");
@@ -47,14 +49,16 @@ Suppression read_entry(const toml::node& node, const std::string& source) {
          "ignore entry: path is longer than " + std::to_string(kMaxSuppressionPathLength) + " characters");
   suppression.reason = string_member(*entry, "reason", source);
   if (suppression.reason.size() > kMaxSuppressionReasonLength)
-    fail(source, suppression.line, "ignore entry: reason is longer than " + std::to_string(kMaxSuppressionReasonLength) + " characters");
+    fail(source, suppression.line,
+         "ignore entry: reason is longer than " + std::to_string(kMaxSuppressionReasonLength) + " characters");
   return suppression;
 }
 
 // A file of the repository as every file of an upload is read: inside the
 // repository however it is named or linked, a regular file, never more read
 // than `bound`. nullopt with `problem` empty when there is no such file.
-std::optional<std::string> read_inside_repository(const fs::path& repository_root, const fs::path& path, std::string& problem) {
+std::optional<std::string> read_inside_repository(const fs::path& repository_root, const fs::path& path,
+                                                  std::string& problem) {
   std::error_code error;
   const fs::file_status status = fs::symlink_status(path, error);
   if (error || !fs::exists(status)) return std::nullopt;
@@ -66,7 +70,8 @@ std::optional<std::string> read_inside_repository(const fs::path& repository_roo
     return std::nullopt;
   }
   if (root_error || !is_inside(target, root)) {
-    problem = fs::is_symlink(status) ? "a link that leaves the repository; not read" : "outside the repository; not read";
+    problem =
+        fs::is_symlink(status) ? "a link that leaves the repository; not read" : "outside the repository; not read";
     return std::nullopt;
   }
   return read_bounded_file(path, kMaxSuppressionConfigBytes, problem);
@@ -123,9 +128,11 @@ CodeSetting read_code(const toml::node& node, std::string_view key, const std::s
 
 std::vector<CodeSetting> read_codes(const toml::node& node, std::string_view key, const std::string& source) {
   const toml::array* array = node.as_array();
-  if (!array) fail(source, line_of(node), "'" + std::string(key) + "' must be an array of rule codes [\"KE\", \"KP003\"]");
+  if (!array)
+    fail(source, line_of(node), "'" + std::string(key) + "' must be an array of rule codes [\"KE\", \"KP003\"]");
   if (array->size() > kMaxSuppressionEntries)
-    fail(source, line_of(node), "more than " + std::to_string(kMaxSuppressionEntries) + " codes in '" + std::string(key) + "'");
+    fail(source, line_of(node),
+         "more than " + std::to_string(kMaxSuppressionEntries) + " codes in '" + std::string(key) + "'");
   std::vector<CodeSetting> codes;
   for (const toml::node& code : *array) codes.push_back(read_code(code, key, source));
   return codes;
@@ -136,21 +143,26 @@ std::vector<CodeSetting> read_codes(const toml::node& node, std::string_view key
 void read_per_file_ignores(const toml::node& node, const std::string& source, SuppressionConfig& config) {
   const toml::table* globs = node.as_table();
   if (!globs)
-    fail(source, line_of(node), "'per-file-ignores' must be a table {\"GLOB\" = [\"CODE\"]} or {\"GLOB\" = {codes, reason}}");
+    fail(source, line_of(node),
+         "'per-file-ignores' must be a table {\"GLOB\" = [\"CODE\"]} or {\"GLOB\" = {codes, reason}}");
   for (const auto& [glob, value] : *globs) {
     if (glob.str().size() > kMaxSuppressionPathLength)
-      fail(source, line_of(value), "per-file-ignores: a glob longer than " + std::to_string(kMaxSuppressionPathLength) + " characters");
+      fail(source, line_of(value),
+           "per-file-ignores: a glob longer than " + std::to_string(kMaxSuppressionPathLength) + " characters");
     const toml::node* codes = &value;
     std::string reason;
     if (const toml::table* entry = value.as_table()) {
       for (const auto& [key, member] : *entry)
         if (key != "codes" && key != "reason")
-          fail(source, line_of(member), "per-file-ignores: unknown key '" + std::string(key.str()) + "' (codes, reason)");
+          fail(source, line_of(member),
+               "per-file-ignores: unknown key '" + std::string(key.str()) + "' (codes, reason)");
       codes = entry->get("codes");
-      if (!codes) fail(source, line_of(value), "per-file-ignores: '" + std::string(glob.str()) + "' needs codes = [...]");
+      if (!codes)
+        fail(source, line_of(value), "per-file-ignores: '" + std::string(glob.str()) + "' needs codes = [...]");
       reason = string_member(*entry, "reason", source);
       if (reason.size() > kMaxSuppressionReasonLength)
-        fail(source, line_of(value), "per-file-ignores: reason is longer than " + std::to_string(kMaxSuppressionReasonLength) + " characters");
+        fail(source, line_of(value),
+             "per-file-ignores: reason is longer than " + std::to_string(kMaxSuppressionReasonLength) + " characters");
     }
     for (const CodeSetting& code : read_codes(*codes, "per-file-ignores", source)) {
       if (config.entries.size() + config.settings.ignore.size() >= kMaxSuppressionEntries)
@@ -183,7 +195,8 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
            "unknown key '" + std::string(key.str()) + "' (" + config.file + " knows: " + known_keys() + ")");
   if (const toml::node* policy = table->get("policy")) {
     if (!policy->is_string() || policy->as_string()->get().empty())
-      fail(file_name, line_of(*policy), "'policy' must be a policy name (hub, hub-legacy) or a policy file of the repository");
+      fail(file_name, line_of(*policy),
+           "'policy' must be a policy name (hub, hub-legacy) or a policy file of the repository");
     config.settings.policy = policy->as_string()->get();
     config.settings.policy_line = line_of(*policy);
   }
@@ -199,12 +212,15 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
   if (const toml::node* ignore = table->get("ignore")) {
     const toml::array* entries = ignore->as_array();
     if (!entries)
-      fail(file_name, line_of(*ignore), "'ignore' must be an array of rule codes and tables [\"KE014\", {code, path, reason}]");
+      fail(file_name, line_of(*ignore),
+           "'ignore' must be an array of rule codes and tables [\"KE014\", {code, path, reason}]");
     if (entries->size() > kMaxSuppressionEntries)
       fail(file_name, line_of(*ignore), "more than " + std::to_string(kMaxSuppressionEntries) + " ignore entries");
     for (const toml::node& entry : *entries) {
-      if (entry.is_string()) config.settings.ignore.push_back(read_code(entry, "ignore", file_name));
-      else config.entries.push_back(read_entry(entry, file_name));
+      if (entry.is_string())
+        config.settings.ignore.push_back(read_code(entry, "ignore", file_name));
+      else
+        config.entries.push_back(read_entry(entry, file_name));
     }
   }
   if (const toml::node* per_file = table->get("per-file-ignores")) read_per_file_ignores(*per_file, file_name, config);
@@ -221,7 +237,8 @@ std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_ro
     if (!problem.empty()) throw SuppressionConfigError(file.string() + ": " + problem);
     if (!text) continue;
     SuppressionConfig config = parse_suppressions(*text, file.string());
-    if (name == kPyproject && config.entries.empty() && config.settings.empty()) return std::nullopt;  // no [tool.kcheck]
+    if (name == kPyproject && config.entries.empty() && config.settings.empty())
+      return std::nullopt;  // no [tool.kcheck]
     config.repository_root = repository_root;
     return config;
   }
@@ -238,7 +255,8 @@ std::optional<std::string> read_repository_policy(const SuppressionConfig& confi
       read_inside_repository(config.repository_root, config.repository_root / settings.policy, problem);
   if (!text)
     fail(config.file, settings.policy_line,
-         "policy '" + settings.policy + "': " + (problem.empty() ? "neither an embedded policy nor a file of the repository" : problem));
+         "policy '" + settings.policy +
+             "': " + (problem.empty() ? "neither an embedded policy nor a file of the repository" : problem));
   return text;
 }
 
@@ -318,9 +336,9 @@ std::vector<bool> apply_suppressions(const SuppressionConfig& config, std::strin
       if (!suppression.path.empty() && !glob_matches(suppression.path, path)) continue;
       matched[index] = true;
       finding.suppressed = true;
-      finding.suppression_reason =
-          suppression.reason.empty() ? config.file + ":" + std::to_string(suppression.line) + " (no reason given)"
-                                     : suppression.reason;
+      finding.suppression_reason = suppression.reason.empty()
+                                       ? config.file + ":" + std::to_string(suppression.line) + " (no reason given)"
+                                       : suppression.reason;
       break;
     }
   }

@@ -16,10 +16,10 @@ namespace kcheck {
 // kcheck.toml (or pyproject.toml's [tool.kcheck]), or one code of a
 // `per-file-ignores` glob.
 struct Suppression {
-  std::string code;    // a rule code or a code prefix ("KL005", "KP")
-  std::string path;    // glob relative to the repository root; "" = every file
-  std::string reason;  // "" = none given (KC006 warns)
-  int line = 0;        // of the entry in the config file
+  std::string code;            // a rule code or a code prefix ("KL005", "KP")
+  std::string path;            // glob relative to the repository root; "" = every file
+  std::string reason;          // "" = none given (KC006 warns)
+  int line = 0;                // of the entry in the config file
   std::string key = "ignore";  // the config key it was written under: "ignore" or "per-file-ignores"
 };
 
@@ -117,6 +117,7 @@ bool glob_matches(std::string_view pattern, std::string_view path);
 // out. Checks `deadline` between findings (AuditTimeout past it). Returns,
 // per entry of `config`, whether it matched a finding.
 std::vector<bool> apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix,
-                                     const SuppressionTrust& trust, Findings& findings, const AuditDeadline& deadline = {});
+                                     const SuppressionTrust& trust, Findings& findings,
+                                     const AuditDeadline& deadline = {});
 
 }  // namespace kcheck

@@ -15,13 +15,16 @@ constexpr std::array<std::string_view, 9> kBuilderPathPrefixes = {
 };
 
 // Sections whose strings name build directories and source files.
-constexpr std::array<std::string_view, 4> kPathCarryingSections = {".comment", ".debug_str", ".debug_line_str", ".debug_line"};
+constexpr std::array<std::string_view, 4> kPathCarryingSections = {".comment", ".debug_str", ".debug_line_str",
+                                                                   ".debug_line"};
 
 bool is_path_char(char c) { return c > ' ' && c < 0x7f && c != '"' && c != '\''; }
 
 void add_leak(ElfFacts& facts, std::string_view path) {
   if (facts.leaked_build_paths.size() >= ElfFacts::kMaxLeakedBuildPaths) return;
-  if (std::find(facts.leaked_build_paths.begin(), facts.leaked_build_paths.end(), path) != facts.leaked_build_paths.end()) return;
+  if (std::find(facts.leaked_build_paths.begin(), facts.leaked_build_paths.end(), path) !=
+      facts.leaked_build_paths.end())
+    return;
   facts.leaked_build_paths.emplace_back(path);
 }
 
@@ -111,7 +114,9 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
       facts.has_debug_sections = true;
       facts.debug_section_names.emplace_back(section.name);
     }
-    if (std::find(kPathCarryingSections.begin(), kPathCarryingSections.end(), section.name) == kPathCarryingSections.end()) continue;
+    if (std::find(kPathCarryingSections.begin(), kPathCarryingSections.end(), section.name) ==
+        kPathCarryingSections.end())
+      continue;
     // Whole: the paths are collected prefix by prefix over the section, and
     // which 16 are kept (and the first, the finding's place) must not
     // depend on a window size. .comment and the DWARF string tables of a
@@ -129,8 +134,9 @@ namespace kcheck {
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
   for (const ElfSection& section : image.sections()) {
     if (!is_read_only_data_section(section.name)) continue;
-    scan_in_windows(image, file, image.contents(section),
-                    [&](std::string_view text) { scan_strings_for_source_paths(text, facts.read_only_data_build_paths); });
+    scan_in_windows(image, file, image.contents(section), [&](std::string_view text) {
+      scan_strings_for_source_paths(text, facts.read_only_data_build_paths);
+    });
   }
 }
 

@@ -18,10 +18,13 @@ class LittleEndianBytes {
  public:
   explicit LittleEndianBytes(std::span<const std::byte> bytes) : bytes_(bytes) {}
 
-  bool has(std::uint64_t offset, std::uint64_t size) const { return offset <= bytes_.size() && size <= bytes_.size() - offset; }
+  bool has(std::uint64_t offset, std::uint64_t size) const {
+    return offset <= bytes_.size() && size <= bytes_.size() - offset;
+  }
   std::uint64_t read(std::uint64_t offset, int width) const {
     std::uint64_t value = 0;
-    for (int index = width - 1; index >= 0; --index) value = value << 8 | static_cast<std::uint8_t>(bytes_[offset + index]);
+    for (int index = width - 1; index >= 0; --index)
+      value = value << 8 | static_cast<std::uint8_t>(bytes_[offset + index]);
     return value;
   }
   std::string_view text(std::uint64_t offset, std::uint64_t size) const {
@@ -86,7 +89,7 @@ constexpr std::uint64_t kContainerHeaderSize = 16;
 constexpr std::uint64_t kEntryHeaderSize = 64;
 constexpr std::uint16_t kEntryPtx = 1;
 constexpr std::uint16_t kEntryCubin = 2;
-constexpr std::uint64_t kArchSpecificFlag = 0x100000;  // sm_90a: cuobjdump shows the 'a'
+constexpr std::uint64_t kArchSpecificFlag = 0x100000;    // sm_90a: cuobjdump shows the 'a'
 constexpr std::uint64_t kFamilySpecificFlag = 0x200000;  // sm_100f
 
 std::string arch_suffix(std::uint64_t flags) {
@@ -99,8 +102,9 @@ std::string at_offset(std::uint64_t offset) { return " at offset " + std::to_str
 
 // Reads the entries of one container; returns false (with the reason in
 // device_code.error) when an entry does not fit.
-bool read_fatbin_entries(const LittleEndianBytes& bytes, std::uint64_t offset, std::uint64_t end, DeviceCodeFacts& device_code,
-                         ArchList& sass, ArchList& ptx, const std::function<void(std::uint64_t)>& consumed) {
+bool read_fatbin_entries(const LittleEndianBytes& bytes, std::uint64_t offset, std::uint64_t end,
+                         DeviceCodeFacts& device_code, ArchList& sass, ArchList& ptx,
+                         const std::function<void(std::uint64_t)>& consumed) {
   while (offset < end) {
     if (end - offset < kEntryHeaderSize) {
       device_code.error = "truncated fat binary entry header" + at_offset(offset);
@@ -190,14 +194,16 @@ void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device
       const std::uint64_t triple_size = bytes.read(cursor + 16, 8);
       const std::string_view triple = bytes.text(cursor + 24, triple_size);
       // "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-": keep the processor, drop features.
-      if (const auto gfx = triple.find("gfx"); triple.find("amdgcn") != std::string_view::npos && gfx != std::string_view::npos) {
+      if (const auto gfx = triple.find("gfx");
+          triple.find("amdgcn") != std::string_view::npos && gfx != std::string_view::npos) {
         const std::string_view target = triple.substr(gfx);
         if (!targets.add(std::string(target.substr(0, target.find(':'))))) {
           device_code.error = too_many_archs("targets", ".hip_fatbin");
           return;
         }
       }
-      if (bytes.has(*start + code_offset, code_size)) bundle_end = std::max(bundle_end, *start + code_offset + code_size);
+      if (bytes.has(*start + code_offset, code_size))
+        bundle_end = std::max(bundle_end, *start + code_offset + code_size);
       cursor += 24 + triple_size;
     }
     offset = std::max(bundle_end, cursor);

@@ -75,11 +75,11 @@ inline constexpr ElfTables kNoOptionalElfTables{false, false, false, false};
 inline constexpr std::size_t kMaxTorchLibraryNamespaces = 64;
 
 struct ElfFacts {
-  std::string error;          // e.g. "truncated: section header table ends past the file (offset ...)"
-  int elf_class = 0;          // 32 or 64
-  std::uint16_t machine = 0;  // e_machine
-  std::string machine_name;   // "x86_64", "aarch64", or "EM_<n>"
-  std::uint16_t elf_type = 0; // e_type (ET_DYN = 3)
+  std::string error;                 // e.g. "truncated: section header table ends past the file (offset ...)"
+  int elf_class = 0;                 // 32 or 64
+  std::uint16_t machine = 0;         // e_machine
+  std::string machine_name;          // "x86_64", "aarch64", or "EM_<n>"
+  std::uint16_t elf_type = 0;        // e_type (ET_DYN = 3)
   bool program_interpreter = false;  // PT_INTERP: a program (PIE or not), not a library Python imports
 
   std::vector<std::string> needed;
@@ -92,10 +92,10 @@ struct ElfFacts {
   std::vector<ElfExportedSymbol> exports;
 
   bool has_gnu_stack = false;
-  bool executable_stack = false;              // PT_GNU_STACK with PF_X (or no PT_GNU_STACK)
+  bool executable_stack = false;  // PT_GNU_STACK with PF_X (or no PT_GNU_STACK)
   bool writable_and_executable_segment = false;
   bool has_relro = false;
-  bool bind_now = false;   // DF_BIND_NOW or DF_1_NOW
+  bool bind_now = false;          // DF_BIND_NOW or DF_1_NOW
   bool text_relocations = false;  // DT_TEXTREL or DF_TEXTREL
   bool has_debug_sections = false;
   std::vector<std::string> debug_section_names;  // ".debug_info", ...

@@ -7,8 +7,8 @@
 namespace kcheck {
 namespace {
 
-constexpr std::uint32_t kSectionNoBits = 8;  // SHT_NOBITS
-constexpr std::uint16_t kExtendedIndex = 0xffff;  // SHN_XINDEX
+constexpr std::uint32_t kSectionNoBits = 8;           // SHT_NOBITS
+constexpr std::uint16_t kExtendedIndex = 0xffff;      // SHN_XINDEX
 constexpr std::uint64_t kMaxTableEntries = 1u << 24;  // far above any real table
 
 bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t total) {
@@ -68,7 +68,8 @@ std::uint64_t ElfImage::word(std::span<const std::byte> data, std::uint64_t offs
 
 void ElfImage::read_header() {
   static constexpr unsigned char kMagic[4] = {0x7f, 'E', 'L', 'F'};
-  if (file_.size() < 16 || std::memcmp(file_.data(), kMagic, 4) != 0) throw ElfFormatError("not an ELF file (wrong magic)");
+  if (file_.size() < 16 || std::memcmp(file_.data(), kMagic, 4) != 0)
+    throw ElfFormatError("not an ELF file (wrong magic)");
   const auto ident = [&](int index) { return static_cast<unsigned>(file_[index]); };
   if (ident(4) != 1 && ident(4) != 2) throw ElfFormatError("invalid ELF class " + std::to_string(ident(4)));
   if (ident(5) != 1 && ident(5) != 2) throw ElfFormatError("invalid ELF data encoding " + std::to_string(ident(5)));
@@ -102,8 +103,8 @@ void ElfImage::read_sections() {
   if (section_table_offset_ == 0) return;
   const std::uint64_t entry_size = is_64_bit_ ? 64 : 40;
   if (!fits(section_table_offset_, entry_size, file_.size())) {
-    throw ElfFormatError("truncated: section header table at " + hex(section_table_offset_) + " lies past the end of the file (" +
-                         hex(file_.size()) + " bytes)");
+    throw ElfFormatError("truncated: section header table at " + hex(section_table_offset_) +
+                         " lies past the end of the file (" + hex(file_.size()) + " bytes)");
   }
   const auto first = file_.subspan(section_table_offset_, entry_size);
   // Extended numbering: the real count and name index live in section 0.
@@ -111,7 +112,8 @@ void ElfImage::read_sections() {
   if (section_names_index_ == kExtendedIndex) section_names_index_ = u32(first, is_64_bit_ ? 40 : 24);
   if (section_count_ > kMaxTableEntries || !fits(section_table_offset_, section_count_ * entry_size, file_.size())) {
     throw ElfFormatError("truncated: section header table (" + std::to_string(section_count_) + " entries at " +
-                         hex(section_table_offset_) + ") ends past the end of the file (" + hex(file_.size()) + " bytes)");
+                         hex(section_table_offset_) + ") ends past the end of the file (" + hex(file_.size()) +
+                         " bytes)");
   }
   const auto table = file_.subspan(section_table_offset_, section_count_ * entry_size);
   sections_.reserve(section_count_);
@@ -139,8 +141,8 @@ void ElfImage::read_sections() {
     // reach wherever they point (found by fuzz_elf).
     if (index == 0) section.offset = 0, section.size = 0;
     if (index > 0 && section.type != kSectionNoBits && !fits(section.offset, section.size, file_.size())) {
-      throw ElfFormatError("truncated: section " + std::to_string(index) + " (" + hex(section.offset) + " + " + hex(section.size) +
-                           ") ends past the end of the file (" + hex(file_.size()) + " bytes)");
+      throw ElfFormatError("truncated: section " + std::to_string(index) + " (" + hex(section.offset) + " + " +
+                           hex(section.size) + ") ends past the end of the file (" + hex(file_.size()) + " bytes)");
     }
     sections_.push_back(section);
   }
@@ -165,7 +167,8 @@ void ElfImage::read_segments() {
   const std::uint64_t entry_size = is_64_bit_ ? 56 : 32;
   if (!fits(segment_table_offset_, segment_count_ * entry_size, file_.size())) {
     throw ElfFormatError("truncated: program header table (" + std::to_string(segment_count_) + " entries at " +
-                         hex(segment_table_offset_) + ") ends past the end of the file (" + hex(file_.size()) + " bytes)");
+                         hex(segment_table_offset_) + ") ends past the end of the file (" + hex(file_.size()) +
+                         " bytes)");
   }
   const auto table = file_.subspan(segment_table_offset_, segment_count_ * entry_size);
   for (std::uint64_t index = 0; index < segment_count_; ++index) {
@@ -201,7 +204,8 @@ const ElfSection* ElfImage::find_section_of_type(std::uint32_t type) const {
 
 const ElfSection& ElfImage::section_at(std::uint32_t index, std::string_view referrer) const {
   if (index == 0 || index >= sections_.size()) {
-    throw ElfFormatError(std::string(referrer) + " links to section " + std::to_string(index) + ", which does not exist");
+    throw ElfFormatError(std::string(referrer) + " links to section " + std::to_string(index) +
+                         ", which does not exist");
   }
   return sections_[index];
 }
@@ -218,17 +222,19 @@ std::uint64_t ElfImage::file_offset(std::span<const std::byte> contents) const {
 std::string_view ElfImage::string_at(const ElfSection& string_table, std::uint64_t index) const {
   const auto table = contents(string_table);
   if (index >= table.size()) {
-    throw ElfFormatError("string index " + hex(index) + " is past the end of string table " + std::string(string_table.name) +
-                         " (" + hex(table.size()) + " bytes)");
+    throw ElfFormatError("string index " + hex(index) + " is past the end of string table " +
+                         std::string(string_table.name) + " (" + hex(table.size()) + " bytes)");
   }
   const char* start = reinterpret_cast<const char*>(table.data()) + index;
   const void* end = std::memchr(start, '\0', table.size() - index);
-  if (end == nullptr) throw ElfFormatError("string at " + hex(index) + " in " + std::string(string_table.name) + " is not terminated");
+  if (end == nullptr)
+    throw ElfFormatError("string at " + hex(index) + " in " + std::string(string_table.name) + " is not terminated");
   const std::size_t length = static_cast<std::size_t>(static_cast<const char*>(end) - start);
   if (length + 1 > string_bytes_left_) {
     throw ElfFormatError("the string tables are referenced far beyond their size (more than " +
                          std::to_string(kStringBytesPerFileByte) + " bytes of names per byte of the file, last at " +
-                         hex(index) + " in " + std::string(string_table.name) + "): entries crafted to share long strings");
+                         hex(index) + " in " + std::string(string_table.name) +
+                         "): entries crafted to share long strings");
   }
   string_bytes_left_ -= length + 1;
   return {start, length};
@@ -237,8 +243,8 @@ std::string_view ElfImage::string_at(const ElfSection& string_table, std::uint64
 std::uint64_t ElfImage::symbol_count(const ElfSection& table) const {
   const std::uint64_t entry_size = is_64_bit_ ? 24 : 16;
   if (table.entry_size != entry_size) {
-    throw ElfFormatError("symbol table " + std::string(table.name) + " has entry size " + std::to_string(table.entry_size) +
-                         ", expected " + std::to_string(entry_size));
+    throw ElfFormatError("symbol table " + std::string(table.name) + " has entry size " +
+                         std::to_string(table.entry_size) + ", expected " + std::to_string(entry_size));
   }
   return table.size / entry_size;
 }

@@ -12,15 +12,24 @@ namespace {
 // e_machine -> the architecture names policies use (manylinux's).
 std::string machine_name(std::uint16_t machine, const ElfImage& image) {
   switch (machine) {
-    case 62: return "x86_64";
-    case 183: return "aarch64";
-    case 3: return "i686";
-    case 40: return "armv7l";
-    case 21: return image.little_endian() ? "ppc64le" : "ppc64";
-    case 22: return "s390x";
-    case 243: return image.elf_class() == 64 ? "riscv64" : "riscv32";
-    case 258: return "loongarch64";
-    default: return "EM_" + std::to_string(machine);
+    case 62:
+      return "x86_64";
+    case 183:
+      return "aarch64";
+    case 3:
+      return "i686";
+    case 40:
+      return "armv7l";
+    case 21:
+      return image.little_endian() ? "ppc64le" : "ppc64";
+    case 22:
+      return "s390x";
+    case 243:
+      return image.elf_class() == 64 ? "riscv64" : "riscv32";
+    case 258:
+      return "loongarch64";
+    default:
+      return "EM_" + std::to_string(machine);
   }
 }
 
@@ -32,7 +41,14 @@ constexpr std::uint32_t kExecutable = 1, kWritable = 2;
 
 constexpr std::uint32_t kDynamicSection = 6;  // SHT_DYNAMIC
 enum DynamicTag : std::int64_t {
-  kNull = 0, kNeeded = 1, kSoname = 14, kRpath = 15, kTextrel = 22, kBindNow = 24, kRunpath = 29, kFlags = 30,
+  kNull = 0,
+  kNeeded = 1,
+  kSoname = 14,
+  kRpath = 15,
+  kTextrel = 22,
+  kBindNow = 24,
+  kRunpath = 29,
+  kFlags = 30,
   kFlags1 = 0x6ffffffb,
 };
 constexpr std::uint64_t kFlagTextrel = 4, kFlagBindNow = 8, kFlag1Now = 1;
@@ -92,13 +108,26 @@ void read_dynamic_section(const ElfImage& image, ElfFacts& facts) {
     const auto tag = static_cast<std::int64_t>(image.word(entries, offset));
     const std::uint64_t value = image.word(entries, offset + image.word_size());
     switch (tag) {
-      case kNull: return;
-      case kNeeded: facts.needed.emplace_back(image.string_at(strings, value)); break;
-      case kSoname: facts.soname = image.string_at(strings, value); break;
-      case kRpath: facts.rpath = split_search_path(image.string_at(strings, value)); break;
-      case kRunpath: facts.runpath = split_search_path(image.string_at(strings, value)); break;
-      case kTextrel: facts.text_relocations = true; break;
-      case kBindNow: facts.bind_now = true; break;
+      case kNull:
+        return;
+      case kNeeded:
+        facts.needed.emplace_back(image.string_at(strings, value));
+        break;
+      case kSoname:
+        facts.soname = image.string_at(strings, value);
+        break;
+      case kRpath:
+        facts.rpath = split_search_path(image.string_at(strings, value));
+        break;
+      case kRunpath:
+        facts.runpath = split_search_path(image.string_at(strings, value));
+        break;
+      case kTextrel:
+        facts.text_relocations = true;
+        break;
+      case kBindNow:
+        facts.bind_now = true;
+        break;
       case kFlags:
         if (value & kFlagTextrel) facts.text_relocations = true;
         if (value & kFlagBindNow) facts.bind_now = true;
@@ -106,7 +135,8 @@ void read_dynamic_section(const ElfImage& image, ElfFacts& facts) {
       case kFlags1:
         if (value & kFlag1Now) facts.bind_now = true;
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }

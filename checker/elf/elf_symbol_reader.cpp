@@ -10,13 +10,13 @@
 namespace kcheck {
 namespace {
 
-constexpr std::uint32_t kSymbolTable = 2;             // SHT_SYMTAB
-constexpr std::uint32_t kDynamicSymbols = 11;         // SHT_DYNSYM
-constexpr std::uint32_t kVersionNeeds = 0x6ffffffe;   // SHT_GNU_verneed
-constexpr std::uint32_t kSymbolVersions = 0x6fffffff; // SHT_GNU_versym
-constexpr std::uint16_t kUndefined = 0;               // SHN_UNDEF
+constexpr std::uint32_t kSymbolTable = 2;              // SHT_SYMTAB
+constexpr std::uint32_t kDynamicSymbols = 11;          // SHT_DYNSYM
+constexpr std::uint32_t kVersionNeeds = 0x6ffffffe;    // SHT_GNU_verneed
+constexpr std::uint32_t kSymbolVersions = 0x6fffffff;  // SHT_GNU_versym
+constexpr std::uint16_t kUndefined = 0;                // SHN_UNDEF
 constexpr std::uint64_t kMaxVersionNeeds = 1u << 16;
-constexpr std::uint16_t kWeakVersionNeed = 2;         // VER_FLG_WEAK
+constexpr std::uint16_t kWeakVersionNeed = 2;  // VER_FLG_WEAK
 
 // What a version index of .gnu.version names: "GLIBC_2.29" from "libc.so.6".
 struct VersionNeed {
@@ -27,7 +27,8 @@ struct VersionNeed {
 // Version index -> need, from .gnu.version_r (indices not listed there are
 // local, global or defined by the module itself). Every need is also listed
 // in `all_needs`, in section order.
-std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image, std::vector<ElfVersionNeed>& all_needs) {
+std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image,
+                                                           std::vector<ElfVersionNeed>& all_needs) {
   std::vector<std::optional<VersionNeed>> needs;
   const ElfSection* section = image.find_section_of_type(kVersionNeeds);
   if (section == nullptr) return needs;
@@ -90,31 +91,44 @@ std::vector<std::optional<VersionNeed>> read_version_needs(const ElfImage& image
 
 SymbolBinding binding_of(std::uint8_t info) {
   switch (info >> 4) {
-    case 0: return SymbolBinding::local;
-    case 1: return SymbolBinding::global;
-    case 2: return SymbolBinding::weak;
-    case 10: return SymbolBinding::unique;  // STB_GNU_UNIQUE
-    default: return SymbolBinding::other;
+    case 0:
+      return SymbolBinding::local;
+    case 1:
+      return SymbolBinding::global;
+    case 2:
+      return SymbolBinding::weak;
+    case 10:
+      return SymbolBinding::unique;  // STB_GNU_UNIQUE
+    default:
+      return SymbolBinding::other;
   }
 }
 
 SymbolType type_of(std::uint8_t info) {
   switch (info & 0xf) {
     case 1:
-    case 5: return SymbolType::object;     // STT_OBJECT, STT_COMMON
+    case 5:
+      return SymbolType::object;  // STT_OBJECT, STT_COMMON
     case 2:
-    case 10: return SymbolType::function;  // STT_FUNC, STT_GNU_IFUNC
-    case 6: return SymbolType::tls;
-    default: return SymbolType::other;
+    case 10:
+      return SymbolType::function;  // STT_FUNC, STT_GNU_IFUNC
+    case 6:
+      return SymbolType::tls;
+    default:
+      return SymbolType::other;
   }
 }
 
 SymbolVisibility visibility_of(std::uint8_t other) {
   switch (other & 3) {
-    case 1: return SymbolVisibility::internal;
-    case 2: return SymbolVisibility::hidden;
-    case 3: return SymbolVisibility::protected_visibility;
-    default: return SymbolVisibility::default_visibility;
+    case 1:
+      return SymbolVisibility::internal;
+    case 2:
+      return SymbolVisibility::hidden;
+    case 3:
+      return SymbolVisibility::protected_visibility;
+    default:
+      return SymbolVisibility::default_visibility;
   }
 }
 
@@ -137,10 +151,14 @@ struct TorchRegistrationPrefix {
   bool ends_in_uid;
 };
 constexpr TorchRegistrationPrefix kTorchRegistrationPrefixes[] = {
-    {"STABLE_TORCH_LIBRARY_FRAGMENT_static_init_", true}, {"STABLE_TORCH_LIBRARY_FRAGMENT_init_", true},
-    {"STABLE_TORCH_LIBRARY_static_init_", false},         {"STABLE_TORCH_LIBRARY_init_", false},
-    {"TORCH_LIBRARY_FRAGMENT_static_init_", true},        {"TORCH_LIBRARY_FRAGMENT_init_", true},
-    {"TORCH_LIBRARY_static_init_", false},                {"TORCH_LIBRARY_init_", false},
+    {"STABLE_TORCH_LIBRARY_FRAGMENT_static_init_", true},
+    {"STABLE_TORCH_LIBRARY_FRAGMENT_init_", true},
+    {"STABLE_TORCH_LIBRARY_static_init_", false},
+    {"STABLE_TORCH_LIBRARY_init_", false},
+    {"TORCH_LIBRARY_FRAGMENT_static_init_", true},
+    {"TORCH_LIBRARY_FRAGMENT_init_", true},
+    {"TORCH_LIBRARY_static_init_", false},
+    {"TORCH_LIBRARY_init_", false},
 };
 
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -205,23 +223,24 @@ void read_dynamic_symbols(const ElfImage& image, ElfFacts& facts) {
   const auto needs = read_version_needs(image, facts.version_needs);
   const ElfSection* versions = image.find_section_of_type(kSymbolVersions);
   const auto version_data = versions != nullptr ? image.contents(*versions) : std::span<const std::byte>{};
-  for_each_symbol(image, *table, ".dynsym", [&](std::string_view name, const ElfSymbolEntry& entry, std::uint64_t index) {
-    const SymbolBinding binding = binding_of(entry.info);
-    if (binding == SymbolBinding::local) return;
-    if (entry.section_index == kUndefined) {
-      ElfImportedSymbol& imported = facts.imports.emplace_back();
-      imported.name = name;
-      imported.weak = binding == SymbolBinding::weak;
-      if (versions == nullptr) return;
-      const std::uint16_t version_index = image.u16(version_data, index * 2) & 0x7fff;
-      if (version_index < needs.size() && needs[version_index]) {
-        imported.version = needs[version_index]->version;
-        imported.library = needs[version_index]->library;
-      }
-      return;
-    }
-    facts.exports.push_back({std::string(name), binding, visibility_of(entry.other), type_of(entry.info)});
-  });
+  for_each_symbol(
+      image, *table, ".dynsym", [&](std::string_view name, const ElfSymbolEntry& entry, std::uint64_t index) {
+        const SymbolBinding binding = binding_of(entry.info);
+        if (binding == SymbolBinding::local) return;
+        if (entry.section_index == kUndefined) {
+          ElfImportedSymbol& imported = facts.imports.emplace_back();
+          imported.name = name;
+          imported.weak = binding == SymbolBinding::weak;
+          if (versions == nullptr) return;
+          const std::uint16_t version_index = image.u16(version_data, index * 2) & 0x7fff;
+          if (version_index < needs.size() && needs[version_index]) {
+            imported.version = needs[version_index]->version;
+            imported.library = needs[version_index]->library;
+          }
+          return;
+        }
+        facts.exports.push_back({std::string(name), binding, visibility_of(entry.other), type_of(entry.info)});
+      });
 }
 
 void read_torch_library_namespaces(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {

@@ -9,10 +9,10 @@ namespace kcheck {
 
 namespace {
 
-constexpr std::uint32_t kDynamicSymbols = 11;            // SHT_DYNSYM
-constexpr std::uint32_t kVersionDefinitions = 0x6ffffffd; // SHT_GNU_verdef
-constexpr std::uint32_t kSymbolVersions = 0x6fffffff;     // SHT_GNU_versym
-constexpr std::uint16_t kHiddenVersion = 0x8000;          // not the default version
+constexpr std::uint32_t kDynamicSymbols = 11;              // SHT_DYNSYM
+constexpr std::uint32_t kVersionDefinitions = 0x6ffffffd;  // SHT_GNU_verdef
+constexpr std::uint32_t kSymbolVersions = 0x6fffffff;      // SHT_GNU_versym
+constexpr std::uint16_t kHiddenVersion = 0x8000;           // not the default version
 constexpr std::uint64_t kMaxDefinitions = 1u << 16;
 
 // Version index -> name, from .gnu.version_d (Elf_Verdef / Elf_Verdaux).

@@ -9,7 +9,7 @@ namespace kcheck {
 // under (e.g. pthread_once under GLIBC_2.2.5 and, as default, GLIBC_2.34).
 struct DefinedSymbolVersion {
   std::string symbol;
-  std::string version;   // "GLIBC_2.34"
+  std::string version;      // "GLIBC_2.34"
   bool is_default = false;  // "@@": what an unversioned reference binds to
   bool is_function = false;
 };

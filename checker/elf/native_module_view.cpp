@@ -31,7 +31,8 @@ std::vector<std::string_view> imported_symbol_names(const NativeModuleView& view
 
 std::string join_first(const std::vector<std::string>& items, std::size_t shown) {
   std::string text;
-  for (std::size_t index = 0; index < items.size() && index < shown; ++index) text += (index ? ", " : "") + items[index];
+  for (std::size_t index = 0; index < items.size() && index < shown; ++index)
+    text += (index ? ", " : "") + items[index];
   if (items.size() > shown) text += " and " + std::to_string(items.size() - shown) + " more";
   return text;
 }

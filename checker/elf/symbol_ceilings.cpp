@@ -25,8 +25,8 @@ std::optional<SymbolVersion> release_of(const std::string& node, const NativePol
 }
 
 // The violation `node` makes, if any; symbol and library are left to the caller.
-std::optional<SymbolCeilingViolation> judge_node(const std::string& node, const NativePolicy& policy, const Ceilings& ceilings,
-                                                 const std::function<bool(std::string_view)>& judged_family) {
+std::optional<SymbolCeilingViolation> judge_node(const std::string& node, const NativePolicy& policy,
+                                                 const Ceilings& ceilings, const FamilySelector& judged_family) {
   if (node.empty() || policy.allowed_named_versions.contains(node)) return std::nullopt;
   if (const auto release = release_of(node, policy)) {
     const auto limit = ceilings.find(release->family);
@@ -47,7 +47,8 @@ bool some_import_uses(const ElfFacts& elf, const ElfVersionNeed& need) {
 }
 
 std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
@@ -58,11 +59,26 @@ std::string ceiling_arch(const NativeModuleView& view, const ElfFacts& elf) {
   return name != nullptr && !name->cpu.empty() ? name->cpu : elf.machine_name;
 }
 
+bool every_family(std::string_view /*family*/) { return true; }
+
+std::optional<SymbolCeilingViolation> judge_version_node(const std::string& node, const NativePolicy& policy,
+                                                         const std::string& arch, const FamilySelector& judged_family) {
+  const auto ceilings = policy.symbol_ceilings.find(arch);
+  if (ceilings == policy.symbol_ceilings.end()) return std::nullopt;
+  return judge_node(node, policy, ceilings->second, judged_family);
+}
+
 std::vector<SymbolCeilingViolation> symbol_ceiling_violations(const NativeModuleView& view, const ElfFacts& elf,
                                                               const NativePolicy& policy,
-                                                              const std::function<bool(std::string_view)>& judged_family) {
+                                                              const FamilySelector& judged_family) {
+  return symbol_ceiling_violations(elf, policy, ceiling_arch(view, elf), judged_family);
+}
+
+std::vector<SymbolCeilingViolation> symbol_ceiling_violations(const ElfFacts& elf, const NativePolicy& policy,
+                                                              const std::string& arch,
+                                                              const FamilySelector& judged_family) {
   std::vector<SymbolCeilingViolation> violations;
-  const auto ceilings = policy.symbol_ceilings.find(ceiling_arch(view, elf));
+  const auto ceilings = policy.symbol_ceilings.find(arch);
   if (ceilings == policy.symbol_ceilings.end()) return violations;  // an arch the policy does not cover: KE007
   for (const ElfImportedSymbol& symbol : elf.imports) {
     if (auto violation = judge_node(symbol.version, policy, ceilings->second, judged_family)) {
@@ -98,8 +114,8 @@ std::string describe(const SymbolCeilingViolation& violation, const Policy& poli
   if (!violation.limit) {
     return text + "the named version " + violation.version + ", which policy " + policy.name + " does not allow";
   }
-  return text + violation.family + " " + violation.needed->str() + "; policy " + policy.name + " allows " + violation.family +
-         " up to " + violation.limit->str() + " on " + arch;
+  return text + violation.family + " " + violation.needed->str() + "; policy " + policy.name + " allows " +
+         violation.family + " up to " + violation.limit->str() + " on " + arch;
 }
 
 }  // namespace kcheck
@@ -110,8 +126,10 @@ void SymbolCeilingRule::check(const RuleContext& context, FindingSink& sink) con
   const auto judged = [this](std::string_view family) { return judges_family(family); };
   for_each_elf_module(context.tree, [&](const NativeModuleView& view, const ElfFacts& elf) {
     const std::string arch = ceiling_arch(view, elf);
-    for (const SymbolCeilingViolation& violation : symbol_ceiling_violations(view, elf, context.policy.native, judged)) {
-      const std::string where = violation.symbol.empty() ? violation.version : violation.symbol + "@" + violation.version;
+    for (const SymbolCeilingViolation& violation :
+         symbol_ceiling_violations(view, elf, context.policy.native, judged)) {
+      const std::string where =
+          violation.symbol.empty() ? violation.version : violation.symbol + "@" + violation.version;
       sink.report(view.place(where), describe(violation, context.policy, arch));
     }
   });

@@ -23,12 +23,31 @@ struct SymbolCeilingViolation {
   std::optional<Version> limit;   // the ceiling; empty for a disallowed named node
 };
 
+// Selects the version families judged ("GLIBC" for KE001; every family for
+// the builder, which keeps all of them within the ceilings).
+using FamilySelector = std::function<bool(std::string_view family)>;
+bool every_family(std::string_view family);
+
+// The one judgement of a version node against the policy's ceilings for
+// `arch`, shared by KE001/KE002 and the builder's symbol pinning: the
+// violation `node` makes (symbol and library left empty), or nothing when
+// the node is allowed, its family is not judged, or the policy caps no
+// family it belongs to.
+std::optional<SymbolCeilingViolation> judge_version_node(const std::string& node, const NativePolicy& policy,
+                                                         const std::string& arch, const FamilySelector& judged_family);
+
 // The violations among the module's imports and version needs, for the
-// version families that `judged_family` selects. The ceilings are those of
-// the variant's arch (of the ELF machine when the variant name is unknown).
+// version families that `judged_family` selects, against the ceilings of
+// `arch`. Empty when the policy has no ceilings for `arch` (KE007's case).
+std::vector<SymbolCeilingViolation> symbol_ceiling_violations(const ElfFacts& elf, const NativePolicy& policy,
+                                                              const std::string& arch,
+                                                              const FamilySelector& judged_family);
+
+// The same for a module of a variant: the ceilings are those of the
+// variant's arch (of the ELF machine when the variant name is unknown).
 std::vector<SymbolCeilingViolation> symbol_ceiling_violations(const NativeModuleView& view, const ElfFacts& elf,
                                                               const NativePolicy& policy,
-                                                              const std::function<bool(std::string_view)>& judged_family);
+                                                              const FamilySelector& judged_family);
 
 // "imports fcntl64@GLIBC_2.29 (from libc.so.6), which needs GLIBC 2.29; policy hub allows GLIBC up to 2.28 on x86_64"
 // "libc.so.6 needs GLIBC_ABI_DT_RELR (glibc 2.36) ..., which no import uses ...; policy hub allows ..."

@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 constexpr std::array<std::string_view, 4> kCompileModes = {"default", "reduce-overhead", "max-autotune",
-                                                          "max-autotune-no-cudagraphs"};
+                                                           "max-autotune-no-cudagraphs"};
 
 // The op's name in its spec: the benchmark's without the kernel's namespace.
 std::string spec_name(const std::string& op) {
@@ -163,9 +163,9 @@ void time_compiled_baselines(const VariantFacts& variant, const OpSpecSet& specs
   const fs::path plan_path = scratch.path() / "compile-plan.json";
   const fs::path result_path = scratch.path() / "compile-result.json";
   std::ofstream(plan_path, std::ios::binary) << plan.dump();
-  const ProcessEnd end = run_bounded({options.python.string(), "-c", std::string(*helper), plan_path.string(),
-                                      result_path.string()},
-                                     contained_limits(variant, options, options.compile_timeout, scratch.path()));
+  const ProcessEnd end =
+      run_bounded({options.python.string(), "-c", std::string(*helper), plan_path.string(), result_path.string()},
+                  contained_limits(variant, options, options.compile_timeout, scratch.path()));
   // The helper ran in a Python of the user's choosing: read its result bounded, take what parses.
   std::string error;
   const std::optional<std::string> text = read_bounded_file(result_path, kMaxParsedFileBytes, error);
@@ -173,9 +173,10 @@ void time_compiled_baselines(const VariantFacts& variant, const OpSpecSet& specs
   if (end.exit_code == 3 && result.is_object() && !string_or_empty(result, "problem").empty())
     return say_for_all("not timed: " + string_or_empty(result, "problem"));
   const bool finished = end.started && !end.timed_out && !end.signal && end.exit_code == 0;
-  merge_compiled_result(result.is_discarded() ? json::object() : result, plan,
-                        finished ? "the helper finished without reaching it" : unfinished_reason(end, options.compile_timeout),
-                        facts.benchmarks);
+  merge_compiled_result(
+      result.is_discarded() ? json::object() : result, plan,
+      finished ? "the helper finished without reaching it" : unfinished_reason(end, options.compile_timeout),
+      facts.benchmarks);
 }
 
 }  // namespace kcheck

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/core/bounded_process.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/harness/harness.h"
 #include "checker/harness/harness_facts.h"
 #include "checker/harness/op_spec.h"

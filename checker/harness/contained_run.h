@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "checker/core/bounded_process.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/harness/harness.h"
 
 namespace kcheck {

@@ -14,10 +14,11 @@
 
 #include "checker/core/bounded_process.h"
 #include "checker/core/bounded_read.h"
-#include "checker/core/kernel_identity.h"
+#include "checker/facts/kernel_identity.h"
 #include "checker/harness/compiled_baselines.h"
 #include "checker/harness/contained_run.h"
 #include "checker/harness/op_spec.h"
+#include "checker/harness/worker_protocol.h"
 #include "checker/report/saved_report.h"
 
 namespace kcheck {
@@ -27,82 +28,44 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<DispatcherOp> read_ops(const json& list) {
+std::vector<DispatcherOp> dispatcher_ops(const std::vector<worker::RegisteredOp>& registered) {
   std::vector<DispatcherOp> ops;
-  if (!list.is_array()) return ops;
-  for (const json& op : list)
-    if (op.is_object()) ops.push_back({op.value("name", ""), op.value("namespace", "")});
+  for (const worker::RegisteredOp& op : registered) ops.push_back({op.name, op.op_namespace});
   return ops;
 }
 
-double number_or(const json& object, const char* key, double fallback = 0) {
-  auto found = object.find(key);
-  return found != object.end() && found->is_number() ? found->get<double>() : fallback;
-}
-
-std::string string_or(const json& object, const char* key) {
-  auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
-std::vector<OpRunFact> read_op_runs(const json& list) {
-  std::vector<OpRunFact> ops;
-  if (!list.is_array()) return ops;
-  for (const json& item : list) {
-    if (!item.is_object()) continue;
-    OpRunFact op;
-    op.op = string_or(item, "op");
-    op.has_kernel = item.value("has_kernel", true);
-    op.spec = string_or(item, "spec");
-    op.schema_problem = string_or(item, "schema_problem");
-    if (item.contains("smoke") && item["smoke"].is_object()) {
-      op.smoke_called = item["smoke"].value("called", false);
-      op.smoke_error = string_or(item["smoke"], "error");
-    }
-    if (item.contains("checks") && item["checks"].is_array())
-      for (const json& entry : item["checks"]) {
-        if (!entry.is_object()) continue;
-        OpCheckFact check;
-        check.dtype = string_or(entry, "dtype");
-        check.size = string_or(entry, "size");
-        check.shape = string_or(entry, "shape");
-        check.max_abs_error = number_or(entry, "max_abs_error");
-        check.relative_error = number_or(entry, "relative_error");
-        check.rtol = number_or(entry, "rtol");
-        check.atol = number_or(entry, "atol");
-        check.passed = entry.value("passed", false);
-        check.problem = string_or(entry, "problem");
-        check.guard_violation = entry.value("guard_violation", false);
-        check.device_error = string_or(entry, "device_error");
-        op.checks.push_back(std::move(check));
-      }
-    ops.push_back(std::move(op));
+OpRunFact op_run_fact(const worker::OpResult& result) {
+  OpRunFact op;
+  op.op = result.op;
+  op.has_kernel = result.has_kernel;
+  op.spec = result.spec;
+  op.schema_problem = result.schema_problem;
+  if (result.smoke) {
+    op.smoke_called = result.smoke->called;
+    op.smoke_error = result.smoke->error;
   }
-  return ops;
+  for (const worker::CaseCheck& check : result.checks)
+    op.checks.push_back({check.dtype, check.size, check.shape, check.max_abs_error, check.relative_error, check.rtol,
+                         check.atol, check.passed, check.problem, check.guard_violation, check.device_error});
+  return op;
 }
 
-std::vector<OpBenchmarkFact> read_benchmarks(const json& list, const std::string& own_namespace) {
-  std::vector<OpBenchmarkFact> benchmarks;
-  if (!list.is_array()) return benchmarks;
-  for (const json& item : list) {
-    if (!item.is_object()) continue;
-    OpBenchmarkFact benchmark;
-    benchmark.op = own_namespace + "::" + string_or(item, "op");
-    benchmark.dtype = string_or(item, "dtype");
-    benchmark.size = string_or(item, "size");
-    benchmark.shape = string_or(item, "shape");
-    benchmark.median_us = number_or(item, "median_us");
-    benchmark.spread_us = number_or(item, "spread_us");
-    benchmark.samples = static_cast<int>(number_or(item, "samples"));
-    benchmark.bytes = number_or(item, "bytes");
-    benchmark.eager = string_or(item, "eager");
-    benchmark.eager_problem = string_or(item, "eager_problem");
-    benchmark.eager_median_us = number_or(item, "eager_median_us");
-    benchmark.eager_spread_us = number_or(item, "eager_spread_us");
-    benchmark.buffer_sets = static_cast<int>(std::clamp(number_or(item, "buffer_sets", 1), 1.0, 64.0));
-    benchmarks.push_back(std::move(benchmark));
-  }
-  return benchmarks;
+OpBenchmarkFact benchmark_fact(const worker::CaseTiming& timing, const std::string& own_namespace) {
+  OpBenchmarkFact benchmark;
+  benchmark.op = own_namespace + "::" + timing.op;
+  benchmark.dtype = timing.dtype;
+  benchmark.size = timing.size;
+  benchmark.shape = timing.shape;
+  benchmark.median_us = timing.median_us;
+  benchmark.spread_us = timing.spread_us;
+  benchmark.samples = timing.samples;
+  benchmark.bytes = static_cast<double>(timing.bytes);
+  benchmark.eager = timing.eager;
+  benchmark.eager_problem = timing.eager_problem;
+  benchmark.eager_median_us = timing.eager_median_us;
+  benchmark.eager_spread_us = timing.eager_spread_us;
+  benchmark.buffer_sets = std::clamp(timing.buffer_sets, 1, 64);
+  return benchmark;
 }
 
 // The worker's result file into the facts; false when it cannot be read.
@@ -117,35 +80,45 @@ bool read_result(const fs::path& path, HarnessFacts& facts) {
     facts.harness_problem = "the worker's result file cannot be read: " + error;
     return true;
   }
-  json result = json::parse(*text, nullptr, false);
-  if (result.is_discarded() || !result.is_object()) {
+  json document = json::parse(*text, nullptr, false);
+  if (document.is_discarded() || !document.is_object()) {
     facts.harness_problem = "the worker's result file is not JSON";
     return true;
   }
-  std::string stage = result.value("stage", "");
+  worker::WorkerResult result;
+  try {
+    result = document.get<worker::WorkerResult>();
+  } catch (const json::exception& broken) {
+    facts.harness_problem =
+        std::string("the worker's result file does not follow the worker protocol: ") + broken.what();
+    return true;
+  }
+  using Stage = worker::WorkerStage;
   facts.load_started = true;
-  if (stage == "load_failed") facts.load_error = result.value("load_error", "dlopen failed");
-  if (stage == "loaded" || stage == "running" || stage == "done") {
+  if (result.stage == Stage::load_failed) {
+    facts.load_error = result.load_error.empty() ? "dlopen failed" : result.load_error;
+    if (!result.libpython_problem.empty()) facts.load_error += " (libpython: " + result.libpython_problem + ")";
+  }
+  if (result.stage == Stage::loaded || result.stage == Stage::running || result.stage == Stage::done) {
     facts.loaded = true;
-    facts.new_ops = read_ops(result.value("new_ops", json::array()));
-    facts.changed_ops = read_ops(result.value("changed_ops", json::array()));
-    if (result.contains("new_fallbacks") && result["new_fallbacks"].is_array())
-      for (const json& key : result["new_fallbacks"])
-        if (key.is_string()) facts.new_fallbacks.push_back(key.get<std::string>());
+    facts.new_ops = dispatcher_ops(result.new_ops);
+    facts.changed_ops = dispatcher_ops(result.changed_ops);
+    facts.new_fallbacks = result.new_fallbacks;
   }
-  if (stage == "running") facts.running = string_or(result, "running");
-  if (stage == "done") {
+  if (result.stage == Stage::running) facts.running = result.running;
+  if (result.stage == Stage::done) {
     facts.ops_finished = true;
-    facts.run_problem = string_or(result, "run_problem");
-    facts.ops = read_op_runs(result.value("ops", json::array()));
-    facts.benchmarks = read_benchmarks(result.value("benchmarks", json::array()), facts.own_namespace);
+    facts.run_problem = result.run_problem;
+    for (const worker::OpResult& op : result.ops) facts.ops.push_back(op_run_fact(op));
+    for (const worker::CaseTiming& timing : result.benchmarks)
+      facts.benchmarks.push_back(benchmark_fact(timing, facts.own_namespace));
   }
-  if (result.contains("device") && result["device"].is_object()) {
-    facts.device_name = string_or(result["device"], "name");
-    facts.device_backend = string_or(result["device"], "backend");
-    facts.copy_bandwidth_gbs = number_or(result["device"], "copy_bandwidth_gbs");
-    facts.matmul_tflops = number_or(result["device"], "matmul_tflops");
-    facts.matmul_dtype = string_or(result["device"], "matmul_dtype");
+  if (result.device) {
+    facts.device_name = result.device->name;
+    facts.device_backend = result.device->backend;
+    facts.copy_bandwidth_gbs = result.device->copy_bandwidth_gbs;
+    facts.matmul_tflops = result.device->matmul_tflops;
+    facts.matmul_dtype = result.device->matmul_dtype;
   }
   return true;
 }
@@ -196,8 +169,10 @@ PythonImportFact import_through_python(const VariantFacts& variant, const Harnes
     while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
     auto last_line = output.rfind('\n');
     fact.error = last_line == std::string::npos ? output : output.substr(last_line + 1);
-    if (end.timed_out) fact.error = "the import did not finish before the timeout";
-    else if (end.signal) fact.error = "the import killed Python with " + describe_signal(end.signal);
+    if (end.timed_out)
+      fact.error = "the import did not finish before the timeout";
+    else if (end.signal)
+      fact.error = "the import killed Python with " + describe_signal(end.signal);
     if (fact.error.empty()) fact.error = "exit status " + std::to_string(end.exit_code);
   }
   return fact;
@@ -215,7 +190,7 @@ std::map<std::string, BaselineTiming> read_baseline(const fs::path& path) {
   const Report report = load_saved_report(path);  // throws, naming the file
   for (const BenchmarkResult& result : report.dynamic.benchmarks)
     timings[result.variant + "|" + result.op + "|" + result.dtype + "|" + result.shape] = {result.median_us,
-                                                                                          result.spread_us};
+                                                                                           result.spread_us};
   return timings;
 }
 
@@ -246,7 +221,8 @@ void run_worker(const VariantFacts& variant, const NativeModuleFacts& module, co
   facts.ops_planned = plan.has_value();
   command.push_back((variant.path / module.relative_path).string());
   facts.worker = run_bounded(command, contained_limits(variant, options, options.timeout, scratch.path()));
-  if (!facts.worker.started) facts.harness_problem = facts.worker.output;
+  if (!facts.worker.started)
+    facts.harness_problem = facts.worker.output;
   else if (!read_result(result, facts) && facts.worker.exit_code == 0)
     facts.harness_problem = "kcheck_worker wrote no result";
 }
@@ -275,17 +251,19 @@ LocalTorch query_local_torch(const HarnessOptions& options) {
     torch.problem = "kcheck_worker --info failed: " + end.output;
     return torch;
   }
-  json info = json::parse(end.output, nullptr, false);
-  if (!info.is_object()) {
-    torch.problem = "kcheck_worker --info wrote no JSON";
+  json document = json::parse(end.output, nullptr, false);
+  worker::WorkerInfo info;
+  try {
+    if (!document.is_object()) throw std::runtime_error("not a JSON object");
+    info = document.get<worker::WorkerInfo>();
+  } catch (const std::exception& broken) {
+    torch.problem = std::string("kcheck_worker --info wrote no usable JSON: ") + broken.what();
     return torch;
   }
-  torch.version_text = info.value("torch_version", "");
+  torch.version_text = info.torch_version;
   torch.version = Version::parse(torch.version_text).value_or(Version{});
-  torch.cxx11_abi = info.value("cxx11_abi", true);
-  if (info.contains("backends"))
-    for (const json& backend : info["backends"])
-      if (backend.is_string()) torch.backends.push_back(backend.get<std::string>());
+  torch.cxx11_abi = info.cxx11_abi;
+  torch.backends = info.backends;
   torch.available = !torch.version.empty();
   if (!torch.available) torch.problem = "kcheck_worker reported no Torch version";
   return torch;
@@ -302,12 +280,13 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
   if (name.kind == VariantKind::torch_stable_abi) {
     // The loader's rule (build-variants.md §1.4): a stable-ABI build serves every Torch at or above its ABI version.
     if (local_minor < name.framework_version)
-      add("Torch " + name.framework_version.str() + " or newer for its stable ABI (kcheck_worker is built against Torch " +
-          torch.version_text + ")");
+      add("Torch " + name.framework_version.str() +
+          " or newer for its stable ABI (kcheck_worker is built against Torch " + torch.version_text + ")");
   } else {
     if (name.framework_version.major() != torch.version.major() ||
         name.framework_version.minor() != torch.version.minor())
-      add("Torch " + name.framework_version.str() + " (kcheck_worker is built against Torch " + torch.version_text + ")");
+      add("Torch " + name.framework_version.str() + " (kcheck_worker is built against Torch " + torch.version_text +
+          ")");
     bool wants_cxx11 = name.cxx_tag == "cxx11";
     if (wants_cxx11 != torch.cxx11_abi)
       add(std::string("the ") + (wants_cxx11 ? "cxx11" : "pre-cxx11 (cxx98)") + " C++ ABI of libtorch");
@@ -360,7 +339,7 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         settings.bench = options.bench;
         settings.samples = options.samples;
         plan = scratch / ("plan-" + stem + ".json");
-        std::ofstream(*plan, std::ios::binary) << worker_plan(*specs, settings).dump();
+        std::ofstream(*plan, std::ios::binary) << json(worker_plan(*specs, settings)).dump();
       }
       run_worker(variant, *module, plan, options, scratch / ("worker-" + stem), facts);
       if (options.bench && specs && !facts.benchmarks.empty()) {
@@ -369,8 +348,8 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         time_compiled_baselines(variant, *specs, compile, options, scratch / ("compile-" + stem), facts);
       }
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {
-        auto found = baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" +
-                                   benchmark.shape);
+        auto found =
+            baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" + benchmark.shape);
         if (found != baseline.end()) benchmark.baseline = found->second;
       }
       if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out)
@@ -391,7 +370,8 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
     if (!variant.harness) continue;
     const HarnessFacts& facts = *variant.harness;
     if (facts.seed && facts.ops_planned) dynamic.seed = facts.seed;
-    if (facts.worker.containment && dynamic.containment.empty()) dynamic.containment = facts.worker.containment->describe();
+    if (facts.worker.containment && dynamic.containment.empty())
+      dynamic.containment = facts.worker.containment->describe();
     if (!facts.device_name.empty())
       dynamic.devices.push_back({variant.directory_name, facts.device_name, facts.device_backend,
                                  facts.copy_bandwidth_gbs, facts.matmul_tflops, facts.matmul_dtype});

@@ -10,7 +10,7 @@
 #include "checker/core/progress.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/core/version.h"
 
 namespace kcheck {
@@ -27,21 +27,22 @@ struct HarnessOptions {
   // after the load; timed too with `bench`.
   bool check_ops = true;
   bool bench = false;
-  std::uint64_t seed = 0;                  // 0 = a fresh random seed (recorded in the report)
-  std::vector<std::string> sizes;          // named sizes to run; empty = small,medium on CPU, all on a GPU
-  int samples = 30;                        // timed samples per op, size and dtype
-  std::filesystem::path repository;        // where kcheck-ops.toml may be; default: the parent of build/
-  std::filesystem::path python;            // KD006: import through this Python; empty = skip
-  std::filesystem::path baseline;          // KB002: a saved JSON report of an earlier bench
+  std::uint64_t seed = 0;            // 0 = a fresh random seed (recorded in the report)
+  std::vector<std::string> sizes;    // named sizes to run; empty = small,medium on CPU, all on a GPU
+  int samples = 30;                  // timed samples per op, size and dtype
+  std::filesystem::path repository;  // where kcheck-ops.toml may be; default: the parent of build/
+  std::filesystem::path python;      // KD006: import through this Python; empty = skip
+  std::filesystem::path baseline;    // KB002: a saved JSON report of an earlier bench
   // bench: the torch.compile modes each op's baseline is compiled in and timed
   // (compiled_baselines.h), through `python`; empty = none. One time bound
   // for all of a variant's compiles.
   std::vector<std::string> compile_modes = {"default", "max-autotune-no-cudagraphs"};
   std::chrono::milliseconds compile_timeout{900000};
-  double regression_threshold = 0.10;      // KB002
+  double regression_threshold = 0.10;  // KB002
   // Limits of the contained worker and Python import (core/process_containment.h).
-  std::uint64_t max_file_size = 1ull << 30;       // RLIMIT_FSIZE: a larger file ends its writer (SIGXFSZ)
-  std::uint64_t cpu_address_space = 64ull << 30;  // RLIMIT_AS of CPU variants; none on devices (CUDA reserves terabytes)
+  std::uint64_t max_file_size = 1ull << 30;  // RLIMIT_FSIZE: a larger file ends its writer (SIGXFSZ)
+  std::uint64_t cpu_address_space = 64ull
+                                    << 30;  // RLIMIT_AS of CPU variants; none on devices (CUDA reserves terabytes)
 
   static std::filesystem::path default_worker_path();
 };

@@ -14,7 +14,7 @@ using WorkerEnd = ProcessEnd;
 
 // An operator the dispatcher holds after the load, with its namespace.
 struct DispatcherOp {
-  std::string name;        // "ns::op" or "ns::op.overload"
+  std::string name;  // "ns::op" or "ns::op.overload"
   std::string op_namespace;
 };
 
@@ -27,9 +27,9 @@ struct OpCheckFact {
   double relative_error = 0;  // -1 when not finite
   double rtol = 0, atol = 0;
   bool passed = false;
-  std::string problem;        // raised, unwritten elements, guard bytes changed
+  std::string problem;  // raised, unwritten elements, guard bytes changed
   bool guard_violation = false;
-  std::string device_error;   // a sticky device (CUDA) error after the call
+  std::string device_error;  // a sticky device (CUDA) error after the call
 };
 
 // One op of the module's own namespace as the worker found and ran it.
@@ -68,7 +68,7 @@ struct OpBenchmarkFact {
   // The baseline through torch.compile, per mode (compiled_baselines.h), or why not.
   std::vector<CompiledBaseline> compiled;
   std::string compiled_problem;
-  double eager_python_median_us = 0;  // the helper's own timing of the eager form (report.h says why)
+  double eager_python_median_us = 0;       // the helper's own timing of the eager form (report.h says why)
   std::optional<BaselineTiming> baseline;  // from --baseline (KB002)
 
   double achieved_gbs() const { return median_us > 0 ? bytes / median_us / 1e3 : 0; }
@@ -84,10 +84,10 @@ struct OpBenchmarkFact {
 
 // The Python import of the variant package, as the Hub loader does it (KD006).
 struct PythonImportFact {
-  std::string python;        // the interpreter used
+  std::string python;  // the interpreter used
   std::string skipped_because;
   bool imported = false;
-  std::string error;         // last line of the traceback
+  std::string error;  // last line of the traceback
 };
 
 // What `kcheck run` observed for one variant. Absent unless `kcheck run`
@@ -95,29 +95,29 @@ struct PythonImportFact {
 struct HarnessFacts {
   // Set when the variant was not run here (KD005): what would be needed.
   std::string skipped_because;
-  std::string own_namespace;        // the variant's id: its ops' namespace
-  std::string module_relative_path; // the native module loaded
+  std::string own_namespace;         // the variant's id: its ops' namespace
+  std::string module_relative_path;  // the native module loaded
   WorkerEnd worker;
-  bool load_started = false;        // the worker reached dlopen
-  bool loaded = false;              // dlopen returned and the audit finished
-  std::string load_error;           // dlerror() when dlopen failed
-  std::string harness_problem;      // result unreadable, worker missing, ...
+  bool load_started = false;    // the worker reached dlopen
+  bool loaded = false;          // dlopen returned and the audit finished
+  std::string load_error;       // dlerror() when dlopen failed
+  std::string harness_problem;  // result unreadable, worker missing, ...
   std::vector<DispatcherOp> new_ops;
   std::vector<DispatcherOp> changed_ops;   // existing ops whose registrations changed
   std::vector<std::string> new_fallbacks;  // dispatch keys that gained a fallback
 
   // Ops (when the run had a plan): checks, timings, the device.
   bool ops_planned = false;
-  bool ops_finished = false;    // the worker reached the end of its plan
-  std::string running;          // the call the worker was in when it ended early
-  std::string run_problem;      // the plan could not run (backend missing, ...)
+  bool ops_finished = false;  // the worker reached the end of its plan
+  std::string running;        // the call the worker was in when it ended early
+  std::string run_problem;    // the plan could not run (backend missing, ...)
   std::vector<OpRunFact> ops;
   std::vector<OpBenchmarkFact> benchmarks;
   std::string device_name;
   std::string device_backend;
   double copy_bandwidth_gbs = 0;
-  double matmul_tflops = 0;    // the measured matrix-multiply rate (0: not measured)
-  std::string matmul_dtype;    // of that measurement: bfloat16 on a GPU, float32 on the CPU
+  double matmul_tflops = 0;            // the measured matrix-multiply rate (0: not measured)
+  std::string matmul_dtype;            // of that measurement: bfloat16 on a GPU, float32 on the CPU
   double regression_threshold = 0.10;  // KB002: slower than baseline by more than this
   std::uint64_t seed = 0;
 

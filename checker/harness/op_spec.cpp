@@ -85,7 +85,8 @@ std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> read_si
     std::map<std::string, std::int64_t> size;
     for (const auto& [variable, value] : *values) {
       auto extent = value.value<std::int64_t>();
-      if (!extent || *extent <= 0) fail(source, &value, "size variable '" + std::string(variable.str()) + "' must be a positive integer");
+      if (!extent || *extent <= 0)
+        fail(source, &value, "size variable '" + std::string(variable.str()) + "' must be a positive integer");
       size[std::string(variable.str())] = *extent;
     }
     sizes.emplace_back(std::string(name.str()), std::move(size));
@@ -167,7 +168,8 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
   try {
     root = checked_toml_parse(text, source);
   } catch (const toml::parse_error& error) {
-    throw OpSpecError(source + ":" + std::to_string(error.source().begin.line) + ": " + std::string(error.description()));
+    throw OpSpecError(source + ":" + std::to_string(error.source().begin.line) + ": " +
+                      std::string(error.description()));
   }
   const toml::table* defaults = root["defaults"].as_table();
   auto from_op_or_defaults = [&](const toml::table& op, const char* key) -> const toml::node* {
@@ -187,8 +189,9 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
     spec.reference = required_string(*table, "reference", source);
     if ((*table)["baseline"]) spec.baseline = required_string(*table, "baseline", source);
     if (!spec.baseline.empty() && !reference::find_baseline_form(spec.baseline))
-      fail(source, table, "op '" + spec.name + "': no baseline named '" + spec.baseline +
-                              "' (reference/ops/baseline_forms.cpp has " + known_baselines() + ")");
+      fail(source, table,
+           "op '" + spec.name + "': no baseline named '" + spec.baseline + "' (reference/ops/baseline_forms.cpp has " +
+               known_baselines() + ")");
     if (spec.schema.rfind(spec.name + "(", 0) != 0)
       fail(source, table, "schema of '" + spec.name + "' must start with '" + spec.name + "('");
     const toml::array* args = (*table)["args"].as_array();
@@ -197,7 +200,8 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
     spec.dtypes = string_list(from_op_or_defaults(*table, "dtypes"), "dtypes", source);
     for (const std::string& dtype : spec.dtypes)
       if (dtype != "float32" && dtype != "float16" && dtype != "bfloat16" && dtype != "float64")
-        fail(source, table, "op '" + spec.name + "': dtype '" + dtype + "' is not float32, float16, bfloat16 or float64");
+        fail(source, table,
+             "op '" + spec.name + "': dtype '" + dtype + "' is not float32, float16, bfloat16 or float64");
     spec.sizes = read_sizes(from_op_or_defaults(*table, "sizes"), source);
     spec.tolerance = read_tolerance(from_op_or_defaults(*table, "tolerance"), source);
     spec.bytes = string_list((*table)["bytes"].node(), "bytes", source);
@@ -206,7 +210,8 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
     for (const std::string& dtype : spec.dtypes)
       if (!spec.tolerance.contains(dtype)) fail(source, table, "op '" + spec.name + "' has no tolerance for " + dtype);
     for (const std::string& name : spec.bytes)
-      if (std::none_of(spec.args.begin(), spec.args.end(), [&](const OpArgSpec& a) { return a.name == name && a.is_tensor; }))
+      if (std::none_of(spec.args.begin(), spec.args.end(),
+                       [&](const OpArgSpec& a) { return a.name == name && a.is_tensor; }))
         fail(source, table, "op '" + spec.name + "': 'bytes' names '" + name + "', which is no tensor argument");
     for (const auto& [size_name, size] : spec.sizes)
       for (const OpArgSpec& arg : spec.args)
@@ -243,21 +248,20 @@ OpSpecSet op_specs_for(const fs::path& repository) {
   return set;
 }
 
-nlohmann::json concrete_args(const OpSpec& spec, const std::map<std::string, std::int64_t>& size) {
-  nlohmann::json args = nlohmann::json::array();
+std::vector<worker::ArgPlan> concrete_args(const OpSpec& spec, const std::map<std::string, std::int64_t>& size) {
+  std::vector<worker::ArgPlan> args;
   for (const OpArgSpec& arg : spec.args) {
-    if (!arg.is_tensor) {
-      args.push_back({{"name", arg.name}, {"value", arg.value}});
-      continue;
+    worker::ArgPlan concrete;
+    concrete.name = arg.name;
+    concrete.is_tensor = arg.is_tensor;
+    concrete.value = arg.value;
+    if (arg.is_tensor) {
+      for (const std::string& dimension : arg.shape) concrete.shape.push_back(evaluate_dimension(dimension, size));
+      concrete.output = arg.output;
+      concrete.low = arg.low;
+      concrete.high = arg.high;
     }
-    std::vector<std::int64_t> shape;
-    for (const std::string& dimension : arg.shape) shape.push_back(evaluate_dimension(dimension, size));
-    nlohmann::json item = {{"name", arg.name}, {"shape", shape}, {"output", arg.output}};
-    if (!arg.output) {
-      item["low"] = arg.low;
-      item["high"] = arg.high;
-    }
-    args.push_back(std::move(item));
+    args.push_back(std::move(concrete));
   }
   return args;
 }
@@ -273,34 +277,23 @@ std::string shape_label(const OpSpec& spec, const std::map<std::string, std::int
   return "";
 }
 
-nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings) {
-  nlohmann::json ops = nlohmann::json::array();
+worker::WorkerPlan worker_plan(const OpSpecSet& specs, const RunSettings& settings) {
+  worker::WorkerPlan plan;
+  plan.backend = settings.backend;
+  plan.seed = settings.seed;
+  plan.bench = {settings.bench, settings.samples, settings.target_sample_seconds};
   for (const OpSpec& spec : specs.ops) {
-    nlohmann::json cases = nlohmann::json::array();
+    worker::OpPlan op{spec.name, spec.schema, spec.reference, spec.baseline, spec.dtypes, {}, {}, spec.bytes};
+    for (const auto& [dtype, value] : spec.tolerance) op.tolerance[dtype] = {value.rtol, value.atol};
     for (const auto& [size_name, size] : spec.sizes) {
       if (!settings.sizes.empty() &&
           std::find(settings.sizes.begin(), settings.sizes.end(), size_name) == settings.sizes.end())
         continue;
-      cases.push_back({{"size", size_name}, {"shape", shape_label(spec, size)}, {"args", concrete_args(spec, size)}});
+      op.cases.push_back({size_name, shape_label(spec, size), concrete_args(spec, size)});
     }
-    nlohmann::json tolerance = nlohmann::json::object();
-    for (const auto& [dtype, value] : spec.tolerance) tolerance[dtype] = {{"rtol", value.rtol}, {"atol", value.atol}};
-    ops.push_back({{"name", spec.name},
-                   {"schema", spec.schema},
-                   {"reference", spec.reference},
-                   {"baseline", spec.baseline},
-                   {"dtypes", spec.dtypes},
-                   {"tolerance", tolerance},
-                   {"bytes", spec.bytes},
-                   {"cases", cases}});
+    plan.ops.push_back(std::move(op));
   }
-  return {{"backend", settings.backend},
-          {"seed", settings.seed},
-          {"bench",
-           {{"enabled", settings.bench},
-            {"samples", settings.samples},
-            {"target_sample_seconds", settings.target_sample_seconds}}},
-          {"ops", ops}};
+  return plan;
 }
 
 }  // namespace kcheck

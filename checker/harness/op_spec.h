@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "checker/harness/worker_protocol.h"
 
 namespace kcheck {
 
@@ -64,7 +64,7 @@ std::int64_t evaluate_dimension(const std::string& expression, const std::map<st
 // The spec's arguments at `size`, as the worker's plan holds them: tensors
 // with concrete shapes (inputs with their value range), float scalars with
 // their value.
-nlohmann::json concrete_args(const OpSpec& spec, const std::map<std::string, std::int64_t>& size);
+std::vector<worker::ArgPlan> concrete_args(const OpSpec& spec, const std::map<std::string, std::int64_t>& size);
 // The first input tensor's shape at `size`, "16384x16384": how reports name the case.
 std::string shape_label(const OpSpec& spec, const std::map<std::string, std::int64_t>& size);
 
@@ -77,7 +77,7 @@ struct RunSettings {
   double target_sample_seconds = 2e-3;
 };
 
-// The worker's plan (checker/harness/worker/op_plan.h) with concrete shapes.
-nlohmann::json worker_plan(const OpSpecSet& specs, const RunSettings& settings);
+// The worker's plan (checker/harness/worker_protocol.h) with concrete shapes.
+worker::WorkerPlan worker_plan(const OpSpecSet& specs, const RunSettings& settings);
 
 }  // namespace kcheck

@@ -39,7 +39,8 @@ void describe_symlink(FileEntry& entry, const fs::path& canonical_root, const Wa
   entry.link_target = fs::read_symlink(entry.path, error).string();
   fs::path resolved = fs::canonical(entry.path, error);
   if (error) {
-    if (error == std::errc::too_many_symbolic_link_levels) entry.link_loops = true;
+    if (error == std::errc::too_many_symbolic_link_levels)
+      entry.link_loops = true;
     else {
       // Dangling: judge the lexical target instead.
       fs::path lexical = (entry.path.parent_path() / entry.link_target).lexically_normal();
@@ -70,10 +71,14 @@ FileEntry inspect(const fs::path& path, const fs::path& variant_root, const fs::
   }
   entry.size = static_cast<std::uint64_t>(info.st_size);
   entry.hard_links = static_cast<std::uint64_t>(info.st_nlink);
-  if (S_ISREG(info.st_mode)) entry.kind = FileKind::regular;
-  else if (S_ISDIR(info.st_mode)) entry.kind = FileKind::directory;
-  else if (S_ISLNK(info.st_mode)) entry.kind = FileKind::symlink;
-  else entry.kind = FileKind::other;
+  if (S_ISREG(info.st_mode))
+    entry.kind = FileKind::regular;
+  else if (S_ISDIR(info.st_mode))
+    entry.kind = FileKind::directory;
+  else if (S_ISLNK(info.st_mode))
+    entry.kind = FileKind::symlink;
+  else
+    entry.kind = FileKind::other;
   if (entry.kind == FileKind::symlink) describe_symlink(entry, canonical_root, limits);
   if (entry.kind == FileKind::regular) {
     entry.read_error = size_bound_problem(entry.size, limits);
@@ -163,8 +168,10 @@ std::vector<FileEntry> walk_variant(const fs::path& variant_root, const WalkLimi
       if (error) break;
       FileEntry entry = inspect(it->path(), variant_root, canonical_root, limits);
       if (entry.kind == FileKind::directory) {
-        if (depth + 1 < limits.max_depth) pending.emplace_back(it->path(), depth + 1);
-        else entry.read_error = "nested deeper than " + std::to_string(limits.max_depth) + " levels; not walked";
+        if (depth + 1 < limits.max_depth)
+          pending.emplace_back(it->path(), depth + 1);
+        else
+          entry.read_error = "nested deeper than " + std::to_string(limits.max_depth) + " levels; not walked";
       }
       files.push_back(std::move(entry));
     }
@@ -227,7 +234,8 @@ TreeFacts discover_tree(const fs::path& input, const WalkLimits& limits) {
   for (fs::directory_iterator it(tree.build_dir, error), end; !error && it != end; it.increment(error))
     if (is_variant_candidate(*it)) variant_dirs.push_back(it->path());
   std::sort(variant_dirs.begin(), variant_dirs.end());
-  for (const fs::path& directory : variant_dirs) tree.variants.push_back(make_variant(directory, tree.audited_root, limits));
+  for (const fs::path& directory : variant_dirs)
+    tree.variants.push_back(make_variant(directory, tree.audited_root, limits));
   return tree;
 }
 

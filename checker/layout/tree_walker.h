@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 

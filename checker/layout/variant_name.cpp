@@ -17,8 +17,8 @@ namespace {
 //   torch-<Python-only backend>
 // where <MAJ> is one digit and <MIN> the digits after it. Matched piece by
 // piece, left to right (text_scan.h says why there is no regex).
-constexpr std::array<std::string_view, 9> kPythonOnlyBackends = {"cpu", "cuda",   "metal", "rocm",     "xpu",
-                                                                  "neuron", "tpu", "npu", "universal"};
+constexpr std::array<std::string_view, 9> kPythonOnlyBackends = {"cpu",    "cuda", "metal", "rocm",     "xpu",
+                                                                 "neuron", "tpu",  "npu",   "universal"};
 constexpr std::array<std::string_view, 4> kUnversionedComputes = {"cpu", "metal", "neuron", "tpu"};
 constexpr std::array<std::string_view, 4> kVersionedComputePrefixes = {"cu", "rocm", "xpu", "cann"};
 constexpr std::array<std::string_view, 2> kCpus = {"x86_64", "aarch64"};
@@ -58,17 +58,23 @@ std::optional<GrammarPieces> match_grammar(std::string_view name) {
     return pieces;
   }
   text::Scanner scan(name);
-  if (scan.take("torch-stable-abi")) pieces.kind = VariantKind::torch_stable_abi;
-  else if (scan.take("tvm-ffi")) pieces.kind = VariantKind::tvm_ffi;
-  else if (scan.take("torch")) pieces.kind = VariantKind::torch;
-  else return std::nullopt;
+  if (scan.take("torch-stable-abi"))
+    pieces.kind = VariantKind::torch_stable_abi;
+  else if (scan.take("tvm-ffi"))
+    pieces.kind = VariantKind::tvm_ffi;
+  else if (scan.take("torch"))
+    pieces.kind = VariantKind::torch;
+  else
+    return std::nullopt;
   const std::string_view version = scan.take_while(text::is_digit);
   if (version.size() < 2) return std::nullopt;
   pieces.major = version.substr(0, 1);
   pieces.minor = version.substr(1);
   if (pieces.kind == VariantKind::torch) {
-    if (scan.take("-cxx11")) pieces.cxx_tag = "cxx11";
-    else if (scan.take("-cxx98")) pieces.cxx_tag = "cxx98";
+    if (scan.take("-cxx11"))
+      pieces.cxx_tag = "cxx11";
+    else if (scan.take("-cxx98"))
+      pieces.cxx_tag = "cxx98";
   }
   if (!scan.take('-')) return std::nullopt;
   pieces.compute = take_field(scan);

@@ -9,8 +9,8 @@
 namespace kcheck {
 
 struct MachOFacts {
-  std::string error;  // set when the file is not a usable Mach-O image
-  std::string arch;   // "arm64", "x86_64"
+  std::string error;                          // set when the file is not a usable Mach-O image
+  std::string arch;                           // "arm64", "x86_64"
   std::vector<std::string> libraries;         // LC_LOAD_DYLIB names
   std::vector<std::string> imported_symbols;  // undefined symbols, leading '_' stripped
   std::vector<std::string> exported_symbols;  // defined external symbols, leading '_' stripped

@@ -5,13 +5,15 @@
 namespace kcheck {
 namespace {
 
-constexpr std::uint32_t kFatMagic = 0xcafebabe;    // big-endian on disk
+constexpr std::uint32_t kFatMagic = 0xcafebabe;  // big-endian on disk
 constexpr std::uint32_t kMagic32 = 0xfeedface, kMagic64 = 0xfeedfacf;
 constexpr std::uint32_t kVersionMinMacos = 0x24;  // LC_VERSION_MIN_MACOSX
 constexpr std::uint32_t kBuildVersion = 0x32;     // LC_BUILD_VERSION
 constexpr std::uint32_t kPlatformMacos = 1;
 
-bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t total) { return offset <= total && size <= total - offset; }
+bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t total) {
+  return offset <= total && size <= total - offset;
+}
 
 std::uint32_t read_u32(std::span<const std::byte> bytes, std::uint64_t offset, bool big_endian) {
   std::uint32_t value;
@@ -24,11 +26,16 @@ Version unpack_version(std::uint32_t packed) { return Version({packed >> 16, (pa
 
 std::string arch_name(std::uint32_t cpu_type) {
   switch (cpu_type) {
-    case 0x0100000c: return "arm64";
-    case 0x01000007: return "x86_64";
-    case 12: return "arm";
-    case 7: return "i386";
-    default: return "cpu_" + std::to_string(cpu_type);
+    case 0x0100000c:
+      return "arm64";
+    case 0x01000007:
+      return "x86_64";
+    case 12:
+      return "arm";
+    case 7:
+      return "i386";
+    default:
+      return "cpu_" + std::to_string(cpu_type);
   }
 }
 
@@ -84,7 +91,8 @@ MachOHeaderFacts read_macho_header(std::span<const std::byte> file) {
     }
     const std::uint32_t offset = read_u32(file, 16, true), size = read_u32(file, 20, true);
     if (!fits(offset, size, file.size())) {
-      facts.error = "truncated: the first slice (" + std::to_string(size) + " bytes at " + std::to_string(offset) + ") ends past the end of the file";
+      facts.error = "truncated: the first slice (" + std::to_string(size) + " bytes at " + std::to_string(offset) +
+                    ") ends past the end of the file";
       return facts;
     }
     facts.slice_offset = offset;

@@ -14,7 +14,7 @@ namespace kcheck {
 // check that runs before LIEF sees the file.
 struct MachOHeaderFacts {
   std::string error;
-  std::string arch;  // of the slice read: "arm64", "x86_64", "cpu_<n>"
+  std::string arch;                // of the slice read: "arm64", "x86_64", "cpu_<n>"
   std::uint64_t slice_offset = 0;  // where that slice starts in a universal file
   std::optional<Version> minimum_macos;
 };

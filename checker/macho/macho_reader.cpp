@@ -31,7 +31,8 @@ std::vector<std::filesystem::path> symbols_module_candidates() {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (!error) candidates.push_back(self.parent_path() / KCHECK_MACHO_SYMBOLS_MODULE_NAME);
-  if (std::string_view(KCHECK_MACHO_SYMBOLS_MODULE_PATH).size() > 0) candidates.emplace_back(KCHECK_MACHO_SYMBOLS_MODULE_PATH);
+  if (std::string_view(KCHECK_MACHO_SYMBOLS_MODULE_PATH).size() > 0)
+    candidates.emplace_back(KCHECK_MACHO_SYMBOLS_MODULE_PATH);
   return candidates;
 }
 

@@ -137,7 +137,8 @@ std::optional<std::string> hash_file(const std::filesystem::path& path, DigestAl
     error = "hashing failed";
     return std::nullopt;
   }
-  if (std::optional<std::string> failure = update_with_file(context.get(), file.get(), static_cast<std::size_t>(status.st_size))) {
+  if (std::optional<std::string> failure =
+          update_with_file(context.get(), file.get(), static_cast<std::size_t>(status.st_size))) {
     error = std::move(*failure);
     return std::nullopt;
   }
@@ -170,8 +171,10 @@ FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorith
   FileHashes result;
   for (std::size_t index = 0; index < files.size(); ++index) {
     const std::string& path = files[index]->relative_path;
-    if (outcomes[index].hash) result.hashes.emplace(path, std::move(*outcomes[index].hash));
-    else result.errors.emplace(path, std::move(outcomes[index].error));
+    if (outcomes[index].hash)
+      result.hashes.emplace(path, std::move(*outcomes[index].hash));
+    else
+      result.errors.emplace(path, std::move(outcomes[index].error));
   }
   return result;
 }
@@ -199,8 +202,10 @@ DigestVerification plan_digest_verification(const VariantFacts& variant, const M
   for (const FileEntry* entry : digest_covered_files(variant)) on_disk.emplace(entry->relative_path, entry);
   for (const auto& [path, hash] : declared.files) {
     const auto found = on_disk.find(path);
-    if (found == on_disk.end()) plan.check.missing.push_back(path);
-    else plan.to_hash.push_back(found->second);
+    if (found == on_disk.end())
+      plan.check.missing.push_back(path);
+    else
+      plan.to_hash.push_back(found->second);
   }
   for (const auto& [path, entry] : on_disk) {
     if (!declared.files.contains(std::string(path))) plan.check.unlisted.emplace_back(path);
@@ -208,7 +213,8 @@ DigestVerification plan_digest_verification(const VariantFacts& variant, const M
   return plan;
 }
 
-DigestCheck finish_digest_verification(DigestVerification plan, const MetadataFacts& metadata, const FileHashes& hashes) {
+DigestCheck finish_digest_verification(DigestVerification plan, const MetadataFacts& metadata,
+                                       const FileHashes& hashes) {
   DigestCheck check = std::move(plan.check);
   if (!plan.algorithm) return check;
   for (const auto& [path, hash] : metadata.digest->files) {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/core/file_facts_cache.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/file_facts_cache.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 
@@ -73,7 +73,8 @@ struct DigestVerification {
 DigestVerification plan_digest_verification(const VariantFacts& variant, const MetadataFacts& metadata);
 // Findings in upstream order: the algorithm, then each recorded path missing
 // or mismatched, then each covered file not recorded.
-DigestCheck finish_digest_verification(DigestVerification plan, const MetadataFacts& metadata, const FileHashes& hashes);
+DigestCheck finish_digest_verification(DigestVerification plan, const MetadataFacts& metadata,
+                                       const FileHashes& hashes);
 
 // Both steps, hashing on a pool of `threads` of its own.
 DigestCheck verify_digest(const VariantFacts& variant, const MetadataFacts& metadata, unsigned threads);

@@ -45,11 +45,11 @@ struct DeclaredDigest {
 // rule can name the key it judges.
 struct MetadataFacts {
   bool present = false;
-  std::string relative_path;  // relative to the audited root
-  std::string parse_error;    // JSON syntax error (with line/column) when not valid JSON
-  int parse_error_line = 0;   // 1-based; 0 when unknown
-  int parse_error_column = 0; // 1-based; 0 when unknown
-  nlohmann::json document;    // the parsed document when valid JSON
+  std::string relative_path;   // relative to the audited root
+  std::string parse_error;     // JSON syntax error (with line/column) when not valid JSON
+  int parse_error_line = 0;    // 1-based; 0 when unknown
+  int parse_error_column = 0;  // 1-based; 0 when unknown
+  nlohmann::json document;     // the parsed document when valid JSON
 
   // Typed view of the well-known keys, filled when present with the right type.
   std::optional<std::string> id, name, license, upstream, source;

@@ -19,9 +19,18 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array kBackendTypes{"cann", "cpu", "cuda", "metal", "neuron", "rocm", "tpu", "xpu"};
-constexpr std::array kTopLevelKeys{"id",           "name",           "version",         "license",
-                                   "upstream",     "source",         "python-depends", "python-depends-backends",
-                                   "kernel-depends", "backend",      "digest",          "provenance"};
+constexpr std::array kTopLevelKeys{"id",
+                                   "name",
+                                   "version",
+                                   "license",
+                                   "upstream",
+                                   "source",
+                                   "python-depends",
+                                   "python-depends-backends",
+                                   "kernel-depends",
+                                   "backend",
+                                   "digest",
+                                   "provenance"};
 constexpr std::array kGitUrlSchemes{"https", "http", "git", "ssh", "git+ssh", "git+https", "git+http"};
 
 template <std::size_t N>
@@ -56,7 +65,8 @@ std::optional<std::string_view> url_scheme(std::string_view text) {
 std::optional<std::string> git_url_problem(std::string_view text) {
   if (const std::optional<std::string_view> written_scheme = url_scheme(text)) {
     const std::string scheme = ascii_lowercase(std::string(*written_scheme));
-    if (!contains(kGitUrlSchemes, scheme)) return "unsupported scheme '" + scheme + "' (allowed: " + join(kGitUrlSchemes) + ")";
+    if (!contains(kGitUrlSchemes, scheme))
+      return "unsupported scheme '" + scheme + "' (allowed: " + join(kGitUrlSchemes) + ")";
     if (text.size() == written_scheme->size() + 1) return "nothing after the scheme";
     return std::nullopt;
   }
@@ -151,7 +161,8 @@ class MetadataSchemaReader {
     read_digest(root);
     read_unknown_keys(root);
     if (problems_not_listed_ > 0) {
-      facts_.schema_errors.push_back({"", std::to_string(problems_not_listed_) + " more schema problems not listed (kcheck lists the first " +
+      facts_.schema_errors.push_back({"", std::to_string(problems_not_listed_) +
+                                              " more schema problems not listed (kcheck lists the first " +
                                               std::to_string(kMaxMetadataProblems) + ")"});
     }
   }
@@ -175,8 +186,10 @@ class MetadataSchemaReader {
     std::size_t beyond_bound = 0;
     for (const auto& [key, value] : root.items()) {
       if (contains(kTopLevelKeys, key)) continue;
-      if (facts_.unknown_keys.size() < kMaxMetadataProblems) facts_.unknown_keys.push_back(key);
-      else ++beyond_bound;
+      if (facts_.unknown_keys.size() < kMaxMetadataProblems)
+        facts_.unknown_keys.push_back(key);
+      else
+        ++beyond_bound;
     }
     if (beyond_bound > 0) {
       problem("", "more than " + std::to_string(kMaxMetadataProblems) + " unknown top-level keys (" +
@@ -215,7 +228,8 @@ class MetadataSchemaReader {
   std::optional<std::string> string_value(const json& object, const std::string& pointer, std::string_view key,
                                           Presence presence) {
     const json* value = member(object, pointer, key, presence);
-    if (value == nullptr || !expect_type(*value, value->is_string(), child(pointer, key), "a string")) return std::nullopt;
+    if (value == nullptr || !expect_type(*value, value->is_string(), child(pointer, key), "a string"))
+      return std::nullopt;
     return value->get<std::string>();
   }
 
@@ -327,12 +341,14 @@ class MetadataSchemaReader {
     if (backend == nullptr || !expect_type(*backend, backend->is_object(), "/backend", "an object")) return;
     facts_.backend_type = string_value(*backend, "/backend", "type", Presence::required);
     if (facts_.backend_type && !contains(kBackendTypes, *facts_.backend_type)) {
-      problem("/backend/type", "'" + *facts_.backend_type + "' is not a backend (allowed: " + join(kBackendTypes) + ")");
+      problem("/backend/type",
+              "'" + *facts_.backend_type + "' is not a backend (allowed: " + join(kBackendTypes) + ")");
     }
     facts_.backend_archs = string_array(*backend, "/backend", "archs", Presence::optional);
     if (archs_required_ && !facts_.backend_archs && !backend->contains("archs")) {
-      problem("/backend/archs", "required key 'archs' is missing: a compiled cuda or rocm variant lists the "
-                                "architectures it was built for");
+      problem("/backend/archs",
+              "required key 'archs' is missing: a compiled cuda or rocm variant lists the "
+              "architectures it was built for");
     } else if (archs_required_ && backend->contains("archs") && (*backend)["archs"].is_null()) {
       problem("/backend/archs", "must be an array of strings for a compiled cuda or rocm variant, found null");
     }
@@ -427,9 +443,12 @@ bool nests_deeper_than(std::string_view text, int max_depth) {
   bool in_string = false, escaped = false;
   for (const char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -463,7 +482,8 @@ std::string syntax_error_reason(const std::string& what) {
 }
 
 bool requires_archs(const VariantFacts& variant) {
-  return variant.name && variant.name->compiled() && (variant.name->backend == "cuda" || variant.name->backend == "rocm");
+  return variant.name && variant.name->compiled() &&
+         (variant.name->backend == "cuda" || variant.name->backend == "rocm");
 }
 
 // Only what the walk vetted (a regular file, or a link to one inside the
@@ -484,9 +504,12 @@ std::optional<std::string> read_whole_file(const FileEntry& entry, std::string& 
 std::string json_pointer_token(std::string_view key) {
   std::string token;
   for (char c : key) {
-    if (c == '~') token += "~0";
-    else if (c == '/') token += "~1";
-    else token += c;
+    if (c == '~')
+      token += "~0";
+    else if (c == '/')
+      token += "~1";
+    else
+      token += c;
   }
   return token;
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 
@@ -13,9 +13,9 @@ namespace kcheck {
 // most ~60 times the text, so a file at the byte bound stays well under
 // 100 MB, and every bound reached is a KM002 error, not a silent cut.
 inline constexpr std::uint64_t kMaxMetadataBytes = std::uint64_t{1} << 20;
-inline constexpr int kMaxMetadataDepth = 32;                 // real files nest 4 levels
+inline constexpr int kMaxMetadataDepth = 32;                  // real files nest 4 levels
 inline constexpr std::size_t kMaxMetadataListEntries = 1024;  // items kept of one array
-inline constexpr std::size_t kMaxMetadataProblems = 256;     // schema problems and unknown keys listed
+inline constexpr std::size_t kMaxMetadataProblems = 256;      // schema problems and unknown keys listed
 
 // Reads `<variant>/metadata.json` once and checks its shape against
 // build-variants.md §4.2–4.7. Never throws: a missing file leaves `present`

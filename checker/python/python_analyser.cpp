@@ -28,7 +28,9 @@ struct Guards {
   bool import_error = false;
 };
 
-bool is_name_token(const Token& token) { return token.kind == TokenKind::name && !python::is_python_keyword(token.text); }
+bool is_name_token(const Token& token) {
+  return token.kind == TokenKind::name && !python::is_python_keyword(token.text);
+}
 
 bool contains_op(TokenRange range, std::string_view op) {
   return std::any_of(range.begin, range.end, [&](const Token& token) { return token.is_op(op); });
@@ -118,7 +120,8 @@ class FactCollector {
       if (!module || (as_at < alias.size() && (as_at + 2 != alias.size() || !is_name_token(alias[as_at + 1])))) {
         return syntax_error("invalid syntax in import statement", statement[0].line);
       }
-      std::string bound = as_at < alias.size() ? std::string(alias[as_at + 1].text) : module->substr(0, module->find('.'));
+      std::string bound =
+          as_at < alias.size() ? std::string(alias[as_at + 1].text) : module->substr(0, module->find('.'));
       PythonImport import{.module = *module, .bound_names = {bound}, .level = 0, .line = statement[0].line};
       set_guards(import, guards);
       import.in_function = scope.kind == ScopeKind::function;
@@ -153,10 +156,12 @@ class FactCollector {
       if (scope.kind == ScopeKind::module) facts_.has_star_import = true;
     } else {
       std::vector<TokenRange> aliases = python::split_top_level(names, ",");
-      if (aliases.size() > 1 && aliases.back().empty() && statement[statement.size() - 1].is_op(")")) aliases.pop_back();
+      if (aliases.size() > 1 && aliases.back().empty() && statement[statement.size() - 1].is_op(")"))
+        aliases.pop_back();
       for (TokenRange alias : aliases) {
         const bool plain = alias.size() == 1 && is_name_token(alias[0]);
-        const bool renamed = alias.size() == 3 && is_name_token(alias[0]) && alias[1].is_name("as") && is_name_token(alias[2]);
+        const bool renamed =
+            alias.size() == 3 && is_name_token(alias[0]) && alias[1].is_name("as") && is_name_token(alias[2]);
         if (!plain && !renamed) return syntax_error("invalid syntax in from-import", statement[0].line);
         import.names.emplace_back(alias[0].text);
         import.bound_names.emplace_back(alias[alias.size() - 1].text);
@@ -348,17 +353,19 @@ class FactCollector {
     const TokenRange parameters = header.until(parameters_close).from(parameters_open + 1);
     for (TokenRange parameter : python::split_top_level(parameters, ",")) {
       const std::size_t colon = python::find_top_level_op(parameter, ":");
-      if (colon < parameter.size()) check_evaluated_annotation(parameter.until(python::find_top_level_op(parameter, "=")).from(colon + 1));
+      if (colon < parameter.size())
+        check_evaluated_annotation(parameter.until(python::find_top_level_op(parameter, "=")).from(colon + 1));
     }
     const TokenRange after_parameters = header.from(parameters_close + 1);
-    if (!after_parameters.empty() && after_parameters[0].is_op("->")) check_evaluated_annotation(after_parameters.from(1));
+    if (!after_parameters.empty() && after_parameters[0].is_op("->"))
+      check_evaluated_annotation(after_parameters.from(1));
     scan_expression(header.from(parameters_open), scope.kind == ScopeKind::module);
   }
 
   void handle_class(TokenRange header, Scope scope) {
     if (header.size() < 2 || !is_name_token(header[1])) return syntax_error("invalid syntax in class", header[0].line);
-    PythonClass cls{.name = std::string(header[1].text), .line = header[0].line,
-                    .at_top_level = scope.kind == ScopeKind::module};
+    PythonClass cls{
+        .name = std::string(header[1].text), .line = header[0].line, .at_top_level = scope.kind == ScopeKind::module};
     std::size_t bases_open = 2;
     if (header.size() > 2 && header[2].is_op("[")) {
       add_feature("type parameters on a class (PEP 695)", "3.12", cls.line);

@@ -7,34 +7,34 @@
 namespace kcheck {
 
 struct PythonImport {
-  std::string module;               // dotted; "" for `from . import x`
-  std::vector<std::string> names;   // `from m import a, b` -> {"a","b"}; `*` kept; empty for `import m`
+  std::string module;              // dotted; "" for `from . import x`
+  std::vector<std::string> names;  // `from m import a, b` -> {"a","b"}; `*` kept; empty for `import m`
   // Names the import binds, parallel to `names` for from-imports
   // (`from m import a as b` -> {"b"}); for `import a.b` {"a"}, `import a.b as c` {"c"}.
   std::vector<std::string> bound_names;
-  int level = 0;                    // number of leading dots
+  int level = 0;  // number of leading dots
   int line = 0;
   bool is_from = false;
-  bool in_type_checking = false;    // inside `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`
+  bool in_type_checking = false;       // inside `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`
   bool in_import_error_guard = false;  // inside try: ... except ImportError/ModuleNotFoundError
-  bool in_function = false;  // inside a def body: runs only when the function is called
+  bool in_function = false;            // inside a def body: runs only when the function is called
 };
 
 // A construct newer than Python 3.9 (for KP003).
 struct PythonSyntaxFeature {
-  std::string construct;  // e.g. "match statement", "except*", "PEP 695 type parameters"
+  std::string construct;       // e.g. "match statement", "except*", "PEP 695 type parameters"
   std::string minimum_python;  // e.g. "3.10"
   int line = 0;
 };
 
 // A call (or decorator) whose callee is a dotted name.
 struct PythonCall {
-  std::string callee;              // "torch.library.custom_op", "register_fake", "eval"
+  std::string callee;  // "torch.library.custom_op", "register_fake", "eval"
   int line = 0;
   bool is_decorator = false;
-  bool at_top_level = false;       // decorator of a top-level def/class, or a module-level statement
+  bool at_top_level = false;                         // decorator of a top-level def/class, or a module-level statement
   std::optional<std::string> first_string_argument;  // when the first positional arg is a string literal
-  std::string first_argument_callee;  // when the first positional arg is a call: its dotted callee
+  std::string first_argument_callee;                 // when the first positional arg is a call: its dotted callee
   bool has_positional_argument = false;
   std::vector<std::string> arguments;  // each argument's source text, keyword arguments as `name=value`
 };
@@ -48,7 +48,7 @@ struct PythonClassMember {
 struct PythonClass {
   std::string name;
   int line = 0;
-  std::vector<std::string> bases;            // dotted names as written
+  std::vector<std::string> bases;                  // dotted names as written
   std::vector<PythonClassMember> methods;          // defs in the class body
   std::vector<PythonClassMember> class_variables;  // names assigned (or classes defined) in the class body
   std::vector<PythonClassMember> annotations;      // `x: T` without a value
@@ -61,9 +61,9 @@ struct PythonAttributeChain {
 };
 
 struct PythonFileFacts {
-  std::string relative_path;        // relative to the variant root
+  std::string relative_path;  // relative to the variant root
   bool parsed = true;
-  std::string parse_error;          // set when !parsed
+  std::string parse_error;  // set when !parsed
   int parse_error_line = 0;
 
   std::vector<PythonImport> imports;

@@ -8,12 +8,20 @@ namespace {
 
 char decode_simple_escape(char c) {
   switch (c) {
-    case 'n': return '\n';
-    case 't': return '\t';
-    case 'r': return '\r';
-    case '0': return '\0';
-    case '\\': case '\'': case '"': return c;
-    default: return 0;
+    case 'n':
+      return '\n';
+    case 't':
+      return '\t';
+    case 'r':
+      return '\r';
+    case '0':
+      return '\0';
+    case '\\':
+    case '\'':
+    case '"':
+      return c;
+    default:
+      return 0;
   }
 }
 
@@ -64,7 +72,8 @@ std::optional<std::string> dotted_name(TokenRange range) {
   for (std::size_t i = 0; i < range.size(); ++i) {
     const Token& token = range[i];
     const bool expect_name = i % 2 == 0;
-    if (expect_name ? token.kind != TokenKind::name || is_python_keyword(token.text) : !token.is_op(".")) return std::nullopt;
+    if (expect_name ? token.kind != TokenKind::name || is_python_keyword(token.text) : !token.is_op("."))
+      return std::nullopt;
     name += token.text;
   }
   return name;
@@ -73,10 +82,10 @@ std::optional<std::string> dotted_name(TokenRange range) {
 bool is_python_keyword(std::string_view word) {
   // Sorted, for a binary search; called for nearly every name token.
   static constexpr std::array<std::string_view, 35> kKeywords = {
-      "False", "None",  "True",  "and",      "as",     "assert", "async", "await",  "break",
-      "class", "continue", "def", "del",     "elif",   "else",   "except", "finally", "for",
-      "from",  "global", "if",   "import",   "in",     "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",  "raise", "return",   "try",    "while",  "with",  "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   static_assert(std::is_sorted(kKeywords.begin(), kKeywords.end()));
   if (word.size() < 2 || word.size() > 8) return false;
   return std::binary_search(kKeywords.begin(), kKeywords.end(), word);

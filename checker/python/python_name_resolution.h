@@ -16,7 +16,8 @@ inline std::map<std::string, std::string, std::less<>> imported_name_targets(con
   for (const PythonImport& import : file.imports) {
     if (import.level > 0) continue;
     if (!import.is_from) {
-      const bool renamed = !import.bound_names.empty() && import.bound_names[0] != import.module.substr(0, import.module.find('.'));
+      const bool renamed =
+          !import.bound_names.empty() && import.bound_names[0] != import.module.substr(0, import.module.find('.'));
       const std::string first = import.module.substr(0, import.module.find('.'));
       if (!import.bound_names.empty()) targets[import.bound_names[0]] = renamed ? import.module : first;
       continue;

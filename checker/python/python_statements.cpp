@@ -17,14 +17,21 @@ namespace {
 int bracket_delta(const Token& token) {
   if (token.kind != TokenKind::op || token.text.size() != 1) return 0;
   switch (token.text[0]) {
-    case '(': case '[': case '{': return 1;
-    case ')': case ']': case '}': return -1;
-    default: return 0;
+    case '(':
+    case '[':
+    case '{':
+      return 1;
+    case ')':
+    case ']':
+    case '}':
+      return -1;
+    default:
+      return 0;
   }
 }
 
-constexpr std::array<std::string_view, 11> kCompoundKeywords = {
-    "if", "elif", "else", "while", "for", "try", "except", "finally", "with", "def", "class"};
+constexpr std::array<std::string_view, 11> kCompoundKeywords = {"if",     "elif",    "else", "while", "for",  "try",
+                                                                "except", "finally", "with", "def",   "class"};
 
 bool is_compound_keyword(std::string_view word) {
   for (std::string_view keyword : kCompoundKeywords) {
@@ -77,7 +84,8 @@ class StatementParser {
       parse_line(statements, in_match);
       if (!decorators.empty()) attach_decorators(statements, first_new, decorators);
     }
-    if (!decorators.empty()) fail("invalid syntax: a decorator must precede a def or class", decorators.back().begin->line);
+    if (!decorators.empty())
+      fail("invalid syntax: a decorator must precede a def or class", decorators.back().begin->line);
     return statements;
   }
 
@@ -90,7 +98,8 @@ class StatementParser {
     return expression;
   }
 
-  void attach_decorators(std::vector<Statement>& statements, std::size_t first_new, std::vector<TokenRange>& decorators) {
+  void attach_decorators(std::vector<Statement>& statements, std::size_t first_new,
+                         std::vector<TokenRange>& decorators) {
     if (first_new >= statements.size() ||
         (statements[first_new].keyword != "def" && statements[first_new].keyword != "class")) {
       fail("invalid syntax: a decorator must precede a def or class", decorators.back().begin->line);

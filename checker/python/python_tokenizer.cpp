@@ -29,11 +29,22 @@ StringPrefix parse_string_prefix(std::string_view word) {
   int bytes = 0, unicode = 0;
   for (char c : word) {
     switch (c | 0x20) {  // ASCII lower case
-      case 'r': if (prefix.raw) return {}; prefix.raw = true; break;
-      case 'f': if (prefix.formatted) return {}; prefix.formatted = true; break;
-      case 'b': ++bytes; break;
-      case 'u': ++unicode; break;
-      default: return {};
+      case 'r':
+        if (prefix.raw) return {};
+        prefix.raw = true;
+        break;
+      case 'f':
+        if (prefix.formatted) return {};
+        prefix.formatted = true;
+        break;
+      case 'b':
+        ++bytes;
+        break;
+      case 'u':
+        ++unicode;
+        break;
+      default:
+        return {};
     }
   }
   if (bytes > 1 || unicode > 1) return {};
@@ -66,8 +77,10 @@ std::string_view source_encoding_declaration(std::string_view source) {
   const std::size_t first_code = first.find_first_not_of(" \t\f");
   if (first_code != std::string_view::npos && first[first_code] != '#') return {};
   std::string_view rest = source.substr(first_end);
-  if (rest.starts_with("\r\n")) rest.remove_prefix(2);
-  else if (!rest.empty()) rest.remove_prefix(1);
+  if (rest.starts_with("\r\n"))
+    rest.remove_prefix(2);
+  else if (!rest.empty())
+    rest.remove_prefix(1);
   return declared_encoding(rest.substr(0, std::min(rest.find_first_of("\r\n"), rest.size())));
 }
 
@@ -182,10 +195,14 @@ class Tokenizer {
     int column = 0;
     for (;; ++pos_) {
       const char c = peek();
-      if (c == ' ') ++column;
-      else if (c == '\t') column = (column / 8 + 1) * 8;
-      else if (c == '\f') column = 0;
-      else break;
+      if (c == ' ')
+        ++column;
+      else if (c == '\t')
+        column = (column / 8 + 1) * 8;
+      else if (c == '\f')
+        column = 0;
+      else
+        break;
     }
     if (at_end() || at_newline() || peek() == '#') return;  // blank line: no indentation change
     if (column > indents_.back()) {
@@ -351,7 +368,8 @@ class Tokenizer {
     const int start_line = line_;
     Quote quote{peek(), peek(1) == peek() && peek(2) == peek()};
     pos_ += quote.triple ? 3 : 1;
-    if (reuses_enclosing_quote(quote, enclosing)) note_pep701(start_line, "a replacement field reuses the quote of its enclosing f-string");
+    if (reuses_enclosing_quote(quote, enclosing))
+      note_pep701(start_line, "a replacement field reuses the quote of its enclosing f-string");
     if (prefix.formatted) {
       scan_fstring_body(quote, prefix.raw, enclosing, start_line);
       return;
@@ -360,8 +378,10 @@ class Tokenizer {
       if (at_end()) return fail(unterminated_message(quote, "string"), start_line);
       if (peek() == '\\') {
         ++pos_;
-        if (at_newline()) consume_newline();
-        else if (!at_end()) ++pos_;
+        if (at_newline())
+          consume_newline();
+        else if (!at_end())
+          ++pos_;
       } else if (at_newline()) {
         if (!quote.triple) return fail(unterminated_message(quote, "string"), start_line);
         consume_newline();
@@ -499,7 +519,8 @@ class Tokenizer {
       if (at_end() || at_closing_quote(own)) return fail("f-string: expecting '}'", line_);
       const char c = peek();
       if (at_newline()) {
-        if (!own.triple) return fail("f-string: newlines are not allowed in format specifiers for single quoted f-strings", line_);
+        if (!own.triple)
+          return fail("f-string: newlines are not allowed in format specifiers for single quoted f-strings", line_);
         consume_newline();
       } else if (c == '{') {
         ++pos_;

@@ -67,8 +67,10 @@ std::vector<std::string> benchmark_table_notes(const OpBenchmarks& group) {
   std::vector<std::pair<std::string, int>> problems;  // in first-seen order, with a count of rows
   auto count_problem = [&problems](const std::string& problem) {
     auto found = std::find_if(problems.begin(), problems.end(), [&](const auto& p) { return p.first == problem; });
-    if (found == problems.end()) problems.emplace_back(problem, 1);
-    else ++found->second;
+    if (found == problems.end())
+      problems.emplace_back(problem, 1);
+    else
+      ++found->second;
   };
   bool call_bound = false;
   for (const BenchmarkResult* result : group.results) {
@@ -116,9 +118,8 @@ std::string benchmark_text_chart(const OpBenchmarks& group) {
     bar += kEighths[eighths % 8];
     chart += padded(labels[i], label_width) + "  " + padded(bar, kBarCells) + " " +
              right_aligned(format_number(result.percent_of_peak, 0) + "%", 4) + "  " +
-             padded(times(result.speedup) + " eager", 12) + "  " +
-             times(result.compile_speedup) + (fastest_timed(result.compiled) && result.python_call_bound() ? kCallBoundMark : "") +
-             " compile\n";
+             padded(times(result.speedup) + " eager", 12) + "  " + times(result.compile_speedup) +
+             (fastest_timed(result.compiled) && result.python_call_bound() ? kCallBoundMark : "") + " compile\n";
   }
   return chart;
 }

@@ -131,10 +131,14 @@ SeverityCounts section_counts(const VariantSection& section) {
   if (section.summary) return section.summary->counts;
   SeverityCounts counts;
   for (const Finding* finding : section.findings) {
-    if (finding->suppressed) ++counts.suppressed;
-    else if (finding->severity == Severity::error) ++counts.errors;
-    else if (finding->severity == Severity::warning) ++counts.warnings;
-    else ++counts.notes;
+    if (finding->suppressed)
+      ++counts.suppressed;
+    else if (finding->severity == Severity::error)
+      ++counts.errors;
+    else if (finding->severity == Severity::warning)
+      ++counts.warnings;
+    else
+      ++counts.notes;
   }
   return counts;
 }
@@ -153,7 +157,8 @@ data dynamic_data(const VariantSection& section) {
     item.set("device_backend", section.device->backend);
     item.set("device_peak", format_number(section.device->copy_bandwidth_gbs, 0));
     item.set("has_matmul", section.device->matmul_tflops > 0);
-    item.set("matmul", format_number(section.device->matmul_tflops, section.device->matmul_tflops < 10 ? 2 : 0) + " TFLOP/s (" + section.device->matmul_dtype + ")");
+    item.set("matmul", format_number(section.device->matmul_tflops, section.device->matmul_tflops < 10 ? 2 : 0) +
+                           " TFLOP/s (" + section.device->matmul_dtype + ")");
   }
   item.set("has_device", section.device != nullptr);
   data checks{data::type::list};
@@ -267,13 +272,11 @@ data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
   data root = counts_data(report.summary);
   root.set("verdict", passes ? "PASS" : "FAIL");
   root.set("verdict_class", passes ? (report.summary.warnings ? "warn" : "pass") : "fail");
-  root.set("summary_line", plural(static_cast<int>(report.variants.size()), "variant") + " · " +
-                               plural(report.summary.errors, "error") + " · " +
-                               plural(report.summary.warnings, "warning") + " · " +
-                               plural(report.summary.notes, "note") +
-                               (report.summary.suppressed ? " · " + std::to_string(report.summary.suppressed) +
-                                                                " suppressed"
-                                                          : ""));
+  root.set("summary_line",
+           plural(static_cast<int>(report.variants.size()), "variant") + " · " +
+               plural(report.summary.errors, "error") + " · " + plural(report.summary.warnings, "warning") + " · " +
+               plural(report.summary.notes, "note") +
+               (report.summary.suppressed ? " · " + std::to_string(report.summary.suppressed) + " suppressed" : ""));
   root.set("tool_version", report.tool_version);
   root.set("policy", report.policy_name);
   root.set("strict", report.strict);

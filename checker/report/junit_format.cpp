@@ -19,8 +19,9 @@ std::string family_of(const std::string& code) {
 
 const std::map<std::string, std::string>& family_titles() {
   static const std::map<std::string, std::string> titles = {
-      {"KL", "layout"},          {"KM", "metadata.json"}, {"KE", "native module"}, {"KP", "Python code"},
-      {"KO", "operator namespace"}, {"KC", "build.toml"}, {"KD", "dynamic harness"}, {"KB", "benchmarks"}};
+      {"KL", "layout"},          {"KM", "metadata.json"},      {"KE", "native module"},
+      {"KP", "Python code"},     {"KO", "operator namespace"}, {"KC", "build.toml"},
+      {"KD", "dynamic harness"}, {"KB", "benchmarks"}};
   return titles;
 }
 
@@ -35,22 +36,34 @@ std::string xml_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += '?';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += '?';
+        else
+          out += c;
     }
   }
   return out;
 }
 
 std::string finding_line(const Finding& finding) {
-  std::string line = std::string(to_string(finding.severity)) + " " + finding.code + " " +
-                     (finding.file.empty() ? "." : finding.file);
+  std::string line =
+      std::string(to_string(finding.severity)) + " " + finding.code + " " + (finding.file.empty() ? "." : finding.file);
   if (finding.location.line) line += ":" + std::to_string(finding.location.line);
   if (!finding.location.json_pointer.empty()) line += " " + finding.location.json_pointer;
   if (!finding.location.symbol.empty()) line += " [" + finding.location.symbol + "]";
@@ -79,8 +92,7 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
     failing += fails_gate(*finding, strict);
     all += finding_line(*finding);
   }
-  out << "    <testcase name=\"" << xml_escape(family_title(family)) << "\" classname=\"" << xml_escape(suite)
-      << "\"";
+  out << "    <testcase name=\"" << xml_escape(family_title(family)) << "\" classname=\"" << xml_escape(suite) << "\"";
   if (findings.empty()) {
     out << (ran ? "/>\n" : ">\n      <skipped message=\"no rule of this family ran\"/>\n    </testcase>\n");
     return;

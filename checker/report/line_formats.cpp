@@ -13,12 +13,23 @@ std::string github_escaped(const std::string& text, bool property) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '%': out += "%25"; break;
-      case '\r': out += "%0D"; break;
-      case '\n': out += "%0A"; break;
-      case ':': out += property ? "%3A" : ":"; break;
-      case ',': out += property ? "%2C" : ","; break;
-      default: out += c;
+      case '%':
+        out += "%25";
+        break;
+      case '\r':
+        out += "%0D";
+        break;
+      case '\n':
+        out += "%0A";
+        break;
+      case ':':
+        out += property ? "%3A" : ":";
+        break;
+      case ',':
+        out += property ? "%2C" : ",";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -26,9 +37,12 @@ std::string github_escaped(const std::string& text, bool property) {
 
 const char* github_command(Severity severity) {
   switch (severity) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    default: return "notice";
+    case Severity::error:
+      return "error";
+    case Severity::warning:
+      return "warning";
+    default:
+      return "notice";
   }
 }
 
@@ -47,7 +61,8 @@ std::string render_github(const Report& unsafe, const std::optional<fs::path>& r
     }
     std::string message = finding.message;
     if (!finding.location.symbol.empty()) message = "[" + finding.location.symbol + "] " + message;
-    out += "title=" + github_escaped(finding.code, true) + "::" + github_escaped(finding.code + " " + message, false) + "\n";
+    out += "title=" + github_escaped(finding.code, true) + "::" + github_escaped(finding.code + " " + message, false) +
+           "\n";
   }
   return out;
 }

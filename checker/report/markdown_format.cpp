@@ -74,7 +74,8 @@ data device_data(const DeviceLimits& device) {
   item.set("backend", device.backend);
   item.set("copy_bandwidth", format_number(device.copy_bandwidth_gbs, 0));
   item.set("has_matmul", device.matmul_tflops > 0);
-  item.set("matmul", format_number(device.matmul_tflops, device.matmul_tflops < 10 ? 2 : 0) + " TFLOP/s (" + device.matmul_dtype + ")");
+  item.set("matmul", format_number(device.matmul_tflops, device.matmul_tflops < 10 ? 2 : 0) + " TFLOP/s (" +
+                         device.matmul_dtype + ")");
   return item;
 }
 

@@ -49,18 +49,26 @@ std::string render_report(const Report& report, OutputFormat format, const Rende
   switch (format) {
     // The human formats (and JUnit, which CI shows to humans) render a copy in
     // which upload text can neither forge lines nor drive a terminal.
-    case OutputFormat::text: return render_text(display_safe_report(report), options.text, options.rules);
+    case OutputFormat::text:
+      return render_text(display_safe_report(report), options.text, options.rules);
     // Paths and symbol names come from the upload and need not be UTF-8: the
     // bad bytes become U+FFFD rather than an exception (exit 2).
     case OutputFormat::json:
       return report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case OutputFormat::sarif:
-      return render_sarif(report, options.rules, options.source_root, options.rules_url).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    case OutputFormat::junit: return render_junit(display_safe_report(report));
-    case OutputFormat::markdown: return render_markdown(display_safe_report(report));
-    case OutputFormat::html: return render_html(display_safe_report(report), options.rules);
-    case OutputFormat::github: return render_github(report, options.source_root, options.text.least_shown);
-    case OutputFormat::concise: return render_concise(report, options.source_root, options.text.least_shown);
+      return render_sarif(report, options.rules, options.source_root, options.rules_url)
+                 .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+             "\n";
+    case OutputFormat::junit:
+      return render_junit(display_safe_report(report));
+    case OutputFormat::markdown:
+      return render_markdown(display_safe_report(report));
+    case OutputFormat::html:
+      return render_html(display_safe_report(report), options.rules);
+    case OutputFormat::github:
+      return render_github(report, options.source_root, options.text.least_shown);
+    case OutputFormat::concise:
+      return render_concise(report, options.source_root, options.text.least_shown);
   }
   return {};
 }

@@ -26,19 +26,27 @@ Finding as_shared(const Finding& finding, const std::map<std::string, std::strin
   auto directory = directory_of.find(finding.variant);
   if (directory == directory_of.end() || directory->second.empty()) return shared;
   const std::string& prefix = directory->second;
-  if (shared.file == prefix) shared.file = prefix.substr(0, prefix.rfind('/') + 1) + "*";
+  if (shared.file == prefix)
+    shared.file = prefix.substr(0, prefix.rfind('/') + 1) + "*";
   else if (shared.file.starts_with(prefix + "/"))
     shared.file = prefix.substr(0, prefix.rfind('/') + 1) + "*" + shared.file.substr(prefix.size());
   return shared;
 }
 
-using FindingIdentity = std::tuple<std::string, Severity, std::string, std::string, int, int, std::string, std::string,
-                                   bool, std::string>;
+using FindingIdentity =
+    std::tuple<std::string, Severity, std::string, std::string, int, int, std::string, std::string, bool, std::string>;
 
 FindingIdentity identity(const Finding& finding) {
-  return {finding.code,          finding.severity,         finding.message,           finding.file,
-          finding.location.line, finding.location.column, finding.location.json_pointer, finding.location.symbol,
-          finding.suppressed,    finding.suppression_reason};
+  return {finding.code,
+          finding.severity,
+          finding.message,
+          finding.file,
+          finding.location.line,
+          finding.location.column,
+          finding.location.json_pointer,
+          finding.location.symbol,
+          finding.suppressed,
+          finding.suppression_reason};
 }
 
 struct SharedFinding {
@@ -115,7 +123,8 @@ std::vector<VariantSection> variant_sections(const Report& report) {
   for (const Finding& finding : report.findings)
     if (!std::binary_search(shown_shared.begin(), shown_shared.end(), &finding))
       section_for(sections, finding.variant).findings.push_back(&finding);
-  for (const OpCheck& check : report.dynamic.op_checks) section_for(sections, check.variant).op_checks.push_back(&check);
+  for (const OpCheck& check : report.dynamic.op_checks)
+    section_for(sections, check.variant).op_checks.push_back(&check);
   for (const BenchmarkResult& result : report.dynamic.benchmarks)
     section_for(sections, result.variant).benchmarks.push_back(&result);
   for (const DeviceLimits& device : report.dynamic.devices) {
@@ -128,8 +137,10 @@ std::vector<VariantSection> variant_sections(const Report& report) {
 ListedFindings listed_findings(const VariantSection& section) {
   ListedFindings listed;
   for (const Finding* finding : section.findings) {
-    if (!section.benchmarks.empty() && finding->code == "KB001" && !finding->suppressed) ++listed.benchmark_notes;
-    else listed.findings.push_back(finding);
+    if (!section.benchmarks.empty() && finding->code == "KB001" && !finding->suppressed)
+      ++listed.benchmark_notes;
+    else
+      listed.findings.push_back(finding);
   }
   return listed;
 }
@@ -140,13 +151,15 @@ std::vector<OpBenchmarks> benchmarks_by_op(const std::vector<const BenchmarkResu
   for (const BenchmarkResult* result : results) {
     auto [found, added] = index.try_emplace({result->variant, result->op}, groups.size());
     if (added)
-      groups.push_back({result->variant, result->op, result->eager.empty() ? result->eager_problem : result->eager, {}});
+      groups.push_back(
+          {result->variant, result->op, result->eager.empty() ? result->eager_problem : result->eager, {}});
     groups[found->second].results.push_back(result);
   }
   for (OpBenchmarks& group : groups)
-    std::stable_sort(group.results.begin(), group.results.end(), [](const BenchmarkResult* a, const BenchmarkResult* b) {
-      return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
-    });
+    std::stable_sort(group.results.begin(), group.results.end(),
+                     [](const BenchmarkResult* a, const BenchmarkResult* b) {
+                       return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
+                     });
   return groups;
 }
 

@@ -16,8 +16,8 @@ namespace kcheck {
 
 // One section of a report: the tree-level findings ("" variant), or one variant.
 struct VariantSection {
-  std::string variant;                  // "" for tree- or module-level findings
-  std::string title;                    // the variant name, "tree" or "module"
+  std::string variant;                      // "" for tree- or module-level findings
+  std::string title;                        // the variant name, "tree" or "module"
   const VariantSummary* summary = nullptr;  // null for tree level and variants the report does not list
   std::vector<const Finding*> findings;
   std::vector<const OpCheck*> op_checks;

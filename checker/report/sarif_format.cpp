@@ -135,7 +135,8 @@ nlohmann::json result(const Finding& finding, int rule_index, const UriBase& bas
   if (!finding.location.section.empty()) properties["section"] = finding.location.section;
   if (!properties.empty()) item["properties"] = std::move(properties);
   if (finding.suppressed)
-    item["suppressions"] = nlohmann::json::array({{{"kind", "external"}, {"justification", finding.suppression_reason}}});
+    item["suppressions"] =
+        nlohmann::json::array({{{"kind", "external"}, {"justification", finding.suppression_reason}}});
   return item;
 }
 
@@ -157,9 +158,9 @@ nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& r
   for (const Finding& finding : report.findings) results.push_back(result(finding, rule_index.at(finding.code), base));
 
   nlohmann::json driver = {{"name", "kcheck"},
-                            {"version", report.tool_version},
-                            {"semanticVersion", report.tool_version},
-                            {"rules", descriptors}};
+                           {"version", report.tool_version},
+                           {"semanticVersion", report.tool_version},
+                           {"rules", descriptors}};
   if (!rules_url.empty()) driver["informationUri"] = rules_url;
   nlohmann::json run = {
       {"tool", {{"driver", driver}}},
@@ -167,7 +168,9 @@ nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& r
       {"invocations", nlohmann::json::array({{{"executionSuccessful", true}, {"exitCode", report.gate_status()}}})},
       {"results", results},
       {"properties",
-       {{"policy", report.policy_name}, {"scope", report.scope}, {"strict", report.strict},
+       {{"policy", report.policy_name},
+        {"scope", report.scope},
+        {"strict", report.strict},
         {"verdict", report.gate_status() == 0 ? "pass" : "fail"}}}};
   return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", nlohmann::json::array({run})}};
 }

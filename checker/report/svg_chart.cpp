@@ -12,7 +12,7 @@ constexpr double kWidth = 760;
 constexpr double kLabelRight = 222;  // labels end here, right-aligned
 constexpr double kBarLeft = 230;
 constexpr double kBarSpan = 420;
-constexpr double kTop = 44;          // below the title and the reference label
+constexpr double kTop = 44;  // below the title and the reference label
 constexpr double kRowHeight = 26;
 constexpr double kBarHeight = 16;
 constexpr double kAxisHeight = 28;
@@ -86,9 +86,10 @@ std::string result_tooltip(const BenchmarkResult& result) {
   return result.op + " " + result.dtype + " [" + result.shape + "]: median " + format_number(result.median_us, 1) +
          " µs over " + std::to_string(result.repetitions) + " runs, " + format_number(result.achieved_gbs, 0) +
          " GB/s (" + format_number(result.percent_of_peak, 0) + "% of peak)" +
-         (result.eager_median_us > 0 ? ", Torch eager " + result.eager + " " + format_number(result.eager_median_us, 1) + " µs, " +
-                                           format_number(result.speedup, 2) + "x"
-                                     : "") +
+         (result.eager_median_us > 0
+              ? ", Torch eager " + result.eager + " " + format_number(result.eager_median_us, 1) + " µs, " +
+                    format_number(result.speedup, 2) + "x"
+              : "") +
          compiled_tooltip(result);
 }
 
@@ -98,12 +99,23 @@ std::string xml_escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -135,16 +147,16 @@ std::string render_bar_chart_svg(const BarChart& chart) {
     double y = kTop + kRowHeight * static_cast<double>(row) + (kRowHeight - kBarHeight) / 2;
     double right = x_of(bar.value);
     svg += "<text class=\"label\" x=\"" + number(kLabelRight) + "\" y=\"" + number(y + kBarHeight - 4) +
-           "\" text-anchor=\"end\"><title>" + xml_escape(bar.label) + "</title>" + xml_escape(shortened_label(bar.label)) +
-           "</text>\n";
+           "\" text-anchor=\"end\"><title>" + xml_escape(bar.label) + "</title>" +
+           xml_escape(shortened_label(bar.label)) + "</text>\n";
     svg += "<rect class=\"bar" + std::string(bar.short_of_reference ? " short" : "") + "\" x=\"" + number(kBarLeft) +
            "\" y=\"" + number(y) + "\" width=\"" + number(right - kBarLeft) + "\" height=\"" + number(kBarHeight) +
            "\"><title>" + xml_escape(bar.tooltip) + "</title></rect>\n";
     const double value_width = kCharWidth * static_cast<double>(characters(bar.value_text));
     const bool inside = right + 6 + value_width > kWidth;
-    svg += "<text class=\"value" + std::string(inside ? " inside" : "") + "\" x=\"" + number(inside ? right - 6 : right + 6) +
-           "\" y=\"" + number(y + kBarHeight - 4) + "\"" + (inside ? " text-anchor=\"end\"" : "") + ">" +
-           xml_escape(bar.value_text) + "</text>\n";
+    svg += "<text class=\"value" + std::string(inside ? " inside" : "") + "\" x=\"" +
+           number(inside ? right - 6 : right + 6) + "\" y=\"" + number(y + kBarHeight - 4) + "\"" +
+           (inside ? " text-anchor=\"end\"" : "") + ">" + xml_escape(bar.value_text) + "</text>\n";
   }
   if (chart.reference) {
     std::string x = number(x_of(chart.reference->value));
@@ -168,8 +180,8 @@ BarChart bandwidth_chart(const VariantSection& section) {
   for (const BenchmarkResult* result : section.benchmarks) {
     std::string value_text = format_number(result->achieved_gbs, 0) + " GB/s";
     if (result->percent_of_peak > 0) value_text += " (" + format_number(result->percent_of_peak, 0) + "%)";
-    chart.bars.push_back({bar_label(*result, section.benchmarks), result->achieved_gbs, value_text,
-                          result_tooltip(*result), false});
+    chart.bars.push_back(
+        {bar_label(*result, section.benchmarks), result->achieved_gbs, value_text, result_tooltip(*result), false});
   }
   return chart;
 }

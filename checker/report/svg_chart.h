@@ -11,10 +11,10 @@ namespace kcheck {
 // A horizontal bar chart drawn as inline SVG (the HTML report has no scripts
 // and no external assets).
 struct ChartBar {
-  std::string label;       // left of the bar
+  std::string label;  // left of the bar
   double value = 0;
-  std::string value_text;  // right of the bar
-  std::string tooltip;     // <title> of the bar
+  std::string value_text;           // right of the bar
+  std::string tooltip;              // <title> of the bar
   bool short_of_reference = false;  // drawn in the warning colour
 };
 

@@ -41,9 +41,15 @@ std::string TerminalProgress::describe(std::uint64_t files, std::uint64_t bytes,
 void TerminalProgress::advance(ProgressCounter counter, std::uint64_t amount) {
   std::lock_guard lock(mutex_);
   switch (counter) {
-    case ProgressCounter::files_scanned: files_ += amount; break;
-    case ProgressCounter::bytes_hashed: bytes_ += amount; break;
-    case ProgressCounter::variants_run: variants_ += amount; break;
+    case ProgressCounter::files_scanned:
+      files_ += amount;
+      break;
+    case ProgressCounter::bytes_hashed:
+      bytes_ += amount;
+      break;
+    case ProgressCounter::variants_run:
+      variants_ += amount;
+      break;
   }
   auto now = clock_();
   if (drawn_ && now - last_draw_ < interval_) return;

@@ -18,8 +18,7 @@ class TerminalProgress final : public ProgressSink {
  public:
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
 
-  TerminalProgress(std::ostream& out, Clock clock,
-                   std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+  TerminalProgress(std::ostream& out, Clock clock, std::chrono::milliseconds interval = std::chrono::milliseconds(100));
   ~TerminalProgress() override;
 
   void advance(ProgressCounter counter, std::uint64_t amount) override;

@@ -14,9 +14,12 @@ constexpr std::size_t kLongestFix = 100;
 
 const char* colour_of(Severity severity) {
   switch (severity) {
-    case Severity::error: return "\033[31m";
-    case Severity::warning: return "\033[33m";
-    case Severity::note: return "\033[36m";
+    case Severity::error:
+      return "\033[31m";
+    case Severity::warning:
+      return "\033[33m";
+    case Severity::note:
+      return "\033[36m";
   }
   return "";
 }
@@ -51,7 +54,9 @@ class TextWriter {
   }
 
  private:
-  std::string shown_path(const Finding& finding) const { return kcheck::shown_path(report_, finding, style_.relative_to); }
+  std::string shown_path(const Finding& finding) const {
+    return kcheck::shown_path(report_, finding, style_.relative_to);
+  }
 
   // Worked out once per code of the report.
   const std::string& hint(const std::string& code) const {
@@ -59,7 +64,8 @@ class TextWriter {
     if (known != hints_.end()) return known->second;
     auto rule = std::find_if(rules_.begin(), rules_.end(), [&](const RuleInfo& info) { return info.code == code; });
     const std::string fix = rule == rules_.end() ? "" : one_line_fix(*rule);
-    return hints_[code] = fix.empty() ? paint("more: kcheck explain " + code, "\033[2m") : paint("fix: " + fix, "\033[2m");
+    return hints_[code] =
+               fix.empty() ? paint("more: kcheck explain " + code, "\033[2m") : paint("fix: " + fix, "\033[2m");
   }
 
   const Report& report_;
@@ -71,8 +77,10 @@ class TextWriter {
 // "; 3 notes hidden (--show-notes)": what the threshold left out of the list.
 std::string hidden_summary(const SeverityCounts& counts, const TextStyle& style) {
   std::string text;
-  if (style.least_shown == Severity::error && counts.warnings) text += "; " + plural(counts.warnings, "warning") + " hidden";
-  if (style.least_shown != Severity::note && counts.notes) text += "; " + plural(counts.notes, "note") + " hidden (--show-notes)";
+  if (style.least_shown == Severity::error && counts.warnings)
+    text += "; " + plural(counts.warnings, "warning") + " hidden";
+  if (style.least_shown != Severity::note && counts.notes)
+    text += "; " + plural(counts.notes, "note") + " hidden (--show-notes)";
   return text;
 }
 
@@ -115,7 +123,8 @@ std::string render_text(const Report& report, const TextStyle& style, const std:
       if (!style.quiet || out.tellp() > 0) out << "\n";
       out << writer.bold(section.title) << "\n";
       for (const Finding* finding : listed) out << writer.finding_line(*finding) << "\n";
-    } else if (!style.quiet && section.summary && section.summary->counts.errors + section.summary->counts.warnings == 0) {
+    } else if (!style.quiet && section.summary &&
+               section.summary->counts.errors + section.summary->counts.warnings == 0) {
       out << "\n" << writer.bold(section.title) << "  " << writer.paint("ok", "\033[32m") << "\n";
     }
   }

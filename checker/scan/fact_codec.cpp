@@ -10,59 +10,63 @@
 namespace kcheck {
 namespace {
 
-// The member lists: one function per facts struct, used by the writer and
-// the reader alike (the writer only reads through the reference).
-template <typename Archive> void members(Archive& a, ElfImportedSymbol& s) { a(s.name, s.version, s.library, s.weak); }
-template <typename Archive> void members(Archive& a, ElfVersionNeed& n) { a(n.version, n.library, n.weak); }
-template <typename Archive> void members(Archive& a, ElfExportedSymbol& s) { a(s.name, s.binding, s.visibility, s.type); }
-template <typename Archive> void members(Archive& a, DeviceCodeFacts& d) {
-  a(d.cuda_sass_archs, d.cuda_ptx_archs, d.hip_targets, d.error);
-}
-template <typename Archive> void members(Archive& a, ElfTables& t) {
-  a(t.torch_library_namespaces, t.build_leaks, t.read_only_data, t.device_code);
-}
-template <typename Archive> void members(Archive& a, ElfFacts& e) {
-  a(e.error, e.elf_class, e.machine, e.machine_name, e.elf_type, e.needed, e.soname, e.rpath, e.runpath, e.imports,
-    e.version_needs, e.exports, e.has_gnu_stack, e.executable_stack, e.writable_and_executable_segment, e.has_relro, e.bind_now,
-    e.text_relocations, e.has_debug_sections, e.debug_section_names, e.leaked_build_paths, e.read_only_data_build_paths,
-    e.tables_read, e.device_code,
-    e.torch_library_namespaces, e.more_torch_library_namespaces, e.program_interpreter);
-}
-template <typename Archive> void members(Archive& a, MachOFacts& m) {
-  a(m.error, m.arch, m.libraries, m.imported_symbols, m.exported_symbols, m.minimum_macos);
-}
-template <typename Archive> void members(Archive& a, NativeModuleFacts& n) { a(n.relative_path, n.elf, n.macho); }
-template <typename Archive> void members(Archive& a, CachedFileFacts& f) { a(f.path, f.identity, f.sha256, f.racy, f.python_encoding, f.native_encoding); }
+// The member lists: one line per facts struct, serving the writer, the
+// reader and the size bound alike. Each line binds the struct's members by
+// position (a structured binding), so a member added to a facts struct and
+// not listed here does not compile: the cache cannot forget a fact. (The
+// names are the members' own, for the reader of this file; the binding is by
+// position.) An older encoding is never read: every cache key holds the
+// analyser build id, a hash of checker/'s sources (cmake/build_id.cmake).
+#define KCHECK_FACT_MEMBERS(Type, ...)          \
+  template <typename Archive>                   \
+  void members(Archive& archive, Type& value) { \
+    auto& [__VA_ARGS__] = value;                \
+    archive(__VA_ARGS__);                       \
+  }
 
-template <typename Archive> void members(Archive& a, PythonImport& i) {
-  a(i.module, i.names, i.bound_names, i.level, i.line, i.is_from, i.in_type_checking, i.in_import_error_guard, i.in_function);
-}
-template <typename Archive> void members(Archive& a, PythonSyntaxFeature& f) { a(f.construct, f.minimum_python, f.line); }
-template <typename Archive> void members(Archive& a, PythonCall& c) {
-  a(c.callee, c.line, c.is_decorator, c.at_top_level, c.first_string_argument, c.first_argument_callee,
-    c.has_positional_argument, c.arguments);
-}
-template <typename Archive> void members(Archive& a, PythonClassMember& m) { a(m.name, m.line); }
-template <typename Archive> void members(Archive& a, PythonClass& c) {
-  a(c.name, c.line, c.bases, c.methods, c.class_variables, c.annotations, c.at_top_level);
-}
-template <typename Archive> void members(Archive& a, PythonAttributeChain& c) { a(c.chain, c.line); }
-template <typename Archive> void members(Archive& a, PythonFileFacts& f) {
-  a(f.relative_path, f.parsed, f.parse_error, f.parse_error_line, f.imports, f.defines_all, f.all_names, f.all_line,
-    f.top_level_names, f.has_star_import, f.classes, f.calls, f.torch_ops_chains, f.newer_syntax,
-    f.future_annotations);
-}
+KCHECK_FACT_MEMBERS(ElfImportedSymbol, name, version, library, weak)
+KCHECK_FACT_MEMBERS(ElfVersionNeed, version, library, weak)
+KCHECK_FACT_MEMBERS(ElfExportedSymbol, name, binding, visibility, type)
+KCHECK_FACT_MEMBERS(DeviceCodeFacts, cuda_sass_archs, cuda_ptx_archs, hip_targets, error)
+KCHECK_FACT_MEMBERS(ElfTables, torch_library_namespaces, build_leaks, read_only_data, device_code)
+KCHECK_FACT_MEMBERS(ElfFacts, error, elf_class, machine, machine_name, elf_type, needed, soname, rpath, runpath,
+                    imports, version_needs, exports, has_gnu_stack, executable_stack, writable_and_executable_segment,
+                    has_relro, bind_now, text_relocations, has_debug_sections, debug_section_names, leaked_build_paths,
+                    read_only_data_build_paths, tables_read, device_code, torch_library_namespaces,
+                    more_torch_library_namespaces, program_interpreter)
+KCHECK_FACT_MEMBERS(MachOFacts, error, arch, libraries, imported_symbols, exported_symbols, minimum_macos)
+KCHECK_FACT_MEMBERS(NativeModuleFacts, relative_path, elf, macho)
+KCHECK_FACT_MEMBERS(CachedFileFacts, path, identity, sha256, racy, python_encoding, native_encoding)
+KCHECK_FACT_MEMBERS(PythonImport, module, names, bound_names, level, line, is_from, in_type_checking,
+                    in_import_error_guard, in_function)
+KCHECK_FACT_MEMBERS(PythonSyntaxFeature, construct, minimum_python, line)
+KCHECK_FACT_MEMBERS(PythonCall, callee, line, is_decorator, at_top_level, first_string_argument, first_argument_callee,
+                    has_positional_argument, arguments)
+KCHECK_FACT_MEMBERS(PythonClassMember, name, line)
+KCHECK_FACT_MEMBERS(PythonClass, name, line, bases, methods, class_variables, annotations, at_top_level)
+KCHECK_FACT_MEMBERS(PythonAttributeChain, chain, line)
+KCHECK_FACT_MEMBERS(PythonFileFacts, relative_path, parsed, parse_error, parse_error_line, imports, defines_all,
+                    all_names, all_line, top_level_names, has_star_import, classes, calls, torch_ops_chains,
+                    newer_syntax, future_annotations)
+#undef KCHECK_FACT_MEMBERS
 
-template <typename T> struct is_vector : std::false_type {};
-template <typename T> struct is_vector<std::vector<T>> : std::true_type {};
-template <typename T> struct is_optional : std::false_type {};
-template <typename T> struct is_optional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct is_vector : std::false_type {};
+template <typename T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <typename T>
+struct is_optional : std::false_type {};
+template <typename T>
+struct is_optional<std::optional<T>> : std::true_type {};
 
 // Little-endian fixed-width integers, length-prefixed strings and sequences,
 // a presence byte for optionals.
 class Writer {
  public:
-  template <typename... Values> void operator()(Values&... values) { (write(values), ...); }
+  template <typename... Values>
+  void operator()(Values&... values) {
+    (write(values), ...);
+  }
   std::string take() { return std::move(bytes_); }
 
  private:
@@ -71,7 +75,8 @@ class Writer {
     for (int i = 0; i < 8; ++i) raw[i] = static_cast<char>((value >> (8 * i)) & 0xff);
     bytes_.append(raw, 8);
   }
-  template <typename T> void write(T& value) {
+  template <typename T>
+  void write(T& value) {
     if constexpr (std::is_same_v<T, std::string>) {
       write_u64(value.size());
       bytes_ += value;
@@ -102,11 +107,15 @@ class Writer {
 // empty, optionals absent), found by walking a default value's member list.
 class MinimumSize {
  public:
-  template <typename... Values> void operator()(Values&... values) { (add(values), ...); }
+  template <typename... Values>
+  void operator()(Values&... values) {
+    (add(values), ...);
+  }
   std::size_t bytes() const { return bytes_; }
 
  private:
-  template <typename T> void add(T& value) {
+  template <typename T>
+  void add(T& value) {
     if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Version> || is_vector<T>::value) {
       bytes_ += 8;  // the length
     } else if constexpr (std::is_same_v<T, bool> || is_optional<T>::value) {
@@ -120,7 +129,8 @@ class MinimumSize {
   std::size_t bytes_ = 0;
 };
 
-template <typename T> std::size_t minimum_encoded_size() {
+template <typename T>
+std::size_t minimum_encoded_size() {
   static const std::size_t size = [] {
     T value{};
     MinimumSize minimum;
@@ -133,7 +143,10 @@ template <typename T> std::size_t minimum_encoded_size() {
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  template <typename... Values> void operator()(Values&... values) { (read(values), ...); }
+  template <typename... Values>
+  void operator()(Values&... values) {
+    (read(values), ...);
+  }
   bool complete() const { return ok_ && bytes_.empty(); }
 
  private:
@@ -158,7 +171,8 @@ class Reader {
     if (count > bytes_.size() / item_bytes) ok_ = false;
     return ok_ ? static_cast<std::size_t>(count) : 0;
   }
-  template <typename T> void read(T& value) {
+  template <typename T>
+  void read(T& value) {
     if constexpr (std::is_same_v<T, std::string>) {
       const std::size_t size = read_count();
       const char* data = nullptr;
@@ -191,13 +205,15 @@ class Reader {
   bool ok_ = true;
 };
 
-template <typename Facts> std::string encode(const Facts& facts) {
+template <typename Facts>
+std::string encode(const Facts& facts) {
   Writer writer;
   writer(const_cast<Facts&>(facts));  // the writer never modifies what it reads
   return writer.take();
 }
 
-template <typename Facts> std::optional<Facts> decode(std::string_view bytes) {
+template <typename Facts>
+std::optional<Facts> decode(std::string_view bytes) {
   Facts facts;
   Reader reader(bytes);
   reader(facts);
@@ -210,7 +226,9 @@ template <typename Facts> std::optional<Facts> decode(std::string_view bytes) {
 std::string encode_python_facts(const PythonFileFacts& facts) { return encode(facts); }
 std::string encode_native_facts(const NativeModuleFacts& facts) { return encode(facts); }
 std::optional<PythonFileFacts> decode_python_facts(std::string_view bytes) { return decode<PythonFileFacts>(bytes); }
-std::optional<NativeModuleFacts> decode_native_facts(std::string_view bytes) { return decode<NativeModuleFacts>(bytes); }
+std::optional<NativeModuleFacts> decode_native_facts(std::string_view bytes) {
+  return decode<NativeModuleFacts>(bytes);
+}
 std::string encode_cached_files(const std::vector<CachedFileFacts>& files) { return encode(files); }
 std::optional<std::vector<CachedFileFacts>> decode_cached_files(std::string_view bytes) {
   return decode<std::vector<CachedFileFacts>>(bytes);

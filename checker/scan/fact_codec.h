@@ -4,20 +4,22 @@
 #include <string_view>
 #include <vector>
 
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 
 // A compact binary encoding of one file's facts for the scan cache. Every
-// facts struct's members are listed once (fact_codec.cpp) and serve both
-// directions. Change kFactsEncodingVersion whenever a facts struct or that
-// list changes: it is part of every cache key, so old entries are not read.
+// facts struct's members are listed once (fact_codec.cpp), checked complete
+// by the compiler, and serve both directions. A facts struct that changes
+// changes the analyser build id in every cache key; kFactsEncodingVersion
+// names the framing only (integers, strings, sequences, optionals): change
+// it when that changes.
 inline constexpr int kFactsEncodingVersion = 6;
 
 // What the scan cache records of one file of a repository.
 struct CachedFileFacts {
-  std::string path;      // absolute
-  std::string identity;  // "<ino> <size> <mtime ns> <ctime ns>" when recorded
+  std::string path;                   // absolute
+  std::string identity;               // "<ino> <size> <mtime ns> <ctime ns>" when recorded
   std::optional<std::string> sha256;  // standard base64, when it was hashed
   // Recorded within the racy window of a change: the stat alone does not
   // vouch for the content, so the record serves only after the file's

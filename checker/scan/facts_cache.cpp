@@ -52,9 +52,8 @@ std::string stat_line(const struct stat& status) {
 
 // Not changed within `window` of now (see the class comment on racy entries).
 bool settled(const struct stat& status, std::chrono::nanoseconds window) {
-  const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+  const long long now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   return now - std::max(nanoseconds(status.st_mtim), nanoseconds(status.st_ctim)) >= window.count();
 }
 
@@ -76,8 +75,8 @@ FactsCacheDirectory::FactsCacheDirectory(fs::path directory, std::string context
 }
 
 FactsCacheStats FactsCacheDirectory::stats() const {
-  return {files_hashed_, hashes_reused_, facts_analysed_, facts_reused_, entries_written_, write_failures_,
-          entries_rejected_};
+  return {files_hashed_,    hashes_reused_,  facts_analysed_,  facts_reused_,
+          entries_written_, write_failures_, entries_rejected_};
 }
 
 FactsCacheDirectory::EntryPath FactsCacheDirectory::entry_path(std::string_view repository_key) const {
@@ -98,8 +97,7 @@ std::optional<std::vector<CachedFileFacts>> FactsCacheDirectory::read_entry(cons
   std::optional<std::string> bytes = read_bounded_file(entry.path, kMaxFactsEntryBytes, reason);
   const std::string header = entry_header(entry.key);
   std::optional<std::vector<CachedFileFacts>> files;
-  if (bytes && bytes->starts_with(header))
-    files = decode_cached_files(std::string_view(*bytes).substr(header.size()));
+  if (bytes && bytes->starts_with(header)) files = decode_cached_files(std::string_view(*bytes).substr(header.size()));
   if (!files) ++entries_rejected_;
   return files;
 }
@@ -151,10 +149,11 @@ RepositoryFactsCache::Record* RepositoryFactsCache::record_of(const FileEntry& f
   record.facts.path = path;
   record.facts.identity = stat_line(status);
   record.settled = settled(status, directory_.racy_window_);
-  if (auto before = previous_.find(path); before != previous_.end() && before->second.identity == record.facts.identity &&
-      (!before->second.racy || same_content(file, before->second))) {
+  if (auto before = previous_.find(path); before != previous_.end() &&
+                                          before->second.identity == record.facts.identity &&
+                                          (!before->second.racy || same_content(file, before->second))) {
     changed_ = changed_ || before->second.racy;  // now vouched for by its stat, once settled
-    record.facts = std::move(before->second);  // one copy of its facts in memory: this one
+    record.facts = std::move(before->second);    // one copy of its facts in memory: this one
     record.facts.racy = false;
     record.from_entry = true;
   } else {
@@ -213,11 +212,13 @@ std::optional<Facts> RepositoryFactsCache::load(const FileEntry& file, std::stri
 }
 
 std::optional<PythonFileFacts> RepositoryFactsCache::load_python(const FileEntry& file) {
-  return load<PythonFileFacts>(file, &CachedFileFacts::python_encoding, &Record::python_left_on_disk, decode_python_facts);
+  return load<PythonFileFacts>(file, &CachedFileFacts::python_encoding, &Record::python_left_on_disk,
+                               decode_python_facts);
 }
 
 std::optional<NativeModuleFacts> RepositoryFactsCache::load_native(const FileEntry& file) {
-  return load<NativeModuleFacts>(file, &CachedFileFacts::native_encoding, &Record::native_left_on_disk, decode_native_facts);
+  return load<NativeModuleFacts>(file, &CachedFileFacts::native_encoding, &Record::native_left_on_disk,
+                                 decode_native_facts);
 }
 
 // The facts the audit computed for `file`, kept encoded until save().
@@ -254,7 +255,8 @@ void RepositoryFactsCache::save() {
   // when it is still the one this scan read (another scan may have replaced
   // it: a record whose facts are then gone is written without them).
   bool needs_entry = false;
-  for (const auto& [path, record] : current_) needs_entry = needs_entry || record.python_left_on_disk || record.native_left_on_disk;
+  for (const auto& [path, record] : current_)
+    needs_entry = needs_entry || record.python_left_on_disk || record.native_left_on_disk;
   std::map<std::string, CachedFileFacts> on_disk;
   if (needs_entry)
     if (std::optional<std::vector<CachedFileFacts>> files = directory_.read_entry(entry_))

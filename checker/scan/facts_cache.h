@@ -10,20 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/file_facts_cache.h"
+#include "checker/facts/file_facts_cache.h"
 #include "checker/scan/fact_codec.h"
 
 namespace kcheck {
 
 // What a cache did during one scan (tests assert on these, never on time).
 struct FactsCacheStats {
-  std::size_t files_hashed = 0;     // contents read and hashed
-  std::size_t hashes_reused = 0;    // SHA-256 taken from the entry (file unchanged since)
-  std::size_t facts_analysed = 0;   // files whose facts had to be computed
-  std::size_t facts_reused = 0;     // files whose facts came from the cache
-  std::size_t entries_written = 0;  // repository entries written (one per repository that changed)
-  std::size_t write_failures = 0;   // entries that could not be written (the scan goes on)
-  std::size_t entries_rejected = 0; // entries present but refused: over the size bound, not of their key, or corrupt
+  std::size_t files_hashed = 0;      // contents read and hashed
+  std::size_t hashes_reused = 0;     // SHA-256 taken from the entry (file unchanged since)
+  std::size_t facts_analysed = 0;    // files whose facts had to be computed
+  std::size_t facts_reused = 0;      // files whose facts came from the cache
+  std::size_t entries_written = 0;   // repository entries written (one per repository that changed)
+  std::size_t write_failures = 0;    // entries that could not be written (the scan goes on)
+  std::size_t entries_rejected = 0;  // entries present but refused: over the size bound, not of their key, or corrupt
 };
 
 // An entry larger than this is neither read nor written (a repository whose
@@ -96,11 +96,11 @@ class RepositoryFactsCache final : public FileFactsCache {
  private:
   struct Record {
     CachedFileFacts facts;
-    bool from_entry = false;          // the entry's record of the unchanged file
-    bool hash_reuse_counted = false;  // in hashes_reused, once
+    bool from_entry = false;           // the entry's record of the unchanged file
+    bool hash_reuse_counted = false;   // in hashes_reused, once
     bool python_left_on_disk = false;  // encoding dropped once decoded: the entry on disk has it
     bool native_left_on_disk = false;
-    bool settled = false;             // not changed within the racy window: may be written
+    bool settled = false;  // not changed within the racy window: may be written
   };
   // The record of `file` in this scan (made from the entry's when the file
   // is unchanged); nullptr when the file cannot be stat'ed. Under mutex_.
@@ -109,7 +109,8 @@ class RepositoryFactsCache final : public FileFactsCache {
   template <typename Facts, typename Decode>
   std::optional<Facts> load(const FileEntry& file, std::string CachedFileFacts::*encoding, bool Record::*left_on_disk,
                             Decode decode);
-  void store(const FileEntry& file, std::string encoding, std::string CachedFileFacts::*kept, bool Record::*left_on_disk);
+  void store(const FileEntry& file, std::string encoding, std::string CachedFileFacts::*kept,
+             bool Record::*left_on_disk);
 
   FactsCacheDirectory& directory_;
   FactsCacheDirectory::EntryPath entry_;

@@ -20,9 +20,7 @@ constexpr std::size_t kMaxReadableStem = 120;
 constexpr std::size_t kHashSuffixLength = 12;
 constexpr const char* kScanDocumentStem = "scan";
 
-bool is_kept(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-}
+bool is_kept(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; }
 
 std::string lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });

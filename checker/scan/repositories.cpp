@@ -45,8 +45,10 @@ void find_below(const fs::path& root, const fs::path& directory, int depth_left,
   }
   std::sort(children.begin(), children.end());
   for (const fs::path& child : children) {
-    if (is_repository(child)) found.push_back(make_input(child, child.lexically_relative(root).generic_string()));
-    else find_below(root, child, depth_left - 1, found);
+    if (is_repository(child))
+      found.push_back(make_input(child, child.lexically_relative(root).generic_string()));
+    else
+      find_below(root, child, depth_left - 1, found);
   }
 }
 
@@ -59,8 +61,10 @@ std::vector<RepositoryInput> discover_repositories(const std::vector<fs::path>& 
     if (!fs::is_directory(given, error)) throw InputError("not a directory: " + given.string());
     const fs::path root = fs::absolute(given).lexically_normal();
     const fs::path named = root.has_filename() ? root : root.parent_path();
-    if (is_repository(root)) found.push_back(make_input(root, named.filename().string()));
-    else find_below(root, root, max_depth, found);
+    if (is_repository(root))
+      found.push_back(make_input(root, named.filename().string()));
+    else
+      find_below(root, root, max_depth, found);
   }
   std::sort(found.begin(), found.end(), [](const RepositoryInput& a, const RepositoryInput& b) {
     return std::tie(a.id, a.revision) < std::tie(b.id, b.revision);
@@ -68,8 +72,8 @@ std::vector<RepositoryInput> discover_repositories(const std::vector<fs::path>& 
   for (std::size_t i = 1; i < found.size(); ++i) {
     if (found[i].id == found[i - 1].id && found[i].revision == found[i - 1].revision)
       throw std::invalid_argument("repository " + found[i].id +
-                                  (found[i].revision.empty() ? "" : "@" + found[i].revision) + " found twice: " +
-                                  found[i - 1].path.string() + " and " + found[i].path.string());
+                                  (found[i].revision.empty() ? "" : "@" + found[i].revision) +
+                                  " found twice: " + found[i - 1].path.string() + " and " + found[i].path.string());
   }
   return found;
 }

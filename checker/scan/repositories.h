@@ -20,8 +20,7 @@ struct RepositoryInput {
 // or a hidden directory; sorted by id, then revision. Throws InputError for a
 // root that is not a directory, and std::invalid_argument when two
 // directories give the same id and revision.
-std::vector<RepositoryInput> discover_repositories(const std::vector<std::filesystem::path>& roots,
-                                                   int max_depth = 4);
+std::vector<RepositoryInput> discover_repositories(const std::vector<std::filesystem::path>& roots, int max_depth = 4);
 
 // `--shard i/n`: the i-th of n parts (0 <= i < n), so an array job's index
 // can be passed as it is (Kubernetes JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID

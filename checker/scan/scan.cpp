@@ -10,7 +10,7 @@
 
 #include "checker/audit/audit.h"
 #include "checker/core/display_text.h"
-#include "checker/core/kernel_identity.h"
+#include "checker/facts/kernel_identity.h"
 #include "checker/core/work_pool.h"
 #include "checker/metadata/digest.h"
 #include "checker/scan/analyser_build_id.h"
@@ -62,7 +62,8 @@ void attach_revision_builds(const std::vector<RepositoryInput>& revisions, std::
 AuditOptions revision_options(const AuditOptions& options, const ScanOptions& scan,
                               AuditDeadline::Clock::duration spent = {}) {
   AuditOptions bounded = options;
-  if (scan.repository_timeout) bounded.deadline = AuditDeadline::after(*scan.repository_timeout - spent, *scan.repository_timeout);
+  if (scan.repository_timeout)
+    bounded.deadline = AuditDeadline::after(*scan.repository_timeout - spent, *scan.repository_timeout);
   return bounded;
 }
 
@@ -134,7 +135,9 @@ void sort_repositories(std::vector<RepositoryReport>& repositories) {
 }
 
 nlohmann::json counts_to_json(const SeverityCounts& counts) {
-  return {{"errors", counts.errors}, {"warnings", counts.warnings}, {"notes", counts.notes},
+  return {{"errors", counts.errors},
+          {"warnings", counts.warnings},
+          {"notes", counts.notes},
           {"suppressed", counts.suppressed}};
 }
 
@@ -204,8 +207,10 @@ nlohmann::json scan_report_to_json(const ScanReport& scan) {
                             {"revision", repository.revision},
                             {"path", repository.path},
                             {"verdict", repository.failed() ? "fail" : "pass"}};
-    if (repository.error.empty()) entry["report"] = report_to_json(repository.report);
-    else entry["error"] = repository.error;
+    if (repository.error.empty())
+      entry["report"] = report_to_json(repository.report);
+    else
+      entry["error"] = repository.error;
     repositories.push_back(std::move(entry));
   }
   nlohmann::json json = {{"kind", "kcheck-scan"},
@@ -236,8 +241,10 @@ ScanReport scan_report_from_json(const nlohmann::json& json) {
       repository.id = entry.at("id").get<std::string>();
       repository.revision = entry.at("revision").get<std::string>();
       repository.path = entry.at("path").get<std::string>();
-      if (entry.contains("error")) repository.error = entry["error"].get<std::string>();
-      else repository.report = report_from_json(entry.at("report"));
+      if (entry.contains("error"))
+        repository.error = entry["error"].get<std::string>();
+      else
+        repository.report = report_from_json(entry.at("report"));
       scan.repositories.push_back(std::move(repository));
     }
     return scan;
@@ -293,20 +300,22 @@ std::string render_scan_summary(const ScanReport& scan, bool markdown) {
           << counts.errors << std::setw(9) << counts.warnings << std::setw(7) << counts.notes << "\n";
     }
   };
-  if (markdown) out << "| repository | verdict | errors | warnings | notes |\n| --- | --- | ---: | ---: | ---: |\n";
-  else out << std::left << std::setw(48) << "repository" << " verdict  errors warnings  notes\n";
+  if (markdown)
+    out << "| repository | verdict | errors | warnings | notes |\n| --- | --- | ---: | ---: | ---: |\n";
+  else
+    out << std::left << std::setw(48) << "repository"
+        << " verdict  errors warnings  notes\n";
   for (const RepositoryReport& repository : scan.repositories) {
     std::string name = display_safe(repository.id + (repository.revision.empty() ? "" : "@" + repository.revision));
     row(name, repository.error.empty() ? (repository.failed() ? "fail" : "pass") : "error", repository.report.summary);
   }
   const SeverityCounts totals = scan.totals();
   out << (markdown ? "\n" : "") << scan.repositories.size() << " repositories, " << scan.failed_repositories()
-      << " failing; " << totals.errors << " errors, " << totals.warnings << " warnings, " << totals.notes
-      << " notes\n";
+      << " failing; " << totals.errors << " errors, " << totals.warnings << " warnings, " << totals.notes << " notes\n";
   for (const RepositoryReport& repository : scan.repositories)
     if (!repository.error.empty())
-      out << (markdown ? "- " : "") << display_safe(repository.id) << ": could not be audited: "
-          << display_safe(repository.error) << "\n";
+      out << (markdown ? "- " : "") << display_safe(repository.id)
+          << ": could not be audited: " << display_safe(repository.error) << "\n";
   return out.str();
 }
 

@@ -19,7 +19,7 @@ namespace kcheck {
 inline constexpr const char* kScanSchemaVersion = "1.0";
 
 struct ScanOptions {
-  AuditOptions audit;                  // selection, strict, security; threads bounds the whole scan
+  AuditOptions audit;                     // selection, strict, security; threads bounds the whole scan
   std::filesystem::path cache_directory;  // empty: no cache on disk
   // A file changed less than this before a scan is recorded only with its
   // SHA-256, checked before the record serves again (facts_cache.h).
@@ -49,7 +49,7 @@ struct ScanReport {
   std::string schema_version = kScanSchemaVersion;
   std::string tool_version;
   std::string policy_name;
-  std::optional<Shard> shard;               // set on a shard's document only
+  std::optional<Shard> shard;                  // set on a shard's document only
   std::vector<RepositoryReport> repositories;  // sorted by id, then revision
 
   int failed_repositories() const;

@@ -35,7 +35,8 @@ TEST(CudaCapabilities, AnArchSpecificEntryTakesItsBasesPlace) {
 TEST(CudaCapabilities, PtxOnlyWhereListedAndItMayCrossMajors) {
   EXPECT_EQ(build_config::intersect_cuda_capabilities({"9.0"}, {"9.0"}), (Strings{"9.0"}));  // no +PTX added
   EXPECT_EQ(build_config::intersect_cuda_capabilities({"8.0+PTX"}, {"9.0"}), (Strings{"8.0+PTX"}));
-  EXPECT_EQ(build_config::intersect_cuda_capabilities({"8.0", "10.0"}, {"9.0"}), Strings{});  // SASS never crosses majors
+  EXPECT_EQ(build_config::intersect_cuda_capabilities({"8.0", "10.0"}, {"9.0"}),
+            Strings{});  // SASS never crosses majors
 }
 
 // --- Backend planning -------------------------------------------------------
@@ -44,7 +45,8 @@ KernelSource kernel_with(const Strings& backends, const Strings& component_backe
   KernelSource kernel;
   kernel.name = "toy";
   kernel.backends = backends;
-  for (const std::string& backend : component_backends) kernel.components.push_back({.name = backend, .backend = backend});
+  for (const std::string& backend : component_backends)
+    kernel.components.push_back({.name = backend, .backend = backend});
   return kernel;
 }
 
@@ -62,12 +64,13 @@ TEST(BackendPlan, AMetalOnlyKernelIsRefusedWithTheReason) {
   EXPECT_TRUE(plan.build.empty());
   ASSERT_EQ(plan.cannot_build.size(), 1u);
   EXPECT_EQ(plan.cannot_build[0].backend, "metal");
-  EXPECT_NE(plan.cannot_build[0].reason.find("needs macOS with Xcode"), std::string::npos) << plan.cannot_build[0].reason;
+  EXPECT_NE(plan.cannot_build[0].reason.find("needs macOS with Xcode"), std::string::npos)
+      << plan.cannot_build[0].reason;
 }
 
 TEST(BackendPlan, EveryUnbuildableBackendIsNamedBesideTheBuildableOnes) {
-  BackendPlan plan =
-      plan_backends(kernel_with({"cuda", "metal", "cpu", "xpu"}, {"cuda", "metal", "cpu", "xpu"}), {}, cpu_only_toolchain());
+  BackendPlan plan = plan_backends(kernel_with({"cuda", "metal", "cpu", "xpu"}, {"cuda", "metal", "cpu", "xpu"}), {},
+                                   cpu_only_toolchain());
   ASSERT_EQ(plan.build.size(), 1u);
   EXPECT_EQ(plan.build[0].backend, "cpu");
   EXPECT_EQ(plan.build[0].kind, VariantBuildKind::compiled);
@@ -84,7 +87,8 @@ TEST(BackendPlan, NoarchKernelsAndBackendsWithoutComponentsArePythonOnly) {
   BackendPlan plan = plan_backends(noarch, {}, cpu_only_toolchain());
   EXPECT_TRUE(plan.cannot_build.empty());
   ASSERT_EQ(plan.build.size(), 5u);
-  for (const PlannedBackend& backend : plan.build) EXPECT_EQ(backend.kind, VariantBuildKind::python_only) << backend.backend;
+  for (const PlannedBackend& backend : plan.build)
+    EXPECT_EQ(backend.kind, VariantBuildKind::python_only) << backend.backend;
 
   BackendPlan mixed = plan_backends(kernel_with({"cpu", "rocm"}, {"cpu"}), {}, cpu_only_toolchain());
   ASSERT_EQ(mixed.build.size(), 2u);

@@ -71,7 +71,8 @@ def inner():
     def nested(x):
         return x
 )");
-  std::ofstream(dir / "sub/more.py") << "import torch\n\n@torch.library.triton_op('lib::t', mutates_args=())\ndef t(x):\n    return x\n";
+  std::ofstream(dir / "sub/more.py")
+      << "import torch\n\n@torch.library.triton_op('lib::t', mutates_args=())\ndef t(x):\n    return x\n";
   std::vector<UnprefixedOpRegistration> found = unprefixed_op_registrations(dir);
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].file, "__init__.py");

@@ -37,8 +37,7 @@ TEST(RocmArchSelection, NothingListedMeansThePolicysArchs) {
   const Archs policy_archs = load_policy("hub").rocm_supported_archs;
   RocmArchSelection selection = select_rocm_archs({}, {}, policy_archs, rocm52_supports);
   EXPECT_EQ(selection.archs, (Archs{"gfx906", "gfx908", "gfx90a", "gfx1030"}));
-  EXPECT_EQ(selection.compiler_cannot_build,
-            (Archs{"gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201"}));
+  EXPECT_EQ(selection.compiler_cannot_build, (Archs{"gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201"}));
 }
 
 TEST(RocmArchSelection, RequestedArchsOverrideBuildToml) {

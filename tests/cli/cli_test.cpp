@@ -28,7 +28,8 @@ std::string read_file(const fs::path& path) {
 }
 
 fs::path scratch_dir() {
-  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "cli-test-scratch" / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "cli-test-scratch" /
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::create_directories(dir);
   return dir;
 }
@@ -164,8 +165,8 @@ TEST(Cli, RulesListsEveryCode) {
 }
 
 TEST(Cli, JsonOutputIsValidAgainstTheDocumentedSchema) {
-  for (const char* tree : {"clean_cpu_variants_from_template", "kl007_links_and_special_files",
-                           "kl003_no_top_level_init"}) {
+  for (const char* tree :
+       {"clean_cpu_variants_from_template", "kl007_links_and_special_files", "kl003_no_top_level_init"}) {
     fs::path report = scratch_dir() / (std::string(tree) + ".json");
     RunResult result = kcheck("--format json --output '" + report.string() + "' " + fixture(tree));
     ASSERT_NE(result.exit_code, 2) << result.err;
@@ -191,12 +192,12 @@ TEST(Cli, AuditsASingleVariantAndASingleModule) {
   RunResult one_variant = kcheck(variant);
   EXPECT_EQ(one_variant.exit_code, 0) << one_variant.out;
   EXPECT_NE(one_variant.out.find("variant"), std::string::npos);
-  std::string module = fixture("clean_cpu_variants_from_template/build/torch212-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so");
+  std::string module =
+      fixture("clean_cpu_variants_from_template/build/torch212-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so");
   RunResult one_module = kcheck(module);
   EXPECT_EQ(one_module.exit_code, 0) << one_module.out;
   EXPECT_NE(one_module.out.find("module"), std::string::npos);
 }
-
 
 // Text output as ruff and clang-tidy users expect (issue #15): notes hidden
 // with a count, a severity threshold, --quiet, paths clickable from where
@@ -214,7 +215,8 @@ TEST(Cli, TextHidesNotesWithACountAndShowsThemOnRequest) {
   EXPECT_EQ(errors_only.exit_code, 1) << "the hidden warnings still fail under --strict";
   EXPECT_EQ(errors_only.out.find("KL005"), std::string::npos) << errors_only.out;
   EXPECT_NE(errors_only.out.find("2 warnings hidden"), std::string::npos) << errors_only.out;
-  const RunResult concise = kcheck("--format concise --min-severity error " + fixture("kl005_files_that_must_not_ship"));
+  const RunResult concise =
+      kcheck("--format concise --min-severity error " + fixture("kl005_files_that_must_not_ship"));
   EXPECT_EQ(concise.out, "") << "the line formats honour the threshold too";
   const RunResult bad = kcheck("--min-severity loud " + fixture("kl005_files_that_must_not_ship"));
   EXPECT_EQ(bad.exit_code, 2);
@@ -226,18 +228,20 @@ TEST(Cli, QuietPrintsTheFindingsOnly) {
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_EQ(quiet.out.find("kcheck " KCHECK_VERSION), std::string::npos) << quiet.out;
   EXPECT_EQ(quiet.out.find("PASS"), std::string::npos) << quiet.out;
-  EXPECT_EQ(std::count(quiet.out.begin(), quiet.out.end(), '\n'), 1 + 2 * 3) << "a title, two findings of three lines:\n"
-                                                                            << quiet.out;
+  EXPECT_EQ(std::count(quiet.out.begin(), quiet.out.end(), '\n'), 1 + 2 * 3)
+      << "a title, two findings of three lines:\n"
+      << quiet.out;
   EXPECT_TRUE(quiet.out.starts_with("torch212-cxx11-cpu-x86_64-linux\n")) << quiet.out;
   EXPECT_EQ(kcheck("--quiet " + fixture("clean_cpu_variants_from_template")).out, "");
 }
 
 TEST(Cli, TextPathsAreRelativeToWhereKcheckRanAndEveryFindingEndsWithAFix) {
-  const RunResult run = run_command(std::string("cd '") + KCHECK_TREE_FIXTURES_DIR + "' && NO_COLOR= '" + KCHECK_EXECUTABLE +
-                                    "' kl005_files_that_must_not_ship/build");
-  EXPECT_NE(run.out.find("  warning KL005  kl005_files_that_must_not_ship/build/torch212-cxx11-cpu-x86_64-linux/relu.o\n"
-                         "          build intermediate 'relu.o' must not ship in a variant\n"
-                         "          fix: delete them before uploading (kernel-builder and `kcheck build` never write them)\n"),
+  const RunResult run = run_command(std::string("cd '") + KCHECK_TREE_FIXTURES_DIR + "' && NO_COLOR= '" +
+                                    KCHECK_EXECUTABLE + "' kl005_files_that_must_not_ship/build");
+  EXPECT_NE(run.out.find(
+                "  warning KL005  kl005_files_that_must_not_ship/build/torch212-cxx11-cpu-x86_64-linux/relu.o\n"
+                "          build intermediate 'relu.o' must not ship in a variant\n"
+                "          fix: delete them before uploading (kernel-builder and `kcheck build` never write them)\n"),
             std::string::npos)
       << run.out;
   const RunResult missing = kcheck(fixture("kl006_required_variant_missing"));
@@ -251,10 +255,11 @@ TEST(Cli, TextPathsAreRelativeToWhereKcheckRanAndEveryFindingEndsWithAFix) {
 TEST(Cli, FindingsRepeatedByVariantsAreShownOnceWithTheVariants) {
   const fs::path repository = scratch_dir() / "two-variants";
   fs::remove_all(repository);
-  fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / "kl005_files_that_must_not_ship", repository, fs::copy_options::recursive);
-  fs::remove_all(repository / "build" / "torch213-cxx11-cpu-x86_64-linux");  // the fixture's clean second variant
-  fs::copy(repository / "build" / "torch212-cxx11-cpu-x86_64-linux", repository / "build" / "torch213-cxx11-cpu-x86_64-linux",
+  fs::copy(fs::path(KCHECK_TREE_FIXTURES_DIR) / "kl005_files_that_must_not_ship", repository,
            fs::copy_options::recursive);
+  fs::remove_all(repository / "build" / "torch213-cxx11-cpu-x86_64-linux");  // the fixture's clean second variant
+  fs::copy(repository / "build" / "torch212-cxx11-cpu-x86_64-linux",
+           repository / "build" / "torch213-cxx11-cpu-x86_64-linux", fs::copy_options::recursive);
   const std::string path = "'" + repository.string() + "'";
   const std::string title = "2 variants: torch212-cxx11-cpu-x86_64-linux, torch213-cxx11-cpu-x86_64-linux";
   const RunResult text = kcheck(path);
@@ -271,8 +276,9 @@ TEST(Cli, FindingsRepeatedByVariantsAreShownOnceWithTheVariants) {
   EXPECT_NE(text.out.find("4 warnings"), std::string::npos) << "the counts stay per variant\n" << text.out;
 
   const RunResult markdown = kcheck("--format markdown " + path);
-  EXPECT_NE(markdown.out.find("#### 2 variants: torch212-cxx11-cpu-x86\\_64-linux, torch213-cxx11-cpu-x86\\_64-linux\n"),
-            std::string::npos)
+  EXPECT_NE(
+      markdown.out.find("#### 2 variants: torch212-cxx11-cpu-x86\\_64-linux, torch213-cxx11-cpu-x86\\_64-linux\n"),
+      std::string::npos)
       << markdown.out;
   EXPECT_EQ(occurrences(markdown.out, "**KL005**"), 2) << markdown.out;
   const RunResult html = kcheck("--format html " + path);
@@ -285,3 +291,49 @@ TEST(Cli, FindingsRepeatedByVariantsAreShownOnceWithTheVariants) {
 }
 
 }  // namespace
+
+TEST(Cli, OutputFileHoldsTheReportAndStdoutStaysEmpty) {
+  const fs::path report = scratch_dir() / "report.json";
+  fs::remove(report);
+  RunResult result = kcheck("--format json -o '" + report.string() + "' " + fixture("kl005_files_that_must_not_ship"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "");
+  const std::string written = read_file(report);
+  EXPECT_NE(written.find("\"KL005\""), std::string::npos) << written.substr(0, 400);
+  EXPECT_EQ(written.front(), '{');
+}
+
+TEST(Cli, AnOutputFileThatCannotBeWrittenExitsTwoNamingIt) {
+  RunResult result = kcheck("-o /no/such/dir/report.txt " + fixture("clean_cpu_variants_from_template"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "kcheck: cannot write /no/such/dir/report.txt\n");
+}
+
+TEST(Cli, EachRefusedArgumentIsNamedOnOneLine) {
+  const std::string tree = " " + fixture("clean_cpu_variants_from_template");
+  const struct {
+    std::string arguments;
+    std::string message;
+  } cases[] = {
+      {"--format yaml" + tree, "kcheck: unknown --format 'yaml'\n"},
+      {"--min-severity fatal" + tree, "kcheck: unknown --min-severity 'fatal' (note, warning, error)\n"},
+      {"--select ZZ999" + tree, "kcheck: no rule code matches 'ZZ999' (see `kcheck rules`)\n"},
+      {"--ignore KE,QQ" + tree, "kcheck: no rule code matches 'QQ' (see `kcheck rules`)\n"},
+      {"explain ZZ999", "kcheck: unknown rule code 'ZZ999' (see `kcheck rules`)\n"},
+  };
+  for (const auto& c : cases) {
+    RunResult result = kcheck(c.arguments);
+    EXPECT_EQ(result.exit_code, 2) << c.arguments;
+    EXPECT_EQ(result.err, c.message) << c.arguments;
+    EXPECT_EQ(result.out, "") << c.arguments << ": nothing is audited when an argument is refused";
+  }
+}
+
+TEST(Cli, MinSeverityErrorHidesWarningsButTheExitStatusStillCountsThem) {
+  const std::string tree = fixture("kl005_files_that_must_not_ship");  // two KL005 warnings
+  RunResult hidden = kcheck("--format concise --min-severity error " + tree);
+  EXPECT_EQ(hidden.exit_code, 0) << hidden.err;
+  EXPECT_EQ(hidden.out.find("KL005"), std::string::npos) << hidden.out;
+  RunResult strict = kcheck("--format concise --min-severity error --strict " + tree);
+  EXPECT_EQ(strict.exit_code, 1) << "--strict fails on the warnings whether or not they are shown";
+}

@@ -113,7 +113,8 @@ TEST(ConfigValues, KernelNames) {
 }
 
 TEST(ConfigValues, GitUrls) {
-  for (const char* good : {"https://github.com/org/repo", "git+ssh://git@host/org/repo.git", "git@github.com:org/repo.git"})
+  for (const char* good :
+       {"https://github.com/org/repo", "git+ssh://git@host/org/repo.git", "git@github.com:org/repo.git"})
     EXPECT_TRUE(bc::is_valid_git_url(good)) << good;
   std::string why;
   EXPECT_FALSE(bc::is_valid_git_url("github.com:org/repo", &why));  // read as scheme "github.com"
@@ -125,7 +126,8 @@ TEST(ConfigValues, GitUrls) {
 TEST(ConfigValues, CapabilityAndArchGrammars) {
   for (const char* good : {"8.0", "9.0a", "10.0f", "12.0a", "9.0+PTX", "10.0a+PTX"})
     EXPECT_TRUE(bc::is_valid_cuda_capability(good)) << good;
-  for (const char* bad : {"sm_80", "8", "8.0b", "9.0+ptx", "8.0.1"}) EXPECT_FALSE(bc::is_valid_cuda_capability(bad)) << bad;
+  for (const char* bad : {"sm_80", "8", "8.0b", "9.0+ptx", "8.0.1"})
+    EXPECT_FALSE(bc::is_valid_cuda_capability(bad)) << bad;
   EXPECT_EQ(bc::capability_base("9.0a+PTX"), "9.0");
   for (const char* good : {"gfx90a", "gfx942", "gfx1100"}) EXPECT_TRUE(bc::is_valid_rocm_arch(good)) << good;
   for (const char* bad : {"gfx", "GFX942", "gfx942xx", "942"}) EXPECT_FALSE(bc::is_valid_rocm_arch(bad)) << bad;
@@ -136,11 +138,11 @@ TEST(ConfigValues, CapabilitiesAgainstToolkitTargets) {
   const std::vector<CudaToolkitDefaults> defaults = load_policy("hub").cuda_toolkit_defaults;
   EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.0", "12.0"}, cuda126, defaults));  // targets end at 9.0
   EXPECT_TRUE(bc::capabilities_build_with_toolkit({"10.0", "12.0"}, cuda128, defaults));
-  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"8.0"}, cuda126, defaults));            // picked for 8.6, 8.9 too
+  EXPECT_TRUE(bc::capabilities_build_with_toolkit({"8.0"}, cuda126, defaults));  // picked for 8.6, 8.9 too
   EXPECT_TRUE(bc::capabilities_build_with_toolkit({"9.0+PTX"}, cuda126, defaults));
-  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda130, defaults));         // 10.1 not a 13.0 target
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda130, defaults));  // 10.1 not a 13.0 target
   EXPECT_TRUE(bc::capabilities_build_with_toolkit({"10.1a"}, cuda128, defaults));
-  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"11.8"}, cuda130, defaults));          // no 11.x target >= 11.8
+  EXPECT_FALSE(bc::capabilities_build_with_toolkit({"11.8"}, cuda130, defaults));  // no 11.x target >= 11.8
   EXPECT_FALSE(bc::capabilities_build_with_toolkit({}, cuda130, defaults));
 }
 

@@ -39,7 +39,8 @@ TEST(CheckedToml, SiblingsDoNotAddUp) {
 }
 
 TEST(CheckedToml, DeepHeadersKeysAndBracketsAreRefusedWithLineAndColumn) {
-  const std::optional<TomlNestingProblem> header = toml_nesting_problem("[general]\n[" + repeated("a.", 60000) + "a]\n");
+  const std::optional<TomlNestingProblem> header =
+      toml_nesting_problem("[general]\n[" + repeated("a.", 60000) + "a]\n");
   ASSERT_TRUE(header);
   EXPECT_EQ(header->line, 2);
   EXPECT_NE(header->description.find("a table header nests deeper than 64"), std::string::npos) << header->description;

@@ -38,9 +38,9 @@ TEST(Policy, CarriesPythonAndTorchData) {
   EXPECT_TRUE(hub.python.stdlib_modules.contains("os"));
   EXPECT_FALSE(hub.python.stdlib_modules.contains("numpy"));
   EXPECT_EQ(hub.torch_shim_versions.at("aoti_torch_aten_full"), *Version::parse("2.10.0"));
-  auto cutlass = std::find_if(hub.python.backend_dependencies.at("cuda").begin(),
-                              hub.python.backend_dependencies.at("cuda").end(),
-                              [](const auto& dependency) { return dependency.name == "nvidia-cutlass-dsl"; });
+  auto cutlass =
+      std::find_if(hub.python.backend_dependencies.at("cuda").begin(), hub.python.backend_dependencies.at("cuda").end(),
+                   [](const auto& dependency) { return dependency.name == "nvidia-cutlass-dsl"; });
   ASSERT_NE(cutlass, hub.python.backend_dependencies.at("cuda").end());
   EXPECT_EQ(cutlass->import_names, std::vector<std::string>{"cutlass"});
   EXPECT_TRUE(hub.accepted_licenses.contains("apache-2.0"));
@@ -48,9 +48,8 @@ TEST(Policy, CarriesPythonAndTorchData) {
 
 TEST(Policy, RequiredVariantsFollowTheCurrentList) {
   Policy hub = load_policy("hub");
-  auto cuda = std::find_if(hub.required_variants.begin(), hub.required_variants.end(), [](const auto& set) {
-    return set.system == "x86_64-linux" && set.backend == "cuda";
-  });
+  auto cuda = std::find_if(hub.required_variants.begin(), hub.required_variants.end(),
+                           [](const auto& set) { return set.system == "x86_64-linux" && set.backend == "cuda"; });
   ASSERT_NE(cuda, hub.required_variants.end());
   EXPECT_EQ(cuda->variants.size(), 6u);
   EXPECT_NE(std::find(cuda->variants.begin(), cuda->variants.end(), "torch213-cxx11-cu130-x86_64-linux"),

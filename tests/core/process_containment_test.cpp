@@ -28,7 +28,6 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-
 ProcessEnd run_contained(const std::string& script, const fs::path& scratch, bool namespaces,
                          std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   Containment containment;
@@ -56,8 +55,8 @@ TEST_P(ContainedRun, TheScratchIsTheWorkingDirectoryHomeAndTmpdir) {
 }
 
 TEST_P(ContainedRun, ASetsidDaemonAndABackgroundChildAreKilledAndCounted) {
-  const ProcessEnd end = run_contained("setsid sh -c 'sleep " + marker("97.5") + "; sleep " + marker("97.5") + "' & sleep " +
-                                           marker("97.25") + " & echo started",
+  const ProcessEnd end = run_contained("setsid sh -c 'sleep " + marker("97.5") + "; sleep " + marker("97.5") +
+                                           "' & sleep " + marker("97.25") + " & echo started",
                                        scratch_dir("scratch"), GetParam());
   EXPECT_EQ(end.exit_code, 0) << end.output;
   EXPECT_GE(end.leftover_processes, 2);
@@ -66,9 +65,9 @@ TEST_P(ContainedRun, ASetsidDaemonAndABackgroundChildAreKilledAndCounted) {
 }
 
 TEST_P(ContainedRun, AtTheTimeoutEverythingItStartedIsKilled) {
-  const ProcessEnd end = run_contained("setsid sh -c 'sleep " + marker("96.5") + "; sleep " + marker("96.5") + "' & sleep " +
-                                           marker("96.25"),
-                                       scratch_dir("scratch"), GetParam(), std::chrono::milliseconds(1000));
+  const ProcessEnd end = run_contained(
+      "setsid sh -c 'sleep " + marker("96.5") + "; sleep " + marker("96.5") + "' & sleep " + marker("96.25"),
+      scratch_dir("scratch"), GetParam(), std::chrono::milliseconds(1000));
   EXPECT_TRUE(end.timed_out);
   EXPECT_EQ(testing_support::processes_running(marker("96.5")).size(), 0u);
   EXPECT_EQ(testing_support::processes_running(marker("96.25")).size(), 0u);
@@ -111,10 +110,10 @@ TEST_P(ContainedRun, WritesToTheSharedTemporaryDirectoriesAreCapturedCountedAndN
   std::ofstream(base / "existing") << "kept\n";
   const fs::path created = base.string() + "-created";
   const fs::path shared_memory = fs::path("/dev/shm") / base.filename();
-  const ProcessEnd end = run_contained("cat '" + (base / "existing").string() + "' && echo x > in-scratch && echo y > '" +
-                                           created.string() + "' && echo z > '" + shared_memory.string() +
-                                           "' && rm '" + (base / "existing").string() + "' && echo done",
-                                       base / "scratch", GetParam());
+  const ProcessEnd end = run_contained(
+      "cat '" + (base / "existing").string() + "' && echo x > in-scratch && echo y > '" + created.string() +
+          "' && echo z > '" + shared_memory.string() + "' && rm '" + (base / "existing").string() + "' && echo done",
+      base / "scratch", GetParam());
   ASSERT_TRUE(end.containment);
   const bool captured = end.containment->writes_captured;
   const bool existing_kept = fs::exists(base / "existing");
@@ -137,9 +136,10 @@ TEST_P(ContainedRun, WritesToTheSharedTemporaryDirectoriesAreCapturedCountedAndN
 // an H100): the namespace's own /proc stays writable, the kernel's settings
 // under it do not.
 TEST_P(ContainedRun, TheNamespacesOwnProcIsWritableButNotTheKernelsSettings) {
-  const ProcessEnd end = run_contained("echo contained > /proc/self/comm && echo comm-written; "
-                                       "echo 50 > /proc/sys/vm/overcommit_ratio",
-                                       scratch_dir("scratch"), GetParam());
+  const ProcessEnd end = run_contained(
+      "echo contained > /proc/self/comm && echo comm-written; "
+      "echo 50 > /proc/sys/vm/overcommit_ratio",
+      scratch_dir("scratch"), GetParam());
   ASSERT_TRUE(end.containment);
   if (!end.containment->read_only_outside_scratch || !end.containment->pid_namespace)
     GTEST_SKIP() << end.containment->describe();

@@ -8,7 +8,7 @@ namespace {
 TEST(Version, ParsesDottedNumbersAndComparesComponentWise) {
   EXPECT_LT(*Version::parse("2.28"), *Version::parse("2.29"));
   EXPECT_LT(*Version::parse("3.4.9"), *Version::parse("3.4.24"));  // numeric, not lexical
-  EXPECT_EQ(*Version::parse("13.0"), *Version::parse("13"));      // missing components are zero
+  EXPECT_EQ(*Version::parse("13.0"), *Version::parse("13"));       // missing components are zero
   EXPECT_GT(*Version::parse("1.3.11"), *Version::parse("1.3.9"));
   EXPECT_EQ(Version::parse("2.10.1")->str(), "2.10.1");
 }

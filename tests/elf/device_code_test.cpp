@@ -26,13 +26,13 @@ std::string offload_bundle(const std::vector<std::string>& triples) {
 
 TEST(DeviceCode, TargetNumbersPastSixtyFourBitsAreListedLast) {
   const std::string huge = "gfx" + std::string(30, '9');
-  const std::string bundle = offload_bundle({"hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--" + huge,
-                                             "hipv4-amdgcn-amd-amdhsa--gfx1030", "hipv4-amdgcn-amd-amdhsa--gfx" + std::string(25, '8')});
+  const std::string bundle =
+      offload_bundle({"hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--" + huge,
+                      "hipv4-amdgcn-amd-amdhsa--gfx1030", "hipv4-amdgcn-amd-amdhsa--gfx" + std::string(25, '8')});
   DeviceCodeFacts facts;
   read_hip_fatbin(std::as_bytes(std::span(bundle.data(), bundle.size())), facts);
   EXPECT_EQ(facts.error, "");
-  EXPECT_EQ(facts.hip_targets,
-            (std::vector<std::string>{"gfx90a", "gfx1030", "gfx" + std::string(25, '8'), huge}));
+  EXPECT_EQ(facts.hip_targets, (std::vector<std::string>{"gfx90a", "gfx1030", "gfx" + std::string(25, '8'), huge}));
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ struct ComparableFacts {
 
 ComparableFacts from_kcheck(const ElfFacts& facts) {
   ComparableFacts result{facts.needed, {}, {}};
-  for (const ElfImportedSymbol& symbol : facts.imports) result.imports.insert(symbol.version.empty() ? symbol.name : symbol.name + "@" + symbol.version);
+  for (const ElfImportedSymbol& symbol : facts.imports)
+    result.imports.insert(symbol.version.empty() ? symbol.name : symbol.name + "@" + symbol.version);
   for (const ElfExportedSymbol& symbol : facts.exports) result.exports.insert(symbol.name);
   return result;
 }
@@ -47,7 +48,8 @@ ComparableFacts from_lief(const fs::path& file) {
       continue;
     }
     std::string version;
-    if (symbol.has_version() && symbol.symbol_version().has_auxiliary_version()) version = symbol.symbol_version().symbol_version_auxiliary().name();
+    if (symbol.has_version() && symbol.symbol_version().has_auxiliary_version())
+      version = symbol.symbol_version().symbol_version_auxiliary().name();
     result.imports.insert(version.empty() ? symbol.name() : symbol.name() + "@" + version);
   }
   return result;
@@ -82,6 +84,9 @@ TEST(ElfDifferential, FactsEqualLief) {
     ASSERT_EQ(facts.error, "");
     const ComparableFacts ours = from_kcheck(facts);
     const ComparableFacts lief = from_lief(file);
+    // Every subject links something or exports something: two empty readings
+    // would compare equal and prove nothing.
+    EXPECT_FALSE(lief.imports.empty() && lief.exports.empty()) << "LIEF read no dynamic symbols";
     EXPECT_EQ(ours.needed, lief.needed);
     EXPECT_EQ(ours.imports, lief.imports);
     EXPECT_EQ(ours.exports, lief.exports);
@@ -113,19 +118,27 @@ std::set<std::string> without_family_suffix(const std::vector<std::string>& arch
 }
 
 TEST(ElfDifferential, FatBinaryArchsEqualCuobjdump) {
+  KCHECK_REQUIRE_FIXTURE("_cuda_kernel.abi3.so");
   if (!fs::exists(KCHECK_CUOBJDUMP)) GTEST_SKIP() << "cuobjdump not installed in the venv (pip nvidia-cuda-cuobjdump)";
   std::vector<fs::path> files = {elf_fixture("_cuda_kernel.abi3.so")};
   for (const char* library : {"/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcufft.so.12"}) {
     if (fs::exists(library)) files.emplace_back(library);
   }
   for (const fs::path& file : files) {
-    if (!fs::exists(file)) continue;
     SCOPED_TRACE(file.string());
     const ElfFacts facts = read_elf_facts(file);
     ASSERT_TRUE(facts.device_code.has_value());
     EXPECT_EQ(facts.device_code->error, "");
-    EXPECT_EQ(without_family_suffix(facts.device_code->cuda_sass_archs), cuobjdump_archs(file, "--list-elf", "sm_"));
-    EXPECT_EQ(without_family_suffix(facts.device_code->cuda_ptx_archs), cuobjdump_archs(file, "--list-ptx", "compute_"));
+    const std::set<std::string> sass = cuobjdump_archs(file, "--list-elf", "sm_");
+    const std::set<std::string> ptx = cuobjdump_archs(file, "--list-ptx", "compute_");
+    // Every file here carries SASS, and the fixture PTX: an empty list from
+    // cuobjdump means it did not run or its output changed shape.
+    ASSERT_FALSE(sass.empty()) << "cuobjdump listed no SASS";
+    if (file == elf_fixture("_cuda_kernel.abi3.so")) {
+      ASSERT_FALSE(ptx.empty()) << "cuobjdump listed no PTX";
+    }
+    EXPECT_EQ(without_family_suffix(facts.device_code->cuda_sass_archs), sass);
+    EXPECT_EQ(without_family_suffix(facts.device_code->cuda_ptx_archs), ptx);
   }
 }
 

@@ -66,7 +66,8 @@ CompilePlanSettings settings() { return {"cpu", 7, 5, 1e-3, {"default", "max-aut
 
 TEST(CompiledBaselines, ThePlanHoldsKcheckOwnExpressionAndConcreteArguments) {
   const OpSpecSet specs = parse_op_specs(kSpecs, "ops.toml");
-  std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "bfloat16", 1000), timed("no_baseline", "float32")};
+  std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "bfloat16", 1000),
+                                             timed("no_baseline", "float32")};
   benchmarks[0].eager = "__import__('os').system('x')";  // the worker's word is not used
   const json plan = compile_plan(benchmarks, specs, settings());
   EXPECT_EQ(plan["modes"], json({"default", "max-autotune-no-cudagraphs"}));
@@ -93,7 +94,10 @@ TEST(CompiledBaselines, EveryModeGetsItsTimingOrItsProblem) {
          {"eager_median_us", 30.0},
          {"modes",
           {{{"mode", "default"}, {"median_us", 12.5}, {"spread_us", 0.5}, {"compile_seconds", 20.0}, {"problem", ""}},
-           {{"mode", "max-autotune-no-cudagraphs"}, {"median_us", 0}, {"spread_us", 0}, {"compile_seconds", 1.0},
+           {{"mode", "max-autotune-no-cudagraphs"},
+            {"median_us", 0},
+            {"spread_us", 0},
+            {"compile_seconds", 1.0},
             {"problem", "torch.compile failed: RuntimeError: no"}}}}}}}};
   merge_compiled_result(result, plan, "not finished within the torch.compile time bound", benchmarks);
 
@@ -118,8 +122,9 @@ TEST(CompiledBaselines, AnyResultTheHelperWroteIsReadWithoutTrustingIt) {
   for (const json& result :
        {json(nullptr), json("text"), json::array(), json({{"cases", 3}}), json({{"cases", {1, "x", nullptr}}}),
         json({{"cases", {{{"key", "fatrelu_and_mul|bfloat16|small"}, {"modes", "x"}}}}}),
-        json({{"cases", {{{"key", "fatrelu_and_mul|bfloat16|small"},
-                          {"modes", {{{"mode", "default"}, {"median_us", "fast"}, {"spread_us", -1}}}}}}}})}) {
+        json({{"cases",
+               {{{"key", "fatrelu_and_mul|bfloat16|small"},
+                 {"modes", {{{"mode", "default"}, {"median_us", "fast"}, {"spread_us", -1}}}}}}}})}) {
     std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "bfloat16")};
     merge_compiled_result(result, plan, "unfinished", benchmarks);
     ASSERT_EQ(benchmarks[0].compiled.size(), 2u) << result.dump();
@@ -214,7 +219,8 @@ TEST(CompiledBaselines, CallBoundWhenPythonSlowsEagerOrCompiledIsSlowerThanEager
   result.eager_python_median_us = 12.5;
   EXPECT_TRUE(result.python_call_bound()) << "eager from Python above 1.2x its C++ time";
   result.eager_python_median_us = 9;
-  result.compiled = {CompiledBaseline{"default", 70.9, 0.1, 3, ""}, CompiledBaseline{"max-autotune", 0, 0, 0, "failed"}};
+  result.compiled = {CompiledBaseline{"default", 70.9, 0.1, 3, ""},
+                     CompiledBaseline{"max-autotune", 0, 0, 0, "failed"}};
   EXPECT_TRUE(result.python_call_bound()) << "compiled 7x slower than the same expression eager";
   result.compiled = {CompiledBaseline{"max-autotune", 0, 0, 0, "failed"}};
   EXPECT_FALSE(result.python_call_bound()) << "no timed mode";
@@ -253,9 +259,11 @@ TEST(CompiledBaselines, Kb001NamesTheFastestModeOrWhyNone) {
   std::string messages;
   for (const Finding& finding : report.findings) messages += finding.message + "\n";
   EXPECT_NE(messages.find("1.1x torch.compile (max-autotune-no-cudagraphs, median 11 us, IQR 0.25 us)"),
-            std::string::npos) << messages;
+            std::string::npos)
+      << messages;
   EXPECT_NE(messages.find("; torch.compile not timed (default: torch.compile failed: RuntimeError: no)"),
-            std::string::npos) << messages;
+            std::string::npos)
+      << messages;
   EXPECT_NE(messages.find("; torch.compile not timed: --compile none"), std::string::npos) << messages;
 }
 

@@ -43,9 +43,11 @@ TEST(OpSpec, ABaselineMustBeOneKcheckKnows) {
     parse_op_specs(spec, "my-ops.toml");
     ADD_FAILURE() << "an unknown baseline was accepted";
   } catch (const OpSpecError& error) {
-    EXPECT_NE(std::string(error.what()).find("my-ops.toml:11: op 'silu_and_mul': no baseline named 'silu_and_mu' "
-                                             "(reference/ops/baseline_forms.cpp has silu_and_mul, gelu_and_mul,"),
-              std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what())
+                  .find("my-ops.toml:11: op 'silu_and_mul': no baseline named 'silu_and_mu' "
+                        "(reference/ops/baseline_forms.cpp has silu_and_mul, gelu_and_mul,"),
+              std::string::npos)
+        << error.what();
   }
 }
 
@@ -90,7 +92,8 @@ TEST(OpSpec, MistakesNameTheFileLineAndWhat) {
   EXPECT_NE(error_of(no_args).find("needs 'args'"), std::string::npos) << error_of(no_args);
   std::string bad_dimension = std::string(kSpec).replace(std::string(kSpec).find("\"2*d\""), 5, "\"2*k\"");
   EXPECT_NE(error_of(bad_dimension).find("uses 'k'"), std::string::npos) << error_of(bad_dimension);
-  std::string bad_bytes = std::string(kSpec).replace(std::string(kSpec).find("bytes = [\"out\""), 14, "bytes = [\"threshold\"");
+  std::string bad_bytes =
+      std::string(kSpec).replace(std::string(kSpec).find("bytes = [\"out\""), 14, "bytes = [\"threshold\"");
   EXPECT_NE(error_of(bad_bytes).find("no tensor argument"), std::string::npos) << error_of(bad_bytes);
   EXPECT_NE(error_of("x = [").find("my-ops.toml:1"), std::string::npos);
   std::string no_tolerance = std::string(kSpec).replace(std::string(kSpec).find("bfloat16 = { rtol"), 8, "float16 ");
@@ -129,17 +132,24 @@ TEST(OpSpec, WorkerPlanHasConcreteShapesForTheChosenSizes) {
   settings.seed = 99;
   settings.sizes = {"large"};
   settings.bench = true;
-  nlohmann::json plan = worker_plan(parse_op_specs(kSpec, "my-ops.toml"), settings);
-  EXPECT_EQ(plan["backend"], "cuda");
-  EXPECT_EQ(plan["seed"], 99);
-  EXPECT_TRUE(plan["bench"]["enabled"].get<bool>());
-  const auto& cases = plan["ops"][0]["cases"];
+  worker::WorkerPlan plan = worker_plan(parse_op_specs(kSpec, "my-ops.toml"), settings);
+  EXPECT_EQ(plan.backend, "cuda");
+  EXPECT_EQ(plan.seed, 99u);
+  EXPECT_TRUE(plan.bench.enabled);
+  ASSERT_EQ(plan.ops.size(), 1u);
+  const auto& cases = plan.ops[0].cases;
   ASSERT_EQ(cases.size(), 1u);
-  EXPECT_EQ(cases[0]["size"], "large");
-  EXPECT_EQ(cases[0]["shape"], "64x256");
-  EXPECT_EQ(cases[0]["args"][0]["shape"], (std::vector<std::int64_t>{64, 128}));
-  EXPECT_EQ(cases[0]["args"][1]["shape"], (std::vector<std::int64_t>{64, 256}));
-  EXPECT_EQ(cases[0]["args"][2]["value"], 0.5);
+  EXPECT_EQ(cases[0].size, "large");
+  EXPECT_EQ(cases[0].shape, "64x256");
+  ASSERT_EQ(cases[0].args.size(), 3u);
+  EXPECT_EQ(cases[0].args[0].shape, (std::vector<std::int64_t>{64, 128}));
+  EXPECT_EQ(cases[0].args[1].shape, (std::vector<std::int64_t>{64, 256}));
+  EXPECT_FALSE(cases[0].args[2].is_tensor);
+  EXPECT_EQ(cases[0].args[2].value, 0.5);
+  // On the wire (what the worker decodes): a tensor by its shape, a scalar by its value.
+  const nlohmann::json wire = plan;
+  EXPECT_EQ(wire["ops"][0]["cases"][0]["args"][2], (nlohmann::json{{"name", "threshold"}, {"value", 0.5}}))
+      << wire["ops"][0]["cases"][0]["args"].dump();
 }
 
 }  // namespace

@@ -42,8 +42,8 @@ TEST(VariantName, PythonOnlyNames) {
 TEST(VariantName, RejectsWithAReason) {
   std::string why;
   for (const char* bad : {"torch2.13-cu130-x86_64-linux", "torch213-cu1-x86_64-linux", "torch213-cu130-x86-linux",
-                          "torch213-cxx17-cpu-x86_64-linux", "torch213-cpu-x86_64-linux-extra", "torch-stable-abi211-cxx11-cu126-x86_64-linux",
-                          "cuda", ""}) {
+                          "torch213-cxx17-cpu-x86_64-linux", "torch213-cpu-x86_64-linux-extra",
+                          "torch-stable-abi211-cxx11-cu126-x86_64-linux", "cuda", ""}) {
     why.clear();
     EXPECT_FALSE(parse_variant_name(bad, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;
@@ -52,9 +52,7 @@ TEST(VariantName, RejectsWithAReason) {
   EXPECT_NE(why.find("darwin"), std::string::npos);
 }
 
-TEST(VariantName, UntaggedLinuxNamesAreValid) {
-  EXPECT_TRUE(parse_variant_name("torch213-cu130-x86_64-linux"));
-}
+TEST(VariantName, UntaggedLinuxNamesAreValid) { EXPECT_TRUE(parse_variant_name("torch213-cu130-x86_64-linux")); }
 
 }  // namespace
 }  // namespace kcheck

@@ -71,8 +71,8 @@ class DigestOfVariant : public ::testing::Test {
 TEST_F(DigestOfVariant, CoveredFilesFollowTheExclusions) {
   std::vector<std::string> covered;
   for (const FileEntry* entry : digest_covered_files(variant_)) covered.push_back(entry->relative_path);
-  EXPECT_EQ(covered, (std::vector<std::string>{"__init__.py", "_ops.py", "alias.py", "sub/data.txt",
-                                                "sub/metadata.json"}));
+  EXPECT_EQ(covered,
+            (std::vector<std::string>{"__init__.py", "_ops.py", "alias.py", "sub/data.txt", "sub/metadata.json"}));
 }
 
 TEST_F(DigestOfVariant, ComputedDigestIsTheBuilderObject) {
@@ -95,10 +95,10 @@ TEST_F(DigestOfVariant, MatchingDigestVerifiesClean) {
 
 TEST_F(DigestOfVariant, EveryViolationIsCollected) {
   nlohmann::json files = expected_files();
-  files["_ops.py"] = kSha256Abc;           // mismatch
-  files["gone.py"] = kSha256Abc;           // missing
-  files["metadata.json"] = kSha256Abc;     // excluded from the digest: missing on the digest's view
-  files.erase("sub/data.txt");              // unlisted
+  files["_ops.py"] = kSha256Abc;        // mismatch
+  files["gone.py"] = kSha256Abc;        // missing
+  files["metadata.json"] = kSha256Abc;  // excluded from the digest: missing on the digest's view
+  files.erase("sub/data.txt");          // unlisted
   const DigestCheck check = verify_digest(variant_, metadata_with_digest(files), 0);
   EXPECT_TRUE(check.error.empty());
   EXPECT_EQ(check.mismatched, std::vector<std::string>{"_ops.py"});

@@ -114,8 +114,8 @@ TEST(MetadataReader, UnknownTopLevelKeysAreListedNotErrors) {
 
 TEST(MetadataReader, GitUrlsFollowTheBuilderRules) {
   for (const char* good : {"https://github.com/org/repo", "git@github.com:org/repo.git", "git+ssh://host/x"}) {
-    EXPECT_TRUE(parse_metadata_text(clean_with(std::string(R"(, "upstream": ")") + good + "\""), false)
-                    .schema_errors.empty())
+    EXPECT_TRUE(
+        parse_metadata_text(clean_with(std::string(R"(, "upstream": ")") + good + "\""), false).schema_errors.empty())
         << good;
   }
   for (const char* bad : {"ftp://host/repo", "github.com:org/repo", "just-a-name", "file:///repo"}) {
@@ -127,7 +127,8 @@ TEST(MetadataReader, GitUrlsFollowTheBuilderRules) {
 
 TEST(MetadataReader, KernelDependsEntriesHaveExactlyVersionOrRevision) {
   const MetadataFacts good = parse_metadata_text(
-      clean_with(R"(, "kernel-depends": [{"repo-id": "org/a", "version": 2}, {"repo-id": "org/b", "revision": "main"}])"),
+      clean_with(
+          R"(, "kernel-depends": [{"repo-id": "org/a", "version": 2}, {"repo-id": "org/b", "revision": "main"}])"),
       false);
   EXPECT_TRUE(good.schema_errors.empty());
   ASSERT_EQ(good.kernel_depends.size(), 2u);
@@ -138,8 +139,8 @@ TEST(MetadataReader, KernelDependsEntriesHaveExactlyVersionOrRevision) {
       clean_with(R"(, "kernel-depends": [{"repo-id": "org/a", "version": 2, "revision": "x"}, {"repo-id": "org/b"},
                                           {"repo-id": "org/c", "version": 1, "pin": true}])"),
       false);
-  EXPECT_EQ(error_pointers(bad), (std::vector<std::string>{"/kernel-depends/0", "/kernel-depends/1",
-                                                           "/kernel-depends/2/pin"}));
+  EXPECT_EQ(error_pointers(bad),
+            (std::vector<std::string>{"/kernel-depends/0", "/kernel-depends/1", "/kernel-depends/2/pin"}));
   EXPECT_EQ(error_pointers(parse_metadata_text(clean_with(R"(, "kernel-depends": null)"), false)),
             std::vector<std::string>{"/kernel-depends"});
 }
@@ -158,10 +159,11 @@ TEST(MetadataReader, ProvenanceShape) {
 
   EXPECT_EQ(error_pointers(parse_metadata_text(clean_with(R"(, "provenance": {})"), false)),
             std::vector<std::string>{"/provenance/kernel-builder"});
-  EXPECT_EQ(error_pointers(parse_metadata_text(
-                clean_with(R"(, "provenance": {"kernel-builder": {"version": "1", "commit": "abc1234", "dirty": false}})"),
-                false)),
-            std::vector<std::string>{"/provenance/kernel-builder/commit"});
+  EXPECT_EQ(
+      error_pointers(parse_metadata_text(
+          clean_with(R"(, "provenance": {"kernel-builder": {"version": "1", "commit": "abc1234", "dirty": false}})"),
+          false)),
+      std::vector<std::string>{"/provenance/kernel-builder/commit"});
   EXPECT_EQ(error_pointers(parse_metadata_text(
                 clean_with(R"(, "provenance": {"kernel-builder": {"version": "1", "dirty": false}})"), false)),
             std::vector<std::string>{"/provenance/kernel-builder"});
@@ -191,7 +193,8 @@ TEST(MetadataReader, DigestShape) {
 }
 
 TEST(MetadataReader, ArchGrammars) {
-  for (const char* arch : {"8.0", "9.0a", "10.0f", "12.0+PTX", "9.0a+PTX"}) EXPECT_TRUE(is_cuda_capability(arch)) << arch;
+  for (const char* arch : {"8.0", "9.0a", "10.0f", "12.0+PTX", "9.0a+PTX"})
+    EXPECT_TRUE(is_cuda_capability(arch)) << arch;
   for (const char* arch : {"sm_90", "9", "9.0b", "9.0+ptx", " 8.0"}) EXPECT_FALSE(is_cuda_capability(arch)) << arch;
   for (const char* arch : {"gfx90a", "gfx942", "gfx1100"}) EXPECT_TRUE(is_rocm_arch(arch)) << arch;
   for (const char* arch : {"gfx", "GFX942", "gfx90a:xnack-", "942"}) EXPECT_FALSE(is_rocm_arch(arch)) << arch;
@@ -252,8 +255,8 @@ TEST(MetadataReader, DuplicateKeysAnywhereAreRefusedWithTheirPlace) {
   EXPECT_FALSE(at_top.readable());
   EXPECT_NE(at_top.parse_error.find("key \"id\" occurs twice in the object at the top level"), std::string::npos)
       << at_top.parse_error;
-  const MetadataFacts nested = parse_metadata_text(
-      clean_with(R"(, "provenance": {"x": [1, {"a": 1}, {"k": 1, "k": 2}]})"), false);
+  const MetadataFacts nested =
+      parse_metadata_text(clean_with(R"(, "provenance": {"x": [1, {"a": 1}, {"k": 1, "k": 2}]})"), false);
   EXPECT_FALSE(nested.readable());
   EXPECT_NE(nested.parse_error.find("key \"k\" occurs twice in the object at /provenance/x/2"), std::string::npos)
       << nested.parse_error;

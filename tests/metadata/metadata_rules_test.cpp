@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/core/rule_registry.h"
-#include "checker/metadata/metadata_rules.h"
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "metadata_test_support.h"
 
 namespace kcheck {
@@ -63,7 +62,7 @@ TEST(MetadataRules, RegistryHoldsKm001ToKm010WithExplanations) {
     EXPECT_FALSE(rule->info().example_fix.empty()) << rule->info().code;
   }
   EXPECT_EQ(codes, (std::vector<std::string>{"KM001", "KM002", "KM003", "KM004", "KM005", "KM006", "KM007", "KM008",
-                                              "KM009", "KM010"}));
+                                             "KM009", "KM010"}));
 }
 
 TEST(MetadataRules, CleanVariantIsSilentForEveryRule) {
@@ -131,7 +130,8 @@ TEST(Km002, MissingArchsForCompiledCudaVariant) {
 
 TEST(Km003, InvalidIdentifierFires) {
   const std::string metadata = replaced(kCleanCpuMetadata, "_relu_cpu_0a1b2c3", "relu-cpu");
-  EXPECT_EQ(codes_at(run_rule(*make_km003_id_consistency(), one_variant(metadata))), std::vector<std::string>{"KM003@/id"});
+  EXPECT_EQ(codes_at(run_rule(*make_km003_id_consistency(), one_variant(metadata))),
+            std::vector<std::string>{"KM003@/id"});
   EXPECT_EQ(codes_at(run_rule(*make_km003_id_consistency(), one_variant(replaced(metadata, "relu-cpu", "class")))),
             std::vector<std::string>{"KM003@/id"});
 }
@@ -220,13 +220,14 @@ TEST(Km005, NameDifferentFromRepoIdIsAWarning) {
   EXPECT_EQ(codes_at(findings), std::vector<std::string>{"KM005@/name"});
   EXPECT_EQ(severities(findings), std::vector<Severity>{Severity::warning});
   options.repo_id = "kernels-community/ReLU";
-  EXPECT_TRUE(run_rule(*make_km005_name_version_consistency(), one_variant(kCleanCpuMetadata), testing::test_policy(),
-                       options)
-                  .empty());
+  EXPECT_TRUE(
+      run_rule(*make_km005_name_version_consistency(), one_variant(kCleanCpuMetadata), testing::test_policy(), options)
+          .empty());
 }
 
 TEST(Km006, DependencyOutsideTheBackendListFires) {
-  const std::string numpy = replaced(kCleanCpuMetadata, R"("python-depends": [])", R"("python-depends": ["einops", "numpy"])");
+  const std::string numpy =
+      replaced(kCleanCpuMetadata, R"("python-depends": [])", R"("python-depends": ["einops", "numpy"])");
   const Findings findings = run_rule(*make_km006_python_depends_allowed(), one_variant(numpy));
   ASSERT_EQ(codes_at(findings), std::vector<std::string>{"KM006@/python-depends/1"});
   EXPECT_NE(findings[0].message.find("einops"), std::string::npos);  // names what is allowed
@@ -240,7 +241,8 @@ TEST(Km006, BackendListsApplyToTheirBackendOnly) {
   const std::string cutlass_on_cuda = replaced(cutlass_on_cpu, R"("cpu"})", R"("cuda"})");
   EXPECT_TRUE(run_rule(*make_km006_python_depends_allowed(), one_variant(cutlass_on_cuda)).empty());
 
-  const std::string backends = with_members(R"(, "python-depends-backends": {"cuda": ["nvidia-cutlass-dsl", "einops"]})");
+  const std::string backends =
+      with_members(R"(, "python-depends-backends": {"cuda": ["nvidia-cutlass-dsl", "einops"]})");
   EXPECT_EQ(codes_at(run_rule(*make_km006_python_depends_allowed(), one_variant(backends))),
             std::vector<std::string>{"KM006@/python-depends-backends/cuda/1"});
 }
@@ -258,8 +260,8 @@ TEST(Km007, EveryDigestViolationIsAFinding) {
                           .mismatched = {"sub/x.py"},
                           .unlisted = {"new.py"}};
   const Findings findings = run_rule(*make_km007_digest_matches_files(), tree_of({variant_with_digest_check(check)}));
-  EXPECT_EQ(codes_at(findings), (std::vector<std::string>{"KM007@/digest/files/gone.py", "KM007@/digest/files/sub~1x.py",
-                                                           "KM007@/digest/files"}));
+  EXPECT_EQ(codes_at(findings), (std::vector<std::string>{"KM007@/digest/files/gone.py",
+                                                          "KM007@/digest/files/sub~1x.py", "KM007@/digest/files"}));
   EXPECT_EQ(severities(findings), std::vector<Severity>(3, Severity::error));
   EXPECT_NE(findings[2].message.find("new.py"), std::string::npos);
 }
@@ -301,29 +303,32 @@ TEST(Km008, DirtyKernelOrBuilderWarns) {
 }
 
 TEST(Km009, LicenseOutsideTheAcceptedListWarns) {
-  const Findings findings =
-      run_rule(*make_km009_license_accepted(), one_variant(replaced(kCleanCpuMetadata, "apache-2.0", "Apache License 2.0")));
+  const Findings findings = run_rule(*make_km009_license_accepted(),
+                                     one_variant(replaced(kCleanCpuMetadata, "apache-2.0", "Apache License 2.0")));
   EXPECT_EQ(codes_at(findings), std::vector<std::string>{"KM009@/license"});
   EXPECT_EQ(severities(findings), std::vector<Severity>{Severity::warning});
 }
 
 TEST(Km009, LicenseComparisonIgnoresCase) {
   EXPECT_TRUE(
-      run_rule(*make_km009_license_accepted(), one_variant(replaced(kCleanCpuMetadata, "apache-2.0", "Apache-2.0"))).empty());
+      run_rule(*make_km009_license_accepted(), one_variant(replaced(kCleanCpuMetadata, "apache-2.0", "Apache-2.0")))
+          .empty());
 }
 
 VariantFacts cuda_variant(std::string archs_json) {
-  const std::string metadata = replaced(replaced(kCleanCpuMetadata, R"({"type": "cpu"})",
-                                                 R"({"type": "cuda", "archs": )" + archs_json + "}"),
-                                        "_cpu_", "_cuda_");
+  const std::string metadata =
+      replaced(replaced(kCleanCpuMetadata, R"({"type": "cpu"})", R"({"type": "cuda", "archs": )" + archs_json + "}"),
+               "_cpu_", "_cuda_");
   return variant_with_metadata(kCuda, cuda_variant_name(), metadata);
 }
 
 TEST(Km010, MalformedCudaArchFires) {
-  const Findings findings = run_rule(*make_km010_backend_archs(), tree_of({cuda_variant(R"(["8.0", "sm_90", "9.0a+PTX"])")}));
+  const Findings findings =
+      run_rule(*make_km010_backend_archs(), tree_of({cuda_variant(R"(["8.0", "sm_90", "9.0a+PTX"])")}));
   EXPECT_EQ(codes_at(findings), std::vector<std::string>{"KM010@/backend/archs/1"});
   EXPECT_EQ(severities(findings), std::vector<Severity>{Severity::error});
-  EXPECT_TRUE(run_rule(*make_km010_backend_archs(), tree_of({cuda_variant(R"(["10.0", "12.0f", "9.0+PTX"])")})).empty());
+  EXPECT_TRUE(
+      run_rule(*make_km010_backend_archs(), tree_of({cuda_variant(R"(["10.0", "12.0f", "9.0+PTX"])")})).empty());
 }
 
 TEST(Km010, MalformedRocmArchFires) {

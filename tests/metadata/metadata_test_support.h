@@ -9,7 +9,7 @@
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/metadata/metadata_reader.h"
 
 namespace kcheck::testing {
@@ -93,7 +93,8 @@ inline constexpr std::string_view kCleanCpuMetadata = R"({
 
 // A variant of tree scope whose metadata.json is `metadata_text` (parsed
 // as the reader does; no file on disk).
-inline VariantFacts variant_with_metadata(std::string directory_name, VariantName name, std::string_view metadata_text) {
+inline VariantFacts variant_with_metadata(std::string directory_name, VariantName name,
+                                          std::string_view metadata_text) {
   VariantFacts variant;
   variant.directory_name = directory_name;
   variant.relative_path = "build/" + directory_name;

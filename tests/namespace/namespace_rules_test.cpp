@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "checker/core/kernel_identity.h"
-#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/facts/kernel_identity.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 #include "tests/python/rule_test_support.h"
 
 namespace kcheck {
@@ -82,7 +82,8 @@ std::filesystem::path compiled_fixture(const std::string& name) {
 
 TEST(KO001, RealTorchLibraryModules) {
   if (std::string(KCHECK_NAMESPACE_FIXTURES_DIR).empty()) GTEST_SKIP() << "Torch headers not installed in .venv";
-  for (const auto& [fixture, expected_findings] : {std::pair{"registers_under_id", 0u}, std::pair{"registers_fixed_name", 1u}}) {
+  for (const auto& [fixture, expected_findings] :
+       {std::pair{"registers_under_id", 0u}, std::pair{"registers_fixed_name", 1u}}) {
     VariantFacts variant = make_variant({{"_ops.py", kOpsPy}});
     NativeModuleFacts native;
     native.relative_path = "_relu_cpu_0a1b2c3.abi3.so";
@@ -118,11 +119,13 @@ TEST(KO002, HashDirtyHashAndRandomPass) {
 }
 
 TEST(KO003, LiteralNamespaceFires) {
-  const Findings findings = check(make_ko003_literal_op_namespace(),
-                                  make_variant({{"layers.py", "import torch\nfrom torch.library import custom_op\n"
-                                                              "@torch.library.register_fake(\"_relu_cpu_0a1b2c3::relu\")\ndef _(x): pass\n"
-                                                              "@custom_op('relu::gelu', mutates_args=())\ndef gelu(x): pass\n"
-                                                              "lib = torch.library.Library('relu', 'FRAGMENT')\n"}}));
+  const Findings findings =
+      check(make_ko003_literal_op_namespace(),
+            make_variant({{"layers.py",
+                           "import torch\nfrom torch.library import custom_op\n"
+                           "@torch.library.register_fake(\"_relu_cpu_0a1b2c3::relu\")\ndef _(x): pass\n"
+                           "@custom_op('relu::gelu', mutates_args=())\ndef gelu(x): pass\n"
+                           "lib = torch.library.Library('relu', 'FRAGMENT')\n"}}));
   ASSERT_EQ(findings.size(), 3u);
   EXPECT_EQ(findings[0].location.line, 3);
   EXPECT_NE(findings[0].message.find("add_op_namespace_prefix(\"relu\")"), std::string::npos);
@@ -130,18 +133,22 @@ TEST(KO003, LiteralNamespaceFires) {
 }
 
 TEST(KO003, AddOpNamespacePrefixPasses) {
-  EXPECT_TRUE(check(make_ko003_literal_op_namespace(),
-                    make_variant({{"layers.py", "import torch\nfrom ._ops import add_op_namespace_prefix\n"
-                                                "@torch.library.register_fake(add_op_namespace_prefix(\"x\"))\ndef _(x): pass\n"
-                                                "lib.define('relu(Tensor x) -> Tensor')\nregister_fake(add_op_namespace_prefix('y'))\n"}}))
-                  .empty());
+  EXPECT_TRUE(
+      check(make_ko003_literal_op_namespace(),
+            make_variant({{"layers.py",
+                           "import torch\nfrom ._ops import add_op_namespace_prefix\n"
+                           "@torch.library.register_fake(add_op_namespace_prefix(\"x\"))\ndef _(x): pass\n"
+                           "lib.define('relu(Tensor x) -> Tensor')\nregister_fake(add_op_namespace_prefix('y'))\n"}}))
+          .empty());
 }
 
 TEST(KO004, LiteralOwnNamespaceOutsideOpsPyFires) {
-  const Findings findings = check(make_ko004_literal_torch_ops_namespace(),
-                                  make_variant({{"_ops.py", kOpsPy},
-                                                {"__init__.py", "import torch\ndef relu(x):\n    return torch.ops._relu_cpu_0a1b2c3.relu(x)\n"
-                                                                "def old(x):\n    return torch.ops._relu_cpu_9f8e7d6.relu(x)\n"}}));
+  const Findings findings =
+      check(make_ko004_literal_torch_ops_namespace(),
+            make_variant({{"_ops.py", kOpsPy},
+                          {"__init__.py",
+                           "import torch\ndef relu(x):\n    return torch.ops._relu_cpu_0a1b2c3.relu(x)\n"
+                           "def old(x):\n    return torch.ops._relu_cpu_9f8e7d6.relu(x)\n"}}));
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].file, "build/torch212-cxx11-cpu-x86_64-linux/__init__.py");
   EXPECT_EQ(findings[0].location.line, 3);
@@ -151,8 +158,9 @@ TEST(KO004, LiteralOwnNamespaceOutsideOpsPyFires) {
 TEST(KO004, OpsObjectAndForeignNamespacesPass) {
   EXPECT_TRUE(check(make_ko004_literal_torch_ops_namespace(),
                     make_variant({{"_ops.py", kOpsPy},
-                                  {"__init__.py", "import torch\nfrom ._ops import ops\n"
-                                                  "def relu(x):\n    ops.relu(x)\n    return torch.ops.aten.relu(x)\n"}}))
+                                  {"__init__.py",
+                                   "import torch\nfrom ._ops import ops\n"
+                                   "def relu(x):\n    ops.relu(x)\n    return torch.ops.aten.relu(x)\n"}}))
                   .empty());
 }
 

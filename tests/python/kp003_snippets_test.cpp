@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "tests/python/python_test_support.h"
 #include "tests/python/rule_test_support.h"
 
@@ -14,9 +14,9 @@ namespace {
 
 struct SnippetPair {
   std::string construct;
-  std::string floor;   // the policy floor (and ast feature version) it is judged at
-  std::string newer;   // rejected by ast at the floor, flagged by KP003
-  std::string twin;    // accepted by ast at the floor, not flagged
+  std::string floor;         // the policy floor (and ast feature version) it is judged at
+  std::string newer;         // rejected by ast at the floor, flagged by KP003
+  std::string twin;          // accepted by ast at the floor, not flagged
   bool ast_can_tell = true;  // false where the difference is run-time only
 };
 
@@ -31,15 +31,16 @@ const std::vector<SnippetPair>& snippet_pairs() {
       {"PEP 695 class type parameters", "3.9", "class Box[T]:\n    pass\n", "class Box(Generic[T]):\n    pass\n"},
       {"PEP 695 type statement", "3.9", "type Pair = tuple[int, int]\n", "Pair = tuple[int, int]\n"},
       {"PEP 701 reused quotes", "3.9", "name = f\"{data[\"key\"]}\"\n", "name = f\"{data['key']}\"\n"},
-      {"PEP 701 backslash in field", "3.9", "text = f\"{'\\n'.join(lines)}\"\n", "newline = '\\n'\ntext = f\"{newline.join(lines)}\"\n"},
+      {"PEP 701 backslash in field", "3.9", "text = f\"{'\\n'.join(lines)}\"\n",
+       "newline = '\\n'\ntext = f\"{newline.join(lines)}\"\n"},
       {"PEP 701 comment in field", "3.9", "text = f'''{value # the value\n}'''\n", "text = f'''{value\n}'''\n"},
       {"PEP 701 nested same-quote f-strings", "3.9", "s = f'{f'{f'{x}'}'}'\n", "s = f'{f\"{x}\"}'\n"},
       {"parenthesized context managers", "3.8", "with (open('a') as a, open('b') as b):\n    pass\n",
        "with open('a') as a, open('b') as b:\n    pass\n"},
       {"X | Y annotation evaluated at run time", "3.9", "def scale(x: int | None) -> None:\n    pass\n",
        "from __future__ import annotations\ndef scale(x: int | None) -> None:\n    pass\n", false},
-      {"X | Y module-level annotation", "3.9", "limit: int | None = None\n",
-       "def f():\n    limit: int | None = None\n", false},
+      {"X | Y module-level annotation", "3.9", "limit: int | None = None\n", "def f():\n    limit: int | None = None\n",
+       false},
   };
   return pairs;
 }
@@ -83,7 +84,8 @@ TEST(KP003Snippets, NewerSnippetIsFlaggedAndTwinIsNot) {
   for (const SnippetPair& pair : snippet_pairs()) {
     const Findings newer = kp003_findings(pair.newer, pair.floor);
     EXPECT_EQ(newer.size(), 1u) << pair.construct << " not flagged at floor " << pair.floor;
-    for (const Finding& finding : newer) EXPECT_EQ(finding.location.line, 1 + (pair.construct.starts_with("except*") ? 2 : 0)) << pair.construct;
+    for (const Finding& finding : newer)
+      EXPECT_EQ(finding.location.line, 1 + (pair.construct.starts_with("except*") ? 2 : 0)) << pair.construct;
     const Findings twin = kp003_findings(pair.twin, pair.floor);
     EXPECT_TRUE(twin.empty()) << pair.construct << " twin flagged: " << (twin.empty() ? "" : twin[0].message);
   }

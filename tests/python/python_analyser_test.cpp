@@ -81,7 +81,8 @@ TEST(PythonAnalyser, NestedFStringsContinuationsAndBracketsKeepLinesRight) {
 
 TEST(PythonAnalyser, CrlfBomTabsAndNonAsciiIdentifiers) {
   const auto facts = analyse(
-      "\xEF\xBB\xBF" "def f():\r\n"
+      "\xEF\xBB\xBF"
+      "def f():\r\n"
       "\tif True:\r\n"
       "\t\timport os\r\n"
       "\t\xC3\xA9t\xC3\xA9 = 1\r\n"
@@ -137,7 +138,8 @@ TEST(PythonAnalyser, AllClassesAndTopLevelNames) {
   EXPECT_EQ(*facts.all_names, (std::vector<std::string>{"Layer", "ops", "CONST"}));
   EXPECT_EQ(facts.all_line, 14);
   for (const char* name : {"ops", "nn", "CONST", "other", "Layer"}) {
-    EXPECT_NE(std::find(facts.top_level_names.begin(), facts.top_level_names.end(), name), facts.top_level_names.end()) << name;
+    EXPECT_NE(std::find(facts.top_level_names.begin(), facts.top_level_names.end(), name), facts.top_level_names.end())
+        << name;
   }
   EXPECT_EQ(std::count(facts.top_level_names.begin(), facts.top_level_names.end(), "local"), 0);
   ASSERT_EQ(facts.classes.size(), 1u);
@@ -244,20 +246,15 @@ TEST_P(PythonSyntaxErrors, ReportTheLine) {
   EXPECT_EQ(facts.parse_error_line, GetParam().line) << facts.parse_error;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Broken, PythonSyntaxErrors,
-    ::testing::Values(BrokenSource{"import os\ndef f(x)\n    return x\n", 2},
-                      BrokenSource{"x = 'abc\n", 1},
-                      BrokenSource{"a = 1\ns = \"\"\"never closed\n", 2},
-                      BrokenSource{"x = (1,\n     2\n", 1},
-                      BrokenSource{"x = 1)\n", 1},
-                      BrokenSource{"if x:\n        a = 1\n    b = 2\n", 3},
-                      BrokenSource{"  x = 1\n", 1},
-                      BrokenSource{"def f():\nreturn 1\n", 2},
-                      BrokenSource{"@decorator\nx = 1\n", 1},
-                      BrokenSource{"from import x\n", 1},
-                      BrokenSource{"x = f'{a'\n", 1},
-                      BrokenSource{"y = 1 $ 2\n", 1}));
+INSTANTIATE_TEST_SUITE_P(Broken, PythonSyntaxErrors,
+                         ::testing::Values(BrokenSource{"import os\ndef f(x)\n    return x\n", 2},
+                                           BrokenSource{"x = 'abc\n", 1},
+                                           BrokenSource{"a = 1\ns = \"\"\"never closed\n", 2},
+                                           BrokenSource{"x = (1,\n     2\n", 1}, BrokenSource{"x = 1)\n", 1},
+                                           BrokenSource{"if x:\n        a = 1\n    b = 2\n", 3},
+                                           BrokenSource{"  x = 1\n", 1}, BrokenSource{"def f():\nreturn 1\n", 2},
+                                           BrokenSource{"@decorator\nx = 1\n", 1}, BrokenSource{"from import x\n", 1},
+                                           BrokenSource{"x = f'{a'\n", 1}, BrokenSource{"y = 1 $ 2\n", 1}));
 
 }  // namespace
 }  // namespace kcheck
@@ -313,7 +310,8 @@ TEST(PythonAnalyser, NestingPastCPythonsLimitsDoesNotParse) {
   EXPECT_EQ(brackets.parse_error, "too many nested parentheses");
   auto blocks = [](int levels) {
     std::string source;
-    for (int level = 0; level < levels; ++level) source += std::string(static_cast<std::size_t>(level), ' ') + "if x:\n";
+    for (int level = 0; level < levels; ++level)
+      source += std::string(static_cast<std::size_t>(level), ' ') + "if x:\n";
     return source + std::string(static_cast<std::size_t>(levels), ' ') + "pass\n";
   };
   EXPECT_TRUE(analyse(blocks(99)).parsed);

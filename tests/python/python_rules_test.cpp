@@ -2,7 +2,7 @@
 // the offending thing, and stays silent on the near-miss.
 #include <gtest/gtest.h>
 
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "tests/python/rule_test_support.h"
 
 namespace kcheck {
@@ -19,7 +19,8 @@ Findings check(std::unique_ptr<Rule> rule, const std::map<std::string, std::stri
 }
 
 TEST(KP001, AbsoluteImportOfOwnPackageFires) {
-  const Findings findings = check(make_kp001_own_package_absolute_import(), {{"layers.py", "import torch\nfrom relu.ops import f\n"}});
+  const Findings findings =
+      check(make_kp001_own_package_absolute_import(), {{"layers.py", "import torch\nfrom relu.ops import f\n"}});
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].code, "KP001");
   EXPECT_EQ(findings[0].file, "build/torch212-cxx11-cpu-x86_64-linux/layers.py");
@@ -29,13 +30,16 @@ TEST(KP001, AbsoluteImportOfOwnPackageFires) {
 }
 
 TEST(KP001, RelativeImportPasses) {
-  EXPECT_TRUE(check(make_kp001_own_package_absolute_import(), {{"layers.py", "from .x import y\nfrom . import _ops\nimport relux\n"}}).empty());
+  EXPECT_TRUE(check(make_kp001_own_package_absolute_import(),
+                    {{"layers.py", "from .x import y\nfrom . import _ops\nimport relux\n"}})
+                  .empty());
 }
 
 TEST(KP002, ThirdPartyImportFiresAndTypeCheckingIsANote) {
-  const Findings findings = check(make_kp002_import_not_allowed(),
-                                  {{"helpers.py", "import numpy as np\nfrom typing import TYPE_CHECKING\n"
-                                                  "if TYPE_CHECKING:\n    import pandas\n"}});
+  const Findings findings =
+      check(make_kp002_import_not_allowed(), {{"helpers.py",
+                                               "import numpy as np\nfrom typing import TYPE_CHECKING\n"
+                                               "if TYPE_CHECKING:\n    import pandas\n"}});
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].severity, Severity::error);
   EXPECT_NE(findings[0].message.find("`numpy`"), std::string::npos);
@@ -47,9 +51,11 @@ TEST(KP002, ThirdPartyImportFiresAndTypeCheckingIsANote) {
 // A vendored library's path for another framework (einops' _backends.py):
 // loading the kernel never runs it, so a warning, not an error.
 TEST(KP002, ImportInsideAFunctionIsAWarning) {
-  const Findings findings = check(make_kp002_import_not_allowed(),
-                                  {{"helpers.py", "import torch\ndef to_numpy(x):\n    import numpy\n    return numpy.asarray(x)\n"
-                                                  "class Backend:\n    def load(self):\n        if True:\n            import jax.numpy\n"}});
+  const Findings findings =
+      check(make_kp002_import_not_allowed(),
+            {{"helpers.py",
+              "import torch\ndef to_numpy(x):\n    import numpy\n    return numpy.asarray(x)\n"
+              "class Backend:\n    def load(self):\n        if True:\n            import jax.numpy\n"}});
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].severity, Severity::warning);
   EXPECT_EQ(findings[0].location.line, 3);
@@ -60,7 +66,9 @@ TEST(KP002, ImportInsideAFunctionIsAWarning) {
 }
 
 TEST(KP002, StdlibTorchAndDeclaredDependencyPass) {
-  VariantFacts variant = make_variant({{"helpers.py", "import typing\nimport os.path\nimport torch.nn\nimport einops\nfrom __future__ import annotations\n"}});
+  VariantFacts variant = make_variant(
+      {{"helpers.py",
+        "import typing\nimport os.path\nimport torch.nn\nimport einops\nfrom __future__ import annotations\n"}});
   variant.metadata.python_depends = std::vector<std::string>{"einops"};
   EXPECT_TRUE(run_rule(*make_kp002_import_not_allowed(), make_tree(std::move(variant)), hub_policy()).empty());
 }
@@ -81,7 +89,8 @@ TEST(KP002, BackendSpecificDependencyOnlyForItsBackend) {
 // them), so a Triton kernel's torch-cuda variant may import them; a cpu
 // variant may not.
 TEST(KP002, ModulesTheBackendsTorchInstallsPass) {
-  const std::map<std::string, std::string> sources{{"kernel.py", "import triton\nimport triton.language as tl\nimport cuda.bindings.driver\n"}};
+  const std::map<std::string, std::string> sources{
+      {"kernel.py", "import triton\nimport triton.language as tl\nimport cuda.bindings.driver\n"}};
   VariantFacts cuda = make_variant(sources);
   cuda.directory_name = "torch-cuda";
   cuda.name = parse_variant_name("torch-cuda");
@@ -101,7 +110,8 @@ TEST(KP002, ModulesTheBackendsTorchInstallsPass) {
 }
 
 TEST(KP003, MatchStatementFiresUnderFloor39) {
-  const Findings findings = check(make_kp003_syntax_newer_than_floor(), {{"m.py", "x = 1\nmatch x:\n    case 1:\n        pass\n"}});
+  const Findings findings =
+      check(make_kp003_syntax_newer_than_floor(), {{"m.py", "x = 1\nmatch x:\n    case 1:\n        pass\n"}});
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].location.line, 2);
   EXPECT_NE(findings[0].message.find("3.10"), std::string::npos);
@@ -111,8 +121,9 @@ TEST(KP003, MatchStatementFiresUnderFloor39) {
 TEST(KP003, RaisedFloorAcceptsIt) {
   Policy policy = hub_policy();
   policy.python.floor = *Version::parse("3.10");
-  const Findings findings = run_rule(*make_kp003_syntax_newer_than_floor(),
-                                     make_tree(make_variant({{"m.py", "match x:\n    case 1:\n        pass\n"}})), policy);
+  const Findings findings =
+      run_rule(*make_kp003_syntax_newer_than_floor(),
+               make_tree(make_variant({{"m.py", "match x:\n    case 1:\n        pass\n"}})), policy);
   EXPECT_TRUE(findings.empty());
 }
 
@@ -123,8 +134,9 @@ TEST(KP004, MissingAllFires) {
 }
 
 TEST(KP004, UndefinedNameFiresSubmoduleAndImportsPass) {
-  VariantFacts variant = make_variant({{"__init__.py", "from ._ops import ops\nfrom . import layers\ndef relu(x): pass\n"
-                                                       "__all__ = ['relu', 'ops', 'layers', 'helpers', 'gelu']\n"},
+  VariantFacts variant = make_variant({{"__init__.py",
+                                        "from ._ops import ops\nfrom . import layers\ndef relu(x): pass\n"
+                                        "__all__ = ['relu', 'ops', 'layers', 'helpers', 'gelu']\n"},
                                        {"helpers.py", ""},
                                        {"layers.py", ""}});
   const Findings findings = run_rule(*make_kp004_public_api_all(), make_tree(std::move(variant)), hub_policy());
@@ -134,17 +146,18 @@ TEST(KP004, UndefinedNameFiresSubmoduleAndImportsPass) {
 }
 
 TEST(KP004, OnlyThePackageInitIsJudged) {
-  EXPECT_TRUE(check(make_kp004_public_api_all(), {{"layers.py", "x = 1\n"}, {"__init__.py", "__all__ = []\n"}}).empty());
+  EXPECT_TRUE(
+      check(make_kp004_public_api_all(), {{"layers.py", "x = 1\n"}, {"__init__.py", "__all__ = []\n"}}).empty());
 }
 
 TEST(KP005, InitHelperAndClassVariableFire) {
-  const Findings findings = check(make_kp005_layer_purity(),
-                                  {{"layers.py", "import torch\nfrom torch import nn\n"
-                                                 "class SiluAndMul(nn.Module):\n"
-                                                 "    eps = 1e-6\n"
-                                                 "    def __init__(self):\n        super().__init__()\n"
-                                                 "    def forward(self, x):\n        return x\n"
-                                                 "    def _helper(self):\n        pass\n"}});
+  const Findings findings = check(make_kp005_layer_purity(), {{"layers.py",
+                                                               "import torch\nfrom torch import nn\n"
+                                                               "class SiluAndMul(nn.Module):\n"
+                                                               "    eps = 1e-6\n"
+                                                               "    def __init__(self):\n        super().__init__()\n"
+                                                               "    def forward(self, x):\n        return x\n"
+                                                               "    def _helper(self):\n        pass\n"}});
   ASSERT_EQ(findings.size(), 3u);
   EXPECT_EQ(findings[0].location.line, 5);
   EXPECT_NE(findings[0].message.find("`__init__`"), std::string::npos);
@@ -154,12 +167,13 @@ TEST(KP005, InitHelperAndClassVariableFire) {
 
 TEST(KP005, ForwardHasBackwardAndAnnotationsPass) {
   EXPECT_TRUE(check(make_kp005_layer_purity(),
-                    {{"layers.py", "import torch\n"
-                                   "class Relu(torch.nn.Module):\n"
-                                   "    has_backward = False\n    can_torch_compile = True\n"
-                                   "    weight: torch.Tensor\n"
-                                   "    def forward(self, x):\n        return x\n"
-                                   "class NotALayer:\n    def helper(self): pass\n"},
+                    {{"layers.py",
+                      "import torch\n"
+                      "class Relu(torch.nn.Module):\n"
+                      "    has_backward = False\n    can_torch_compile = True\n"
+                      "    weight: torch.Tensor\n"
+                      "    def forward(self, x):\n        return x\n"
+                      "class NotALayer:\n    def helper(self): pass\n"},
                      {"helpers.py", "import torch\nclass M(torch.nn.Module):\n    def __init__(self): pass\n"}})
                   .empty());
 }
@@ -168,22 +182,27 @@ TEST(KP005, ForwardHasBackwardAndAnnotationsPass) {
 // library's own `layers` package it does not export is no Hub layer.
 TEST(KP005, OnlyTheExportedLayersModuleIsJudged) {
   const std::string impure = "from torch import nn\nclass Mix(nn.Module):\n    def _helper(self):\n        pass\n";
-  EXPECT_TRUE(check(make_kp005_layer_purity(), {{"__init__.py", "from .ops import mix\n__all__ = ['mix']\n"},
-                                                {"layers/torch.py", impure}})
+  EXPECT_TRUE(check(make_kp005_layer_purity(),
+                    {{"__init__.py", "from .ops import mix\n__all__ = ['mix']\n"}, {"layers/torch.py", impure}})
                   .empty());
-  EXPECT_EQ(check(make_kp005_layer_purity(), {{"__init__.py", "from . import layers\n"}, {"layers/torch.py", impure}}).size(), 1u);
-  EXPECT_EQ(check(make_kp005_layer_purity(), {{"__init__.py", "__all__ = ['layers']\n"}, {"layers.py", impure}}).size(), 1u);
+  EXPECT_EQ(
+      check(make_kp005_layer_purity(), {{"__init__.py", "from . import layers\n"}, {"layers/torch.py", impure}}).size(),
+      1u);
+  EXPECT_EQ(check(make_kp005_layer_purity(), {{"__init__.py", "__all__ = ['layers']\n"}, {"layers.py", impure}}).size(),
+            1u);
 }
 
 // flax.linen.Module (as `nn`) is not torch.nn.Module: no layer.
 TEST(KP005, ModulesOfOtherFrameworksAreNotLayers) {
-  EXPECT_TRUE(check(make_kp005_layer_purity(),
-                    {{"layers.py", "import flax.linen as nn\nclass Reduce(nn.Module):\n    def setup(self):\n        pass\n"}})
-                  .empty());
-  EXPECT_EQ(check(make_kp005_layer_purity(),
-                  {{"layers.py", "import torch.nn as nn\nclass Reduce(nn.Module):\n    def setup(self):\n        pass\n"}})
-                .size(),
-            1u);
+  EXPECT_TRUE(
+      check(make_kp005_layer_purity(),
+            {{"layers.py", "import flax.linen as nn\nclass Reduce(nn.Module):\n    def setup(self):\n        pass\n"}})
+          .empty());
+  EXPECT_EQ(
+      check(make_kp005_layer_purity(),
+            {{"layers.py", "import torch.nn as nn\nclass Reduce(nn.Module):\n    def setup(self):\n        pass\n"}})
+          .size(),
+      1u);
 }
 
 TEST(KP006, SubprocessIsAWarningAndAnErrorUnderSecurity) {
@@ -198,20 +217,21 @@ TEST(KP006, SubprocessIsAWarningAndAnErrorUnderSecurity) {
 }
 
 TEST(KP006, EachRiskyFamilyFires) {
-  const Findings findings = check(make_kp006_executes_or_fetches(),
-                                  {{"m.py", "import os, pickle, importlib, ctypes, urllib.request as rq\n"
-                                            "eval(code)\nos.system('ls')\npickle.loads(b)\n"
-                                            "importlib.import_module(name)\nctypes.CDLL('libfoo.so')\n"
-                                            "rq.urlopen(url)\nopen('/etc/x', 'w')\n"}});
+  const Findings findings =
+      check(make_kp006_executes_or_fetches(), {{"m.py",
+                                                "import os, pickle, importlib, ctypes, urllib.request as rq\n"
+                                                "eval(code)\nos.system('ls')\npickle.loads(b)\n"
+                                                "importlib.import_module(name)\nctypes.CDLL('libfoo.so')\n"
+                                                "rq.urlopen(url)\nopen('/etc/x', 'w')\n"}});
   EXPECT_EQ(findings.size(), 7u);
 }
 
 TEST(KP006, SafeLookalikesPass) {
-  EXPECT_TRUE(check(make_kp006_executes_or_fetches(),
-                    {{"m.py", "import os, re, ctypes, importlib\n"
-                              "re.compile('x')\nimportlib.import_module('json')\n"
-                              "ctypes.CDLL(os.path.join(os.path.dirname(__file__), 'x.so'))\n"
-                              "open('/tmp/out', 'w')\nopen('/etc/x')\nobj.eval()\n"}})
+  EXPECT_TRUE(check(make_kp006_executes_or_fetches(), {{"m.py",
+                                                        "import os, re, ctypes, importlib\n"
+                                                        "re.compile('x')\nimportlib.import_module('json')\n"
+                                                        "ctypes.CDLL(os.path.join(os.path.dirname(__file__), 'x.so'))\n"
+                                                        "open('/tmp/out', 'w')\nopen('/etc/x')\nobj.eval()\n"}})
                   .empty());
 }
 

@@ -7,7 +7,7 @@
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck::testing {
 

@@ -32,8 +32,9 @@ TEST(StdlibDifferential, ImportsEqualAstForEveryStdlibFile) {
   const fs::path stdlib_root = stdlib.output.substr(0, stdlib.output.find_last_not_of("\n") + 1);
   // The oracle's answer is kept per stdlib and reused while the script is
   // unchanged: parsing the whole stdlib with `ast` is the slow half.
-  const fs::path oracle_out = fs::path(KCHECK_BINARY_DIR) /
-                              ("python-stdlib-ast-imports-" + std::to_string(std::hash<std::string>{}(stdlib_root.string())) + ".json");
+  const fs::path oracle_out =
+      fs::path(KCHECK_BINARY_DIR) /
+      ("python-stdlib-ast-imports-" + std::to_string(std::hash<std::string>{}(stdlib_root.string())) + ".json");
   const fs::path script = fs::path(KCHECK_SOURCE_DIR) / "tests/python/ast_imports.py";
   if (!fs::exists(oracle_out) || fs::last_write_time(oracle_out) < fs::last_write_time(script)) {
     ASSERT_EQ(run_command(python + " " + shell_quote(script.string()) + " " + shell_quote(stdlib_root.string()) + " " +

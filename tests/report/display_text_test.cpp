@@ -12,7 +12,8 @@ namespace kcheck {
 namespace {
 
 TEST(DisplayText, KeepsOrdinaryTextAsItIs) {
-  EXPECT_EQ(display_safe("build/torch212-cxx11-cpu-x86_64-linux/relu.py"), "build/torch212-cxx11-cpu-x86_64-linux/relu.py");
+  EXPECT_EQ(display_safe("build/torch212-cxx11-cpu-x86_64-linux/relu.py"),
+            "build/torch212-cxx11-cpu-x86_64-linux/relu.py");
   EXPECT_EQ(display_safe("naïve/日本語/😀.py"), "naïve/日本語/😀.py");
   EXPECT_EQ(display_safe(""), "");
 }
@@ -21,12 +22,21 @@ TEST(DisplayText, EscapesWhatControlsADisplay) {
   EXPECT_EQ(display_safe("a\nb\rc\td"), "a\\nb\\rc\\td");
   EXPECT_EQ(display_safe("\x1b]8;;http://x\x07link\x1b[2J"), "\\x1b]8;;http://x\\x07link\\x1b[2J");
   EXPECT_EQ(display_safe("del\x7f"), "del\\x7f");
-  EXPECT_EQ(display_safe("c1\xc2\x9b" "31m"), "c1\\u009b31m") << "C1 CSI";
-  EXPECT_EQ(display_safe("abc\xe2\x80\xae" "fdp.exe"), "abc\\u202efdp.exe") << "right-to-left override";
+  EXPECT_EQ(display_safe("c1\xc2\x9b"
+                         "31m"),
+            "c1\\u009b31m")
+      << "C1 CSI";
+  EXPECT_EQ(display_safe("abc\xe2\x80\xae"
+                         "fdp.exe"),
+            "abc\\u202efdp.exe")
+      << "right-to-left override";
   EXPECT_EQ(display_safe("x\xe2\x80\xa8y"), "x\\u2028y") << "line separator";
   EXPECT_EQ(display_safe("\xef\xbb\xbfz"), "\\ufeffz");
   EXPECT_EQ(display_safe("\xef\xbf\xbe"), "\\ufffe") << "a noncharacter XML cannot carry";
-  EXPECT_EQ(display_safe("a\xd8\x9c" "b"), "a\\u061cb") << "Arabic letter mark, a bidi control";
+  EXPECT_EQ(display_safe("a\xd8\x9c"
+                         "b"),
+            "a\\u061cb")
+      << "Arabic letter mark, a bidi control";
   EXPECT_EQ(display_safe("\xf3\xa0\x80\x81"), "\\U000e0001") << "a tag character";
 }
 
@@ -42,7 +52,10 @@ bool valid_utf8_without_controls(const std::string& text, bool newlines_allowed)
   for (std::size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 && !(newlines_allowed && (c == '\n' || c == '\t'))) return false;
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
     if (length == 0 || i + length > text.size()) return false;
     for (std::size_t k = 1; k < length; ++k)
@@ -60,8 +73,14 @@ TEST(DisplayText, NoHumanFormatCarriesUploadControlsOrBadBytes) {
   report.audited_root = "/r/" + hostile;
   report.scope = "tree";
   report.variants.push_back({hostile, "build/" + hostile, "cpu", {}});
-  report.findings.push_back({"KL005", Severity::error, "file '" + hostile + "' must not ship", hostile,
-                             "build/" + hostile + "/x.py", {.symbol = hostile, .line = 2}, false, ""});
+  report.findings.push_back({"KL005",
+                             Severity::error,
+                             "file '" + hostile + "' must not ship",
+                             hostile,
+                             "build/" + hostile + "/x.py",
+                             {.symbol = hostile, .line = 2},
+                             false,
+                             ""});
   report.dynamic.op_checks.push_back({hostile, hostile + "::op", "float32", "4", 0, 0, false});
   finalise_report(report);
   for (OutputFormat format : {OutputFormat::text, OutputFormat::markdown, OutputFormat::html, OutputFormat::junit}) {

@@ -19,9 +19,10 @@ bool chromium_present() { return std::system("command -v chromium >/dev/null 2>&
 
 RunResult chromium(const std::string& arguments, const fs::path& page) {
   fs::path profile = scratch_dir() / "profile";
-  return run_command("timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run "
-                     "--disable-extensions --user-data-dir=" + shell_quoted(profile) + " " + arguments + " " +
-                     shell_quoted("file://" + page.string()));
+  return run_command(
+      "timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run "
+      "--disable-extensions --user-data-dir=" +
+      shell_quoted(profile) + " " + arguments + " " + shell_quoted("file://" + page.string()));
 }
 
 // Console messages Chromium logged while loading (`--enable-logging=stderr`).
@@ -94,7 +95,8 @@ TEST(HtmlBrowser, TakesAScreenshotOfTheWholeWindow) {
 
 TEST(HtmlBrowser, TheConsoleCheckCatchesAScriptError) {
   if (!chromium_present()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
-  fs::path page = write_scratch("broken.html", "<!DOCTYPE html><html><body><script>undefined_function();</script></body></html>");
+  fs::path page =
+      write_scratch("broken.html", "<!DOCTYPE html><html><body><script>undefined_function();</script></body></html>");
   RunResult run = chromium("--enable-logging=stderr --v=0 --dump-dom", page);
   std::vector<std::string> messages = console_messages(run.err);
   ASSERT_EQ(messages.size(), 1u) << run.err;

@@ -39,7 +39,8 @@ TEST(HtmlFormat, VerdictCountsAndOneFoldingSectionPerVariant) {
   EXPECT_LT(html.find("id=\"variant-tree\""), html.find("id=\"variant-torch212-cxx11-cpu-x86_64-linux\""));
   EXPECT_TRUE(contains(html, "<a href=\"#variant-torch213-cxx11-cu130-x86_64-linux\">"));
   EXPECT_TRUE(contains(html, "exp@GLIBC_2.29 is above GLIBC 2.28")) << html;
-  EXPECT_TRUE(contains(html, "<span class=\"badge suppressed\">suppressed</span> <span class=\"reason\">kept on purpose"));
+  EXPECT_TRUE(
+      contains(html, "<span class=\"badge suppressed\">suppressed</span> <span class=\"reason\">kept on purpose"));
   EXPECT_FALSE(contains(html, "<svg")) << "a static audit has no charts";
 }
 
@@ -63,19 +64,24 @@ TEST(HtmlFormat, FindingsLinkToTheirRuleWithExplanationAndExamples) {
 // tooltip); explanations are paragraphs and lists, not preformatted text.
 TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
   Report report = sample_report();
-  Finding finding{"KC007", Severity::note, "kcheck.toml:1: the suppression of K is not applied", "", "kcheck.toml", {.line = 1}};
+  Finding finding{"KC007", Severity::note, "kcheck.toml:1: the suppression of K is not applied",
+                  "",      "kcheck.toml",  {.line = 1}};
   finding.location.symbol = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm";
   report.findings.push_back(finding);
   const std::string html = render_html(report, catalogue());
-  EXPECT_TRUE(contains(html, "<td class=\"mono where\" title=\"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm\">"
-                             "kcheck.toml:1 [std::__cxx11::basic_string&lt;char, std::char_traits&lt;char&gt;, "
-                             "std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, unsigned long)]</td>"))
+  EXPECT_TRUE(
+      contains(html,
+               "<td class=\"mono where\" title=\"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm\">"
+               "kcheck.toml:1 [std::__cxx11::basic_string&lt;char, std::char_traits&lt;char&gt;, "
+               "std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, unsigned long)]</td>"))
       << html;
   EXPECT_TRUE(contains(html, "td.where { overflow-wrap: anywhere;"));
-  EXPECT_TRUE(contains(html, "<div class=\"explanation\"><p>A repository&#39;s kcheck.toml (or [tool.kcheck]) may silence "
-                             "findings with <code>ignore = [{code, path, reason}]</code>."))
+  EXPECT_TRUE(contains(html,
+                       "<div class=\"explanation\"><p>A repository&#39;s kcheck.toml (or [tool.kcheck]) may silence "
+                       "findings with <code>ignore = [{code, path, reason}]</code>."))
       << html;
-  EXPECT_TRUE(contains(html, "<ul>\n<li>Under --security (the Hub-side profile) and with --no-repo-config, no suppression"))
+  EXPECT_TRUE(
+      contains(html, "<ul>\n<li>Under --security (the Hub-side profile) and with --no-repo-config, no suppression"))
       << html;
   EXPECT_FALSE(contains(html, ".explanation, pre.example { white-space: pre-wrap"));
 
@@ -83,7 +89,8 @@ TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
   Report grammar = sample_report();
   grammar.findings.push_back({"KL002", Severity::error, "bad name", "", "build/x", {}});
   const std::string grammar_html = render_html(grammar, catalogue());
-  EXPECT_TRUE(contains(grammar_html, "<pre><code>torch&lt;MAJ&gt;&lt;MIN&gt;[-cxx11|-cxx98]-&lt;compute&gt;-&lt;cpu&gt;-&lt;os&gt;"))
+  EXPECT_TRUE(contains(grammar_html,
+                       "<pre><code>torch&lt;MAJ&gt;&lt;MIN&gt;[-cxx11|-cxx98]-&lt;compute&gt;-&lt;cpu&gt;-&lt;os&gt;"))
       << grammar_html;
 }
 
@@ -122,15 +129,20 @@ TEST(HtmlFormat, SelfContainedWithoutScriptsOrExternalAssets) {
 
 TEST(HtmlFormat, BenchmarkResultsGetATableAndThreeCharts) {
   std::string html = render_html(sample_bench_report(), catalogue());
-  EXPECT_TRUE(contains(html, "Device: NVIDIA H100 80GB HBM3 (cuda), measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).")) << html;
+  EXPECT_TRUE(contains(html,
+                       "Device: NVIDIA H100 80GB HBM3 (cuda), measured copy bandwidth 2905 GB/s, matrix multiply 756 "
+                       "TFLOP/s (bfloat16)."))
+      << html;
   EXPECT_TRUE(contains(html, "<table class=\"benchmarks\">")) << html;
   // One table per op, under the op's name and its Torch eager baseline.
   EXPECT_EQ(count(html, "<table class=\"benchmarks\">"), 2u) << html;
-  EXPECT_TRUE(contains(html, "<h4><span class=\"mono\">silu_and_mul</span> <span class=\"muted\">against Torch eager "
-                             "<code>F.silu(x[..., :d]) * x[..., d:]</code></span></h4>"))
+  EXPECT_TRUE(contains(html,
+                       "<h4><span class=\"mono\">silu_and_mul</span> <span class=\"muted\">against Torch eager "
+                       "<code>F.silu(x[..., :d]) * x[..., d:]</code></span></h4>"))
       << html;
-  EXPECT_TRUE(contains(html, "<tr><td>bfloat16</td><td class=\"mono\">16384x16384</td><td class=\"num\">100</td>"
-                             "<td class=\"num\">155.5</td>"))
+  EXPECT_TRUE(contains(html,
+                       "<tr><td>bfloat16</td><td class=\"mono\">16384x16384</td><td class=\"num\">100</td>"
+                       "<td class=\"num\">155.5</td>"))
       << html;
   EXPECT_TRUE(contains(html, "<td class=\"num\">2.57×</td>")) << html;
   EXPECT_TRUE(contains(html, "<table class=\"op-checks\">")) << html;
@@ -140,11 +152,13 @@ TEST(HtmlFormat, BenchmarkResultsGetATableAndThreeCharts) {
   EXPECT_EQ(count(html, "<svg class=\"chart-compile-speedup\""), 1u) << html;
   EXPECT_EQ(count(html, "<rect class=\"bar"), 11u) << "four results in two charts, three compiled in the third";
   EXPECT_TRUE(contains(html, "1× (torch.compile)")) << html;
-  EXPECT_TRUE(contains(html, "<td class=\"num\">171.0</td><td class=\"mono\">max-autotune-no-cudagraphs</td>"
-                             "<td class=\"num\">1.10×</td>"))
+  EXPECT_TRUE(contains(html,
+                       "<td class=\"num\">171.0</td><td class=\"mono\">max-autotune-no-cudagraphs</td>"
+                       "<td class=\"num\">1.10×</td>"))
       << html;
   EXPECT_TRUE(contains(html, "<td class=\"num slower\">0.51×¹</td>")) << "slower than torch.compile, call-bound";
-  EXPECT_TRUE(contains(html, "<p class=\"muted\">torch.compile not timed: no Python with Torch given (--python) (1 row)</p>"))
+  EXPECT_TRUE(
+      contains(html, "<p class=\"muted\">torch.compile not timed: no Python with Torch given (--python) (1 row)</p>"))
       << html;
   EXPECT_TRUE(contains(html, "device peak 2905 GB/s (measured copy)")) << html;
   EXPECT_TRUE(contains(html, "1× (Torch eager)")) << html;
@@ -176,12 +190,13 @@ TEST(HtmlFormat, SavedBenchReportRendersWithCharts) {
 
 TEST(HtmlFormat, SectionSummariesCountInWords) {
   std::string html = render_html(sample_report(), catalogue());
-  EXPECT_TRUE(contains(html, "<span class=\"muted\">cuda · 1 error · 1 warning · 0 notes · 0 suppressed</span>")) << html;
+  EXPECT_TRUE(contains(html, "<span class=\"muted\">cuda · 1 error · 1 warning · 0 notes · 0 suppressed</span>"))
+      << html;
   EXPECT_TRUE(contains(html, "<span class=\"mono\">tree</span> <span class=\"muted\">1 error · ")) << html;
 }
 
 // docs/examples/bench-report.json (the README's screenshot: what `kcheck
-// bench` wrote for reference/rms_norm on an H100) in every format.
+// bench` wrote for reference/kernels/rms_norm on an H100) in every format.
 TEST(HtmlFormat, EveryFormatRendersTheCommittedJsonExample) {
   const std::string example = shell_quoted(fs::path(KCHECK_SOURCE_DIR) / "docs/examples/bench-report.json");
   for (const std::string& format : output_format_names()) {

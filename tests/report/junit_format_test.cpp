@@ -41,8 +41,8 @@ TEST(JunitFormat, SuitePerVariantCasePerFamilyFailuresCarryFindings) {
   nlohmann::json junit = parse_junit(write_scratch("sample.xml", render_junit(sample_report())));
   std::vector<std::string> names;
   for (const auto& suite : junit["suites"]) names.push_back(suite["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"tree", "torch212-cxx11-cpu-x86_64-linux",
-                                             "torch213-cxx11-cu130-x86_64-linux"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"tree", "torch212-cxx11-cpu-x86_64-linux", "torch213-cxx11-cu130-x86_64-linux"}));
   // Every family is a case in each suite: KE, KL, KM, KP ran; KB, KC, KD, KO
   // did not and are skipped, never passes.
   EXPECT_EQ(junit["tests"], 24);
@@ -82,7 +82,8 @@ TEST(JunitFormat, StrictMakesWarningsFailures) {
   report.strict = true;
   nlohmann::json junit = parse_junit(write_scratch("strict.xml", render_junit(report)));
   EXPECT_EQ(junit["failures"], 4);
-  const nlohmann::json& metadata = case_named(suite_named(junit, "torch213-cxx11-cu130-x86_64-linux"), "KM metadata.json");
+  const nlohmann::json& metadata =
+      case_named(suite_named(junit, "torch213-cxx11-cu130-x86_64-linux"), "KM metadata.json");
   EXPECT_EQ(metadata["failure_message"], "1 finding fail the gate");
 }
 

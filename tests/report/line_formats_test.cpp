@@ -21,7 +21,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 TEST(GithubFormat, OneAnnotationPerUnsuppressedFindingWithFileLineAndTitle) {
-  const std::vector<std::string> lines = lines_of(render_github(sample_report(), std::filesystem::path("/tmp/my kernel")));
+  const std::vector<std::string> lines =
+      lines_of(render_github(sample_report(), std::filesystem::path("/tmp/my kernel")));
   ASSERT_EQ(lines.size(), 4u) << "the suppressed KL005 is left out";
   EXPECT_EQ(lines[0], "::error title=KL006::KL006 required variant torch213-cxx11-cpu-x86_64-linux is missing")
       << "a tree finding names no file";
@@ -31,7 +32,8 @@ TEST(GithubFormat, OneAnnotationPerUnsuppressedFindingWithFileLineAndTitle) {
   EXPECT_EQ(lines[2],
             "::error file=build/torch213-cxx11-cu130-x86_64-linux/_relu.abi3.so,title=KE001::KE001 [exp@GLIBC_2.29] "
             "exp@GLIBC_2.29 is above GLIBC 2.28");
-  EXPECT_TRUE(lines[3].starts_with("::warning file=build/torch213-cxx11-cu130-x86_64-linux/metadata.json,title=KM002::"));
+  EXPECT_TRUE(
+      lines[3].starts_with("::warning file=build/torch213-cxx11-cu130-x86_64-linux/metadata.json,title=KM002::"));
 }
 
 TEST(GithubFormat, UploadTextCannotStartACommandOrBreakAProperty) {
@@ -47,7 +49,9 @@ TEST(ConciseFormat, PathLineCodeMessage) {
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], ".: KL006 required variant torch213-cxx11-cpu-x86_64-linux is missing");
   EXPECT_EQ(lines[1], "torch212-cxx11-cpu-x86_64-linux/relu/helpers.py:7: KP003 match statement needs Python 3.10");
-  EXPECT_EQ(lines[2], "torch213-cxx11-cu130-x86_64-linux/_relu.abi3.so: KE001 [exp@GLIBC_2.29] exp@GLIBC_2.29 is above GLIBC 2.28");
+  EXPECT_EQ(
+      lines[2],
+      "torch213-cxx11-cu130-x86_64-linux/_relu.abi3.so: KE001 [exp@GLIBC_2.29] exp@GLIBC_2.29 is above GLIBC 2.28");
 }
 
 }  // namespace

@@ -64,44 +64,53 @@ TEST(MarkdownFormat, MessagesCannotBreakTheMarkup) {
 TEST(MarkdownFormat, BenchmarkTableWhenTheReportHasResults) {
   std::string markdown = render_markdown(sample_bench_report());
   EXPECT_TRUE(contains(markdown, "### Benchmarks\n")) << markdown;
-  EXPECT_TRUE(contains(markdown, "Device of torch211-cxx11-cu130-x86\\_64-linux: NVIDIA H100 80GB HBM3 (cuda), "
-                                 "measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).\n"))
+  EXPECT_TRUE(contains(markdown,
+                       "Device of torch211-cxx11-cu130-x86\\_64-linux: NVIDIA H100 80GB HBM3 (cuda), "
+                       "measured copy bandwidth 2905 GB/s, matrix multiply 756 TFLOP/s (bfloat16).\n"))
       << markdown;
   EXPECT_TRUE(contains(markdown, "Inputs from seed 1234.\n")) << markdown;
   // One table per op, under its name and its Torch eager baseline.
-  EXPECT_TRUE(contains(markdown, "#### silu\\_and\\_mul (torch211-cxx11-cu130-x86\\_64-linux)\n\n"
-                                 "Torch eager baseline: F.silu(x\\[..., :d\\]) \\* x\\[..., d:\\]\n\n"
-                                 "| dtype | shape | median µs | IQR µs | GB/s | % of copy | eager µs | × eager | "
-                                 "compiled µs | mode | × compiled |\n"))
+  EXPECT_TRUE(contains(markdown,
+                       "#### silu\\_and\\_mul (torch211-cxx11-cu130-x86\\_64-linux)\n\n"
+                       "Torch eager baseline: F.silu(x\\[..., :d\\]) \\* x\\[..., d:\\]\n\n"
+                       "| dtype | shape | median µs | IQR µs | GB/s | % of copy | eager µs | × eager | "
+                       "compiled µs | mode | × compiled |\n"))
       << markdown;
   // 402653184 bytes in 155.5 us: 2589 GB/s, 89% of 2905; Torch eager 400.4 / 155.5 = 2.57x;
   // torch.compile's fastest mode 171.0 / 155.5 = 1.10x.
-  EXPECT_TRUE(contains(markdown, "| bfloat16 | 16384x16384 | 155.5 | 1.6 | 2589 | 89 | 400.4 | 2.57× | 171.0 | "
-                                 "max-autotune-no-cudagraphs | 1.10× |\n"))
+  EXPECT_TRUE(contains(markdown,
+                       "| bfloat16 | 16384x16384 | 155.5 | 1.6 | 2589 | 89 | 400.4 | 2.57× | 171.0 | "
+                       "max-autotune-no-cudagraphs | 1.10× |\n"))
       << markdown;
   // A mode out of time, a row never compiled, a row bound by Python's call overhead: said under the table.
   EXPECT_TRUE(contains(markdown, "| 543.7 | 1.87× | 300.0 | default | 1.03× |\n")) << markdown;
-  EXPECT_TRUE(contains(markdown, "\ntorch.compile max-autotune-no-cudagraphs: not finished within the torch.compile "
-                                 "time bound (900 s, --compile-timeout) (1 row)\n"))
+  EXPECT_TRUE(contains(markdown,
+                       "\ntorch.compile max-autotune-no-cudagraphs: not finished within the torch.compile "
+                       "time bound (900 s, --compile-timeout) (1 row)\n"))
       << markdown;
   EXPECT_TRUE(contains(markdown, "| 401.0 | 2.55× | – | – | – |\n")) << markdown;
-  EXPECT_TRUE(contains(markdown, "\ntorch.compile not timed: no Python with Torch given (--python) (1 row)\n")) << markdown;
-  EXPECT_TRUE(contains(markdown, "| 545.0 | 1.87× | 150.0 | default | 0.51×¹ |\n")) << markdown;
-  EXPECT_TRUE(contains(markdown, "\n¹ Python's per-call overhead, not the device, likely sets this compiled timing")) << markdown;
-  // Under each table, its rows as a text chart: % of the copy bandwidth and both speed-ups.
-  EXPECT_TRUE(contains(markdown, "```text\n% of the measured copy bandwidth (each █ 4%), speed-up over Torch eager and "
-                                 "torch.compile\nsilu_and_mul · bfloat16 · 16384x16384  ██████████████████████▎    "
-                                 "89%  2.57× eager   1.10× compile\n"))
+  EXPECT_TRUE(contains(markdown, "\ntorch.compile not timed: no Python with Torch given (--python) (1 row)\n"))
       << markdown;
-  EXPECT_TRUE(contains(markdown, "| torch211-cxx11-cu130-x86\\_64-linux | gelu\\_fast | float16 | 4096x8192 | 0.0310 | "
-                                 "0.0042 | ❌ |\n"))
+  EXPECT_TRUE(contains(markdown, "| 545.0 | 1.87× | 150.0 | default | 0.51×¹ |\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "\n¹ Python's per-call overhead, not the device, likely sets this compiled timing"))
+      << markdown;
+  // Under each table, its rows as a text chart: % of the copy bandwidth and both speed-ups.
+  EXPECT_TRUE(contains(markdown,
+                       "```text\n% of the measured copy bandwidth (each █ 4%), speed-up over Torch eager and "
+                       "torch.compile\nsilu_and_mul · bfloat16 · 16384x16384  ██████████████████████▎    "
+                       "89%  2.57× eager   1.10× compile\n"))
+      << markdown;
+  EXPECT_TRUE(contains(markdown,
+                       "| torch211-cxx11-cu130-x86\\_64-linux | gelu\\_fast | float16 | 4096x8192 | 0.0310 | "
+                       "0.0042 | ❌ |\n"))
       << markdown;
   EXPECT_LT(markdown.find("### Findings"), markdown.find("### Benchmarks")) << markdown;
   EXPECT_FALSE(contains(render_markdown(sample_report()), "Benchmarks")) << "a static audit has none";
 }
 
 TEST(MarkdownFormat, ACallerTemplateAndABrokenOne) {
-  EXPECT_EQ(render_markdown(sample_report(), "{{verdict}} {{#variants}}[{{backend}}]{{/variants}}"), "FAIL [cpu][cuda]");
+  EXPECT_EQ(render_markdown(sample_report(), "{{verdict}} {{#variants}}[{{backend}}]{{/variants}}"),
+            "FAIL [cpu][cuda]");
   EXPECT_THROW(render_markdown(sample_report(), "{{#groups}}unclosed"), std::runtime_error);
 }
 

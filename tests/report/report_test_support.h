@@ -72,7 +72,7 @@ inline Report sample_report() {
   Report report;
   report.tool_version = "0.1.0";
   report.policy_name = "hub";
-  report.policy_source = "embedded:rules/hub.toml";
+  report.policy_source = "embedded:rules/policies/hub.toml";
   report.input = "my kernel";
   report.audited_root = "/tmp/my kernel/build";
   report.scope = "tree";
@@ -82,13 +82,32 @@ inline Report sample_report() {
   const std::string cpu = "torch212-cxx11-cpu-x86_64-linux";
   const std::string cuda = "torch213-cxx11-cu130-x86_64-linux";
   report.findings = {
-      {"KP003", Severity::error, "match statement needs Python 3.10", cpu, cpu + "/relu/helpers.py", {.line = 7, .column = 5}},
-      {"KE001", Severity::error, "exp@GLIBC_2.29 is above GLIBC 2.28", cuda, cuda + "/_relu.abi3.so",
+      {"KP003",
+       Severity::error,
+       "match statement needs Python 3.10",
+       cpu,
+       cpu + "/relu/helpers.py",
+       {.line = 7, .column = 5}},
+      {"KE001",
+       Severity::error,
+       "exp@GLIBC_2.29 is above GLIBC 2.28",
+       cuda,
+       cuda + "/_relu.abi3.so",
        {.symbol = "exp@GLIBC_2.29", .section = ".dynsym"}},
-      {"KM002", Severity::warning, "python-depends is missing", cuda, cuda + "/metadata.json",
+      {"KM002",
+       Severity::warning,
+       "python-depends is missing",
+       cuda,
+       cuda + "/metadata.json",
        {.json_pointer = "/python-depends"}},
       {"KL006", Severity::error, "required variant torch213-cxx11-cpu-x86_64-linux is missing", "", "", {}},
-      {"KL005", Severity::warning, "file must not ship: notes #1.txt", cpu, cpu + "/notes #1.txt", {}, true,
+      {"KL005",
+       Severity::warning,
+       "file must not ship: notes #1.txt",
+       cpu,
+       cpu + "/notes #1.txt",
+       {},
+       true,
        "kept on purpose"},
   };
   finalise_report(report);
@@ -105,18 +124,26 @@ inline Report sample_bench_report() {
   Report report;
   report.tool_version = "0.1.0";
   report.policy_name = "hub";
-  report.policy_source = "embedded:rules/hub.toml";
-  report.input = "reference/activation";
+  report.policy_source = "embedded:rules/policies/hub.toml";
+  report.input = "reference/kernels/activation";
   report.audited_root = "/tmp/activation/build";
   report.scope = "tree";
   report.rules_run = {"KB001", "KD002"};
   const std::string cuda = "torch211-cxx11-cu130-x86_64-linux";
   report.variants = {{cuda, cuda, "cuda", {}}};
   report.findings = {
-      {"KD002", Severity::error, "gelu_fast float16 [4096x8192]: max abs error 0.031 > 0.01 (seed 1234)", cuda,
-       cuda + "/_activation_cuda_0a1b2c3.abi3.so", {.symbol = "activation_0a1b2c3::gelu_fast"}},
-      {"KB001", Severity::note, "silu_and_mul bfloat16 [16384x16384]: 155.5 us, 2590 GB/s, 89% of peak, 2.57x",
-       cuda, cuda + "/_activation_cuda_0a1b2c3.abi3.so", {.symbol = "activation_0a1b2c3::silu_and_mul"}},
+      {"KD002",
+       Severity::error,
+       "gelu_fast float16 [4096x8192]: max abs error 0.031 > 0.01 (seed 1234)",
+       cuda,
+       cuda + "/_activation_cuda_0a1b2c3.abi3.so",
+       {.symbol = "activation_0a1b2c3::gelu_fast"}},
+      {"KB001",
+       Severity::note,
+       "silu_and_mul bfloat16 [16384x16384]: 155.5 us, 2590 GB/s, 89% of peak, 2.57x",
+       cuda,
+       cuda + "/_activation_cuda_0a1b2c3.abi3.so",
+       {.symbol = "activation_0a1b2c3::silu_and_mul"}},
   };
   report.dynamic.seed = 1234;
   report.dynamic.devices = {{cuda, "NVIDIA H100 80GB HBM3", "cuda", 2905.0, 756.0, "bfloat16"}};

@@ -47,8 +47,22 @@ TEST(SarifFormat, OneDescriptorPerCodeWithTitleHelpAndDefaultLevel) {
     if (info.code == "KE001") ke001 = &info;
   ASSERT_NE(ke001, nullptr);
   EXPECT_EQ(descriptors[0]["shortDescription"]["text"], ke001->title);
-  EXPECT_EQ(descriptors[0]["help"]["text"], explanation_with_examples(*ke001));
-  EXPECT_NE(descriptors[0]["help"]["text"].get<std::string>().find(ke001->example_fix.substr(0, 20)), std::string::npos);
+  // help.text: the explanation, then the example violation and its fix,
+  // each under its own heading and indented by four spaces.
+  const std::string help = descriptors[0]["help"]["text"];
+  ASSERT_FALSE(ke001->example_violation.empty());
+  ASSERT_FALSE(ke001->example_fix.empty());
+  EXPECT_TRUE(help.starts_with(ke001->explanation)) << help;
+  const std::size_t violation = help.find("\nExample of the violation:\n    ");
+  const std::size_t fix = help.find("\nThe fix:\n    ");
+  ASSERT_NE(violation, std::string::npos) << help;
+  ASSERT_NE(fix, std::string::npos) << help;
+  EXPECT_LT(violation, fix);
+  const std::string first_violation_line = ke001->example_violation.substr(0, ke001->example_violation.find('\n'));
+  const std::string first_fix_line = ke001->example_fix.substr(0, ke001->example_fix.find('\n'));
+  EXPECT_EQ(help.find("    " + first_violation_line, violation),
+            violation + std::string("\nExample of the violation:\n").size());
+  EXPECT_EQ(help.find("    " + first_fix_line, fix), fix + std::string("\nThe fix:\n").size());
   EXPECT_NE(descriptors[0]["help"]["markdown"].get<std::string>().find("**The fix:**\n\n```\n"), std::string::npos);
   EXPECT_EQ(descriptors[0]["defaultConfiguration"]["level"], "error");
   EXPECT_EQ(descriptors[1]["defaultConfiguration"]["level"], "warning");  // KL005
@@ -67,7 +81,8 @@ TEST(SarifFormat, HelpUriIsTheRulesSectionOfThePublishedCatalogue) {
     const std::string help = descriptor["helpUri"];
     ASSERT_TRUE(help.starts_with(url + "#")) << help;
     const std::string anchor = help.substr(url.size() + 1);
-    EXPECT_NE(page.find("<a id=\"" + anchor + "\"></a>\n### " + descriptor["id"].get<std::string>() + ":"), std::string::npos)
+    EXPECT_NE(page.find("<a id=\"" + anchor + "\"></a>\n### " + descriptor["id"].get<std::string>() + ":"),
+              std::string::npos)
         << help;
   }
   const nlohmann::json plain = render_sarif(sample_report(), rules);
@@ -114,7 +129,12 @@ TEST(SarifFormat, ResultsCarryRuleIdLevelLocationAndSymbol) {
 // paths are relative to the repository a monorepo's kernel lives in.
 TEST(SarifFormat, SecurityRulesFingerprintsAndASourceRootForCodeScanning) {
   Report report = sample_report();
-  report.findings.push_back({"KP006", Severity::warning, "subprocess.run at import", "", "torch212-cxx11-cpu-x86_64-linux/relu/__init__.py", {.line = 3}});
+  report.findings.push_back({"KP006",
+                             Severity::warning,
+                             "subprocess.run at import",
+                             "",
+                             "torch212-cxx11-cpu-x86_64-linux/relu/__init__.py",
+                             {.line = 3}});
   report.rules_run.push_back("KP006");
   finalise_report(report);
   const nlohmann::json sarif = render_sarif(report, catalogue(), fs::path("/tmp"));
@@ -164,7 +184,15 @@ TEST(SarifFormat, HandBuiltReportIsValidAgainstTheSchema) {
 TEST(SarifFormat, TheValidatorRejectsABrokenSarifLog) {
   nlohmann::json sarif = render_sarif(sample_report(), catalogue());
   sarif["runs"][0]["results"][0]["level"] = "fatal";
-  EXPECT_EQ(validate(write_scratch("broken.sarif", sarif.dump())).exit_code, 1);
+  const RunResult validation = validate(write_scratch("broken.sarif", sarif.dump()));
+  EXPECT_EQ(validation.exit_code, 1) << validation.err;  // 2 would be the validator's own failure
+  EXPECT_NE(validation.err.find("runs/0/results/0/level: 'fatal' is not one of"), std::string::npos) << validation.err;
+}
+
+TEST(SarifFormat, TheValidatorsOwnFailureIsNotARejection) {
+  const RunResult validation = validate(write_scratch("not-json.sarif", "{ this is not JSON"));
+  EXPECT_EQ(validation.exit_code, 2) << validation.err;
+  EXPECT_NE(validation.err.find("validator error: JSONDecodeError"), std::string::npos) << validation.err;
 }
 
 nlohmann::json sarif_of_live_run(const std::string& tree, int expected_exit) {
@@ -184,11 +212,10 @@ TEST(SarifFormat, LiveRunOnLinksAndSpecialFiles) {
     EXPECT_EQ(result["level"], "error");
     uris.insert(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>());
   }
-  EXPECT_EQ(uris, (std::multiset<std::string>{"build/torch212-cxx11-cpu-x86_64-linux/escape.txt",
-                                              "build/torch212-cxx11-cpu-x86_64-linux/loop_a",
-                                              "build/torch212-cxx11-cpu-x86_64-linux/loop_b",
-                                              "build/torch213-cxx11-cpu-x86_64-linux/card.md",
-                                              "build/torch213-cxx11-cpu-x86_64-linux/pipe"}));
+  EXPECT_EQ(uris, (std::multiset<std::string>{
+                      "build/torch212-cxx11-cpu-x86_64-linux/escape.txt",
+                      "build/torch212-cxx11-cpu-x86_64-linux/loop_a", "build/torch212-cxx11-cpu-x86_64-linux/loop_b",
+                      "build/torch213-cxx11-cpu-x86_64-linux/card.md", "build/torch213-cxx11-cpu-x86_64-linux/pipe"}));
   EXPECT_EQ(result_with_rule(sarif, "KM007")["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             "build/torch213-cxx11-cpu-x86_64-linux/metadata.json");
 }

@@ -31,9 +31,9 @@ TEST(SavedReport, LoadsWhatJsonOutputWrote) {
 TEST(SavedReport, DynamicResultsRoundTripAndMatchTheSchema) {
   Report report = sample_bench_report();
   fs::path path = write_scratch("bench.json", report_to_json(report).dump(2));
-  RunResult validation = venv_python("tests/cli/validate_json_schema.py",
-                                     shell_quoted(fs::path(KCHECK_SOURCE_DIR) / "docs/report-schema.json") + " " +
-                                         shell_quoted(path));
+  RunResult validation =
+      venv_python("tests/cli/validate_json_schema.py",
+                  shell_quoted(fs::path(KCHECK_SOURCE_DIR) / "docs/report-schema.json") + " " + shell_quoted(path));
   EXPECT_EQ(validation.exit_code, 0) << validation.err << validation.out;
   Report loaded = load_saved_report(path);
   EXPECT_EQ(report_to_json(loaded), report_to_json(report));

@@ -100,11 +100,14 @@ TEST(Suppressions, ABrokenFileIsAnErrorNamingTheFileAndLine) {
   expect_error("ignore = [\n  {code = \"KL005\" reason = \"x\"},\n]\n", "/repo/kcheck.toml:2: not valid TOML");
   expect_error("ignore = \"KL005\"\n", "/repo/kcheck.toml:1: 'ignore' must be an array of rule codes and tables");
   expect_error("ignore = [5]\n", "/repo/kcheck.toml:1: every 'ignore' entry must be a rule code \"KE014\" or a table");
-  expect_error("ignore = [\n  {path = \"build/**\", reason = \"x\"},\n]\n", "/repo/kcheck.toml:2: ignore entry needs a rule code");
+  expect_error("ignore = [\n  {path = \"build/**\", reason = \"x\"},\n]\n",
+               "/repo/kcheck.toml:2: ignore entry needs a rule code");
   expect_error("ignore = [\n  {code = \"KL005\", reson = \"typo\"},\n]\n",
                "/repo/kcheck.toml:2: ignore entry: unknown key 'reson'");
   expect_error("ignore = [{code = 5}]\n", "/repo/kcheck.toml:1: ignore entry: 'code' must be a string");
-  expect_error("ignore = []\nignroe = []\n", "/repo/kcheck.toml:2: unknown key 'ignroe' (kcheck.toml knows: ignore, per-file-ignores, policy, select, strict)");
+  expect_error("ignore = []\nignroe = []\n",
+               "/repo/kcheck.toml:2: unknown key 'ignroe' (kcheck.toml knows: ignore, per-file-ignores, policy, "
+               "select, strict)");
 }
 
 Findings findings_to_suppress() {
@@ -117,8 +120,7 @@ Findings findings_to_suppress() {
 }
 
 TEST(Suppressions, MatchByCodePrefixAndPathWithTheEntrysReason) {
-  SuppressionConfig config{"kcheck.toml",
-                           {{"KL005", "build/*/relu.o", "kept on purpose", 2}, {"KP", "", "", 3}}};
+  SuppressionConfig config{"kcheck.toml", {{"KL005", "build/*/relu.o", "kept on purpose", 2}, {"KP", "", "", 3}}};
   Findings findings = findings_to_suppress();
   apply_suppressions(config, "", SuppressionTrust{.code_prefixes_allowed = true}, findings);
   EXPECT_TRUE(findings[0].suppressed);
@@ -130,7 +132,8 @@ TEST(Suppressions, MatchByCodePrefixAndPathWithTheEntrysReason) {
 }
 
 TEST(Suppressions, APrefixIsNotAppliedUnlessThePolicyAllowsIt) {
-  SuppressionConfig config{"kcheck.toml", {{"KL005", "build/*/relu.o", "kept", 2}, {"KP", "", "wide", 3}, {"K", "", "", 4}}};
+  SuppressionConfig config{"kcheck.toml",
+                           {{"KL005", "build/*/relu.o", "kept", 2}, {"KP", "", "wide", 3}, {"K", "", "", 4}}};
   Findings findings = findings_to_suppress();
   apply_suppressions(config, "", SuppressionTrust{}, findings);
   EXPECT_TRUE(findings[0].suppressed) << "one rule: applied";
@@ -156,8 +159,9 @@ TEST(Suppressions, AnUntrustedRepositoryConfigAppliesNothing) {
 TEST(Suppressions, MatchingPastTheDeadlineIsATimeout) {
   SuppressionConfig config{"kcheck.toml", {{"KL005", "build/**", "kept", 2}}};
   Findings findings = findings_to_suppress();
-  EXPECT_THROW(apply_suppressions(config, "", SuppressionTrust{}, findings, AuditDeadline::after(std::chrono::seconds(0))),
-               AuditTimeout);
+  EXPECT_THROW(
+      apply_suppressions(config, "", SuppressionTrust{}, findings, AuditDeadline::after(std::chrono::seconds(0))),
+      AuditTimeout);
 }
 
 TEST(Suppressions, AVariantAuditFindsTheRepositoryAboveBuild) {
@@ -197,8 +201,10 @@ TEST(Suppressions, AuditCountsSuppressedFindingsAndWarnsOfAMissingReason) {
     if (finding.code == "KL005") {
       ++kl005;
       EXPECT_TRUE(finding.suppressed) << finding.file;
-      if (finding.file.ends_with("relu.o")) EXPECT_EQ(finding.suppression_reason, "the object file documents the build");
-      else EXPECT_EQ(finding.suppression_reason, "kcheck.toml:3 (no reason given)");
+      if (finding.file.ends_with("relu.o"))
+        EXPECT_EQ(finding.suppression_reason, "the object file documents the build");
+      else
+        EXPECT_EQ(finding.suppression_reason, "kcheck.toml:3 (no reason given)");
     }
     if (finding.code == "KC006") {
       ++kc006;
@@ -251,7 +257,8 @@ TEST(Suppressions, AnEntryThatMatchedNothingIsANoteAndAMistypedCodeAnError) {
 
 TEST(Suppressions, PyprojectToolKcheckWorksTheSame) {
   fs::path repository = repository_with_config(
-      "pyproject.toml", "[project]\nname = \"relu\"\n\n[tool.kcheck]\nignore = [{code = \"KL005\", reason = \"demo\"}]\n");
+      "pyproject.toml",
+      "[project]\nname = \"relu\"\n\n[tool.kcheck]\nignore = [{code = \"KL005\", reason = \"demo\"}]\n");
   Report report = run_audit(repository, load_policy("hub"), AuditOptions{}, make_rule_registry());
   EXPECT_EQ(report.summary.suppressed, 2);
   EXPECT_EQ(report.summary.warnings, 0);
@@ -259,11 +266,9 @@ TEST(Suppressions, PyprojectToolKcheckWorksTheSame) {
 
 TEST(Suppressions, AVariantAuditAppliesTheRepositorysSuppressions) {
   fs::path repository = repository_with_config("kcheck.toml", kConfig);
-  Report report =
-      run_audit(repository / "build" / kCpu, load_policy("hub"), AuditOptions{}, make_rule_registry());
+  Report report = run_audit(repository / "build" / kCpu, load_policy("hub"), AuditOptions{}, make_rule_registry());
   int suppressed_kl005 = 0;
-  for (const Finding& finding : report.findings)
-    suppressed_kl005 += finding.code == "KL005" && finding.suppressed;
+  for (const Finding& finding : report.findings) suppressed_kl005 += finding.code == "KL005" && finding.suppressed;
   EXPECT_EQ(suppressed_kl005, 2);
 }
 
@@ -297,7 +302,8 @@ std::vector<SeverityAndMessage> severities_and_messages_of(const nlohmann::json&
 // notes (KC007), and the findings they would hide fail the gate.
 TEST(Suppressions, SecurityAndNoRepoConfigReportButDoNotApply) {
   fs::path repository = repository_with_config(
-      "kcheck.toml", "ignore = [\n  {code = \"KL005\", reason = \"trust me\"},\n  {code = \"K\", reason = \"trust me\"},\n]\n");
+      "kcheck.toml",
+      "ignore = [\n  {code = \"KL005\", reason = \"trust me\"},\n  {code = \"K\", reason = \"trust me\"},\n]\n");
   // The fixture's findings are KL005 warnings: --strict makes them fail the gate.
   RunResult plain = kcheck("--strict --format json " + shell_quoted(repository));
   EXPECT_EQ(plain.exit_code, 0) << plain.out;
@@ -312,8 +318,9 @@ TEST(Suppressions, SecurityAndNoRepoConfigReportButDoNotApply) {
     const std::vector<std::string> kc007 = messages_of(report, "KC007");
     EXPECT_EQ(kl005, 2) << options;
     ASSERT_EQ(kc007.size(), 2u) << options;
-    EXPECT_EQ(kc007[0], "kcheck.toml:2: the suppression of KL005 is not applied: repository suppressions are "
-                        "reported, not applied (--security or --no-repo-config)");
+    EXPECT_EQ(kc007[0],
+              "kcheck.toml:2: the suppression of KL005 is not applied: repository suppressions are "
+              "reported, not applied (--security or --no-repo-config)");
   }
 }
 
@@ -323,8 +330,9 @@ TEST(Suppressions, APrefixEntryIsANoteAndSuppressesNothing) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   nlohmann::json report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["summary"]["suppressed"], 0);
-  EXPECT_EQ(messages_of(report, "KC007"), std::vector<std::string>{"kcheck.toml:1: the suppression of K is not applied: 'K' is wider than one "
-                                            "rule, and the policy allows only whole rule codes"});
+  EXPECT_EQ(messages_of(report, "KC007"),
+            std::vector<std::string>{"kcheck.toml:1: the suppression of K is not applied: 'K' is wider than one "
+                                     "rule, and the policy allows only whole rule codes"});
 }
 
 TEST(Suppressions, TheConfigIsReadInsideTheRepositoryAndBounded) {
@@ -357,7 +365,6 @@ TEST(Suppressions, ABrokenConfigExitsTwoWithOneLineNamingFileAndLine) {
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;
 }
-
 
 // kcheck.toml settings besides suppressions (issue #15), as ruff reads its own.
 TEST(RepositorySettings, AreReadWithTheirLines) {
@@ -405,7 +412,8 @@ TEST(RepositorySettings, AWrongShapeIsAnErrorNamingTheFileAndLine) {
   expect_error("per-file-ignores = [\"KP003\"]\n", "/repo/kcheck.toml:1: 'per-file-ignores' must be a table");
   expect_error("[per-file-ignores]\n\"x/**\" = {codes = [\"KP003\"], reson = \"typo\"}\n",
                "/repo/kcheck.toml:2: per-file-ignores: unknown key 'reson' (codes, reason)");
-  expect_error("[per-file-ignores]\n\"x/**\" = {reason = \"no codes\"}\n", "/repo/kcheck.toml:2: per-file-ignores: 'x/**' needs codes");
+  expect_error("[per-file-ignores]\n\"x/**\" = {reason = \"no codes\"}\n",
+               "/repo/kcheck.toml:2: per-file-ignores: 'x/**' needs codes");
 }
 
 TEST(RepositorySettings, EntriesAndReasonsAreBoundedAsTheyAreRead) {
@@ -450,7 +458,8 @@ TEST(RepositorySettings, StrictSelectAndIgnoreApplyWhereTheCommandLineSaysNothin
   EXPECT_TRUE(codes_of(ignored, "KL").empty()) << ignored["findings"].dump();
   ASSERT_FALSE(ignored["rules_run"].empty());
   for (const nlohmann::json& code : ignored["rules_run"]) EXPECT_NE(code, "KL005");
-  EXPECT_EQ(audit_json(ignoring, "--ignore KC", 0)["summary"]["warnings"], 0) << "the command line's --ignore adds to it";
+  EXPECT_EQ(audit_json(ignoring, "--ignore KC", 0)["summary"]["warnings"], 0)
+      << "the command line's --ignore adds to it";
 
   fs::path selecting = repository_with_config("kcheck.toml", "select = [\"KM\", \"KC\"]\nstrict = true\n");
   nlohmann::json selected = audit_json(selecting, "", 0);
@@ -468,16 +477,17 @@ TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
 
   fs::path file = repository_with_config("kcheck.toml", "policy = \"policies/ours.toml\"\n");
   fs::create_directories(file / "policies");
-  std::string ours(*find_embedded_file("rules/hub.toml"));
+  std::string ours(*find_embedded_file("rules/policies/hub.toml"));
   ours.replace(ours.find("name = \"hub\""), 12, "name = \"ours\"");
   std::ofstream(file / "policies" / "ours.toml") << ours;
   EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "ours (policies/ours.toml of the repository)");
 
   fs::path outside = repository_with_config("kcheck.toml", "policy = \"../outside.toml\"\n");
-  std::ofstream(outside.parent_path() / "outside.toml") << *find_embedded_file("rules/hub.toml");
+  std::ofstream(outside.parent_path() / "outside.toml") << *find_embedded_file("rules/policies/hub.toml");
   RunResult run = kcheck(shell_quoted(outside));
   EXPECT_EQ(run.exit_code, 2) << run.out;
-  EXPECT_NE(run.err.find("kcheck.toml:1: policy '../outside.toml': outside the repository; not read"), std::string::npos)
+  EXPECT_NE(run.err.find("kcheck.toml:1: policy '../outside.toml': outside the repository; not read"),
+            std::string::npos)
       << run.err;
   fs::remove(outside / "kcheck.toml");
   fs::create_symlink(outside.parent_path() / "outside.toml", outside / "linked.toml");
@@ -493,16 +503,18 @@ TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
   EXPECT_EQ(kcheck("--no-repo-config " + shell_quoted(outside)).exit_code, 0);
   RunResult missing = kcheck(shell_quoted(outside));
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("kcheck.toml:1: policy 'missing.toml': neither an embedded policy nor a file of the repository"),
-            std::string::npos)
+  EXPECT_NE(
+      missing.err.find("kcheck.toml:1: policy 'missing.toml': neither an embedded policy nor a file of the repository"),
+      std::string::npos)
       << missing.err;
 }
 
 // A repository's own policy file names itself as the repository's (it cannot
 // pass for an embedded one) and cannot allow itself code prefixes.
 TEST(RepositorySettings, ARepositoryPolicyCannotPassForAnotherOrWidenWhatItMayIgnore) {
-  fs::path repository = repository_with_config("kcheck.toml", "policy = \"ours.toml\"\nstrict = true\nignore = [\"KL\"]\n");
-  std::string ours(*find_embedded_file("rules/hub.toml"));
+  fs::path repository =
+      repository_with_config("kcheck.toml", "policy = \"ours.toml\"\nstrict = true\nignore = [\"KL\"]\n");
+  std::string ours(*find_embedded_file("rules/policies/hub.toml"));
   ours.replace(ours.find("code-prefixes = false"), 21, "code-prefixes = true");
   std::ofstream(repository / "ours.toml") << ours;
   nlohmann::json report = audit_json(repository, "", 1);
@@ -514,10 +526,12 @@ TEST(RepositorySettings, ARepositoryPolicyCannotPassForAnotherOrWidenWhatItMayIg
 TEST(RepositorySettings, TheConfigCannotSwitchOffTheRulesThatJudgeIt) {
   fs::path repository = repository_with_config("kcheck.toml", "select = [\"KL\"]\nignore = [\"KC007\", \"KX9\"]\n");
   nlohmann::json report = audit_json(repository, "", 1);
-  EXPECT_EQ(severities_and_messages_of(report, "KC007"), (std::vector<SeverityAndMessage>{
-                       {"note", "kcheck.toml:2: ignore \"KC007\" is not applied: the rules that judge kcheck.toml itself "
-                                "(KC006, KC007) always run"},
-                       {"error", "kcheck.toml:2: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"}}));
+  EXPECT_EQ(severities_and_messages_of(report, "KC007"),
+            (std::vector<SeverityAndMessage>{
+                {"note",
+                 "kcheck.toml:2: ignore \"KC007\" is not applied: the rules that judge kcheck.toml itself "
+                 "(KC006, KC007) always run"},
+                {"error", "kcheck.toml:2: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"}}));
 }
 
 TEST(RepositorySettings, PerFileIgnoresSuppressWithTheirReasonAndWarnWithoutOne) {
@@ -527,9 +541,10 @@ TEST(RepositorySettings, PerFileIgnoresSuppressWithTheirReasonAndWarnWithoutOne)
 )");
   nlohmann::json report = audit_json(repository, "", 0);
   EXPECT_EQ(report["summary"]["suppressed"], 2);
-  EXPECT_EQ(messages_of(report, "KC006"), std::vector<std::string>{
-                       "kcheck.toml:3: the suppression of KL005 on build/**/__pycache__ gives no reason; write it as "
-                       "\"build/**/__pycache__\" = {codes = [...], reason = \"why\"}"});
+  EXPECT_EQ(messages_of(report, "KC006"),
+            std::vector<std::string>{
+                "kcheck.toml:3: the suppression of KL005 on build/**/__pycache__ gives no reason; write it as "
+                "\"build/**/__pycache__\" = {codes = [...], reason = \"why\"}"});
 }
 
 // Under --security (and --no-repo-config) nothing of the repository's config
@@ -542,27 +557,33 @@ strict = false
 )");
   nlohmann::json trusted = audit_json(repository, "--strict", 0);
   EXPECT_EQ(trusted["policy"]["name"], "hub-legacy");
-  EXPECT_EQ(messages_of(trusted, "KC007"), std::vector<std::string>{"kcheck.toml:3: ignore \"KL\" is not applied: 'KL' is wider than one rule, and "
-                                            "the policy allows only whole rule codes"})
+  EXPECT_EQ(messages_of(trusted, "KC007"),
+            std::vector<std::string>{"kcheck.toml:3: ignore \"KL\" is not applied: 'KL' is wider than one rule, and "
+                                     "the policy allows only whole rule codes"})
       << "select = [\"KM\"] applies, and KC007 runs whatever it selects";
 
   nlohmann::json untrusted = audit_json(repository, "--strict --security", 1);
   EXPECT_EQ(untrusted["policy"]["name"], "hub");
-  const std::string why = " is not applied: repository settings are reported, not applied (--security or --no-repo-config)";
-  EXPECT_EQ(messages_of(untrusted, "KC007"), (std::vector<std::string>{"kcheck.toml:1: policy = \"hub-legacy\"" + why,
-                                             "kcheck.toml:2: select \"KM\"" + why, "kcheck.toml:3: ignore \"KL\"" + why,
-                                             "kcheck.toml:3: ignore \"KL005\"" + why, "kcheck.toml:4: strict = false" + why}));
+  const std::string why =
+      " is not applied: repository settings are reported, not applied (--security or --no-repo-config)";
+  EXPECT_EQ(messages_of(untrusted, "KC007"),
+            (std::vector<std::string>{"kcheck.toml:1: policy = \"hub-legacy\"" + why,
+                                      "kcheck.toml:2: select \"KM\"" + why, "kcheck.toml:3: ignore \"KL\"" + why,
+                                      "kcheck.toml:3: ignore \"KL005\"" + why, "kcheck.toml:4: strict = false" + why}));
   EXPECT_EQ(codes_of(untrusted, "KL"), (std::vector<std::string>{"KL005", "KL005"}));
 }
 
 TEST(RepositorySettings, AnIgnorePrefixNeedsThePolicyAndAnUnknownCodeIsAnError) {
-  fs::path repository = repository_with_config("kcheck.toml", "ignore = [\"KL\", \"KX9\"]\nselect = [\"KL\", \"KC\", \"KQ\"]\n");
+  fs::path repository =
+      repository_with_config("kcheck.toml", "ignore = [\"KL\", \"KX9\"]\nselect = [\"KL\", \"KC\", \"KQ\"]\n");
   nlohmann::json report = audit_json(repository, "", 1);
-  EXPECT_EQ(severities_and_messages_of(report, "KC007"), (std::vector<SeverityAndMessage>{
-                       {"note", "kcheck.toml:1: ignore \"KL\" is not applied: 'KL' is wider than one rule, and the "
-                                "policy allows only whole rule codes"},
-                       {"error", "kcheck.toml:1: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"},
-                       {"error", "kcheck.toml:2: select names 'KQ', no rule of this kcheck (`kcheck rules` lists them)"}}));
+  EXPECT_EQ(severities_and_messages_of(report, "KC007"),
+            (std::vector<SeverityAndMessage>{
+                {"note",
+                 "kcheck.toml:1: ignore \"KL\" is not applied: 'KL' is wider than one rule, and the "
+                 "policy allows only whole rule codes"},
+                {"error", "kcheck.toml:1: ignore names 'KX9', no rule of this kcheck (`kcheck rules` lists them)"},
+                {"error", "kcheck.toml:2: select names 'KQ', no rule of this kcheck (`kcheck rules` lists them)"}}));
   EXPECT_EQ(codes_of(report, "KL"), (std::vector<std::string>{"KL005", "KL005"})) << "the KL prefix hid nothing";
 }
 

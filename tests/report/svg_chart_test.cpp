@@ -36,14 +36,19 @@ TEST(SvgChart, BarWidthsAreProportionalToValues) {
 // past the right edge is written inside the end of its bar.
 TEST(SvgChart, LongLabelsAreShortenedAndValuesStayInsideTheChart) {
   const std::string label = "rms_norm · bfloat16 · [16384, 8192] with a very long qualifier";
-  BarChart chart{"chart-test", "title", "", {{label, 100, "2905 GB/s (95%) of the copy", "", false}, {"b", 5, "5", "", false}},
+  BarChart chart{"chart-test",
+                 "title",
+                 "",
+                 {{label, 100, "2905 GB/s (95%) of the copy", "", false}, {"b", 5, "5", "", false}},
                  std::nullopt};
   const std::string svg = render_bar_chart_svg(chart);
-  EXPECT_NE(svg.find("<title>" + xml_escape(label) + "</title>rms_norm · bfloat16 · [16384,…</text>"), std::string::npos)
+  EXPECT_NE(svg.find("<title>" + xml_escape(label) + "</title>rms_norm · bfloat16 · [16384,…</text>"),
+            std::string::npos)
       << svg;
   EXPECT_NE(svg.find("<text class=\"value inside\""), std::string::npos) << svg;
   EXPECT_NE(svg.find("text-anchor=\"end\">2905 GB/s (95%) of the copy</text>"), std::string::npos) << svg;
-  EXPECT_NE(svg.find("<text class=\"value\" x=\""), std::string::npos) << "the short bar's value stays outside\n" << svg;
+  EXPECT_NE(svg.find("<text class=\"value\" x=\""), std::string::npos) << "the short bar's value stays outside\n"
+                                                                       << svg;
 }
 
 TEST(SvgChart, BandwidthChartDrawsThePeakLineAtTheMeasuredPeak) {

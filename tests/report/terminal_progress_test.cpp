@@ -41,8 +41,9 @@ TEST(TerminalProgress, DrawsFirstThenAtMostOncePerInterval) {
   EXPECT_EQ(out.str(), "\rkcheck: 1 file scanned · 0 B hashed") << "throttled";
   clock.now += 50ms;
   progress.advance(ProgressCounter::variants_run, 1);
-  EXPECT_EQ(out.str(), "\rkcheck: 1 file scanned · 0 B hashed"
-                       "\rkcheck: 2 files scanned · 2.0 kB hashed · 1 variant run");
+  EXPECT_EQ(out.str(),
+            "\rkcheck: 1 file scanned · 0 B hashed"
+            "\rkcheck: 2 files scanned · 2.0 kB hashed · 1 variant run");
 }
 
 TEST(TerminalProgress, FinishErasesTheLineOnce) {
@@ -81,9 +82,9 @@ TEST(TerminalProgress, ATerminalSeesTheProgressLine) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to make a terminal";
   fs::path report = scratch_dir() / "report.json";
   // `script` runs kcheck on a pseudo-terminal and copies what it shows to stdout.
-  RunResult run = run_command("script -qec \"'" + std::string(KCHECK_EXECUTABLE) + "' --format json -o '" +
-                              report.string() + "' '" + KCHECK_TREE_FIXTURES_DIR +
-                              "/kl005_files_that_must_not_ship'\" /dev/null");
+  RunResult run =
+      run_command("script -qec \"'" + std::string(KCHECK_EXECUTABLE) + "' --format json -o '" + report.string() +
+                  "' '" + KCHECK_TREE_FIXTURES_DIR + "/kl005_files_that_must_not_ship'\" /dev/null");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\rkcheck: "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(" scanned · "), std::string::npos) << run.out;

@@ -54,12 +54,14 @@ TEST(RepositoryEntry, AnUnchangedFileIsNotHashedAgainAndAChangedOneIs) {
     EXPECT_EQ(cache.content_sha256(entry), first) << "asked twice in one scan: hashed once";
   });
   EXPECT_EQ(stats.files_hashed, 1u);
-  stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_EQ(cache.content_sha256(entry), first); });
+  stats = one_scan(dir / "cache", "context",
+                   [&](RepositoryFactsCache& cache) { EXPECT_EQ(cache.content_sha256(entry), first); });
   EXPECT_EQ(stats.files_hashed, 0u);
   EXPECT_EQ(stats.hashes_reused, 1u);
   append_to_file(file, "y = 2\n");
   std::optional<std::string> changed;
-  stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { changed = cache.content_sha256(entry); });
+  stats =
+      one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { changed = cache.content_sha256(entry); });
   EXPECT_EQ(stats.files_hashed, 1u);
   ASSERT_TRUE(changed);
   EXPECT_NE(changed, first);
@@ -75,15 +77,21 @@ TEST(RepositoryEntry, AFreshlyChangedFileKeepsOnlyItsHashCheckedByContent) {
   const FileEntry entry = entry_for(dir / "module.py", "module.py");
   const auto racy = std::chrono::hours(1);
   std::optional<std::string> first;
-  FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
-    first = cache.content_sha256(entry);
-    cache.store_python(entry, analyse_python_source("x = 1\n", "module.py"));
-  }, "owner/kernel", racy);
+  FactsCacheStats stats = one_scan(
+      dir / "cache", "context",
+      [&](RepositoryFactsCache& cache) {
+        first = cache.content_sha256(entry);
+        cache.store_python(entry, analyse_python_source("x = 1\n", "module.py"));
+      },
+      "owner/kernel", racy);
   EXPECT_EQ(stats.files_hashed, 1u);
-  stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
-    EXPECT_FALSE(cache.load_python(entry)) << "no facts are kept for a racy file";
-    EXPECT_EQ(cache.content_sha256(entry), first);
-  }, "owner/kernel", racy);
+  stats = one_scan(
+      dir / "cache", "context",
+      [&](RepositoryFactsCache& cache) {
+        EXPECT_FALSE(cache.load_python(entry)) << "no facts are kept for a racy file";
+        EXPECT_EQ(cache.content_sha256(entry), first);
+      },
+      "owner/kernel", racy);
   EXPECT_EQ(stats.files_hashed, 1u) << "the content check, and no second hash";
   EXPECT_EQ(stats.facts_reused, 0u);
 }
@@ -93,20 +101,24 @@ TEST(RepositoryEntry, FactsAreKeyedByContextRepositoryAndPath) {
   append_to_file(dir / "a.py", "import os\n");
   const FileEntry entry = entry_for(dir / "a.py", "a.py");
   const PythonFileFacts facts = analyse_python_source("import os\n", "a.py");
-  one_scan(dir / "cache", "kcheck 1 policy hub", [&](RepositoryFactsCache& cache) { cache.store_python(entry, facts); });
+  one_scan(dir / "cache", "kcheck 1 policy hub",
+           [&](RepositoryFactsCache& cache) { cache.store_python(entry, facts); });
   const auto loads = [&](const std::string& context, const std::string& repository, const FileEntry& file) {
     bool loaded = false;
-    one_scan(dir / "cache", context, [&](RepositoryFactsCache& cache) { loaded = cache.load_python(file).has_value(); },
-             repository);
+    one_scan(
+        dir / "cache", context, [&](RepositoryFactsCache& cache) { loaded = cache.load_python(file).has_value(); },
+        repository);
     return loaded;
   };
   EXPECT_TRUE(loads("kcheck 1 policy hub", "owner/kernel", entry));
   EXPECT_FALSE(loads("kcheck 1 policy hub-legacy", "owner/kernel", entry))
       << "another policy (or kcheck version) is another key";
   EXPECT_FALSE(loads("kcheck 1 policy hub", "owner/other", entry)) << "another repository";
-  EXPECT_FALSE(loads("kcheck 1 policy hub", "owner/kernel", entry_for(dir / "a.py", "b.py"))) << "another relative path";
+  EXPECT_FALSE(loads("kcheck 1 policy hub", "owner/kernel", entry_for(dir / "a.py", "b.py")))
+      << "another relative path";
   bool native = true;
-  one_scan(dir / "cache", "kcheck 1 policy hub", [&](RepositoryFactsCache& cache) { native = cache.load_native(entry).has_value(); });
+  one_scan(dir / "cache", "kcheck 1 policy hub",
+           [&](RepositoryFactsCache& cache) { native = cache.load_native(entry).has_value(); });
   EXPECT_FALSE(native) << "another kind";
 }
 
@@ -217,8 +229,9 @@ TEST(RepositoryEntry, APlantedOversizedEntryIsAMissAndIsNotRead) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
   const FileEntry entry = entry_for(dir / "a.py", "a.py");
-  one_scan(dir / "cache", "context",
-           [&](RepositoryFactsCache& cache) { cache.store_python(entry, analyse_python_source("import os\n", "a.py")); });
+  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
+    cache.store_python(entry, analyse_python_source("import os\n", "a.py"));
+  });
   const std::vector<fs::path> entries = facts_entries(dir / "cache");
   ASSERT_EQ(entries.size(), 1u);
   // Its own header, then 40 MB (sparse): the size alone refuses it.
@@ -233,21 +246,24 @@ TEST(RepositoryEntry, AnEntryCopiedUnderAnotherKeyIsRejected) {
   const fs::path dir = scratch_dir();
   append_to_file(dir / "a.py", "import os\n");
   const FileEntry a = entry_for(dir / "a.py", "a.py");
-  one_scan(dir / "cache", "context",
-           [&](RepositoryFactsCache& cache) { cache.store_python(a, analyse_python_source("import os\n", "a.py")); },
-           "owner/one");
+  one_scan(
+      dir / "cache", "context",
+      [&](RepositoryFactsCache& cache) { cache.store_python(a, analyse_python_source("import os\n", "a.py")); },
+      "owner/one");
   const fs::path one_entry = facts_entries(dir / "cache").at(0);
-  one_scan(dir / "cache", "context",
-           [&](RepositoryFactsCache& cache) { cache.store_python(a, analyse_python_source("import os\n", "a.py")); },
-           "owner/two");
+  one_scan(
+      dir / "cache", "context",
+      [&](RepositoryFactsCache& cache) { cache.store_python(a, analyse_python_source("import os\n", "a.py")); },
+      "owner/two");
   const std::vector<fs::path> entries = facts_entries(dir / "cache");
   ASSERT_EQ(entries.size(), 2u);
   const fs::path two_entry = entries[0] == one_entry ? entries[1] : entries[0];
   fs::copy_file(one_entry, two_entry, fs::copy_options::overwrite_existing);  // one's records passed off as two's
-  const FactsCacheStats stats = one_scan(dir / "cache", "context",
-                                         [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(a)); }, "owner/two");
+  const FactsCacheStats stats = one_scan(
+      dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(a)); }, "owner/two");
   EXPECT_EQ(stats.entries_rejected, 1u);
-  one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_TRUE(cache.load_python(a)); }, "owner/one");
+  one_scan(
+      dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_TRUE(cache.load_python(a)); }, "owner/one");
 }
 
 TEST(RepositoryEntry, FactsOfAnotherAnalyserBuildAreAMiss) {
@@ -261,8 +277,9 @@ TEST(RepositoryEntry, FactsOfAnotherAnalyserBuildAreAMiss) {
   ASSERT_NE(context.find("build " + build_id), std::string::npos) << context;
   std::string other_build = context;
   other_build.replace(context.find(build_id), build_id.size(), std::string(64, '0'));
-  one_scan(dir / "cache", other_build,
-           [&](RepositoryFactsCache& cache) { cache.store_python(entry, analyse_python_source("import os\n", "a.py")); });
+  one_scan(dir / "cache", other_build, [&](RepositoryFactsCache& cache) {
+    cache.store_python(entry, analyse_python_source("import os\n", "a.py"));
+  });
   const FactsCacheStats stats =
       one_scan(dir / "cache", context, [&](RepositoryFactsCache& cache) { EXPECT_FALSE(cache.load_python(entry)); });
   EXPECT_EQ(stats.entries_rejected, 0u) << "another key: not even looked at";

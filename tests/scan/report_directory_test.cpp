@@ -33,10 +33,15 @@ TEST(ReportFileStems, OrdinaryNamesStayReadable) {
 }
 
 TEST(ReportFileStems, HostileNamesAreSanitisedAndTakeAHashSuffix) {
-  const std::vector<RepositoryReport> hostile = {
-      repository("x/a@b/c"), repository("owner/relu", "b/c"), repository(".."), repository(""),
-      repository("", "v1"), repository(std::string(300, 'a')), repository("owner/r\xc3\xa9lu"),
-      repository("new\nline"), repository("back\\slash")};
+  const std::vector<RepositoryReport> hostile = {repository("x/a@b/c"),
+                                                 repository("owner/relu", "b/c"),
+                                                 repository(".."),
+                                                 repository(""),
+                                                 repository("", "v1"),
+                                                 repository(std::string(300, 'a')),
+                                                 repository("owner/r\xc3\xa9lu"),
+                                                 repository("new\nline"),
+                                                 repository("back\\slash")};
   const std::vector<std::string> stems = stems_of(hostile);
   ASSERT_EQ(stems.size(), hostile.size());
   for (const std::string& stem : stems) EXPECT_TRUE(is_safe_file_name(stem + ".sarif")) << stem;

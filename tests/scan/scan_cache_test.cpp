@@ -78,7 +78,8 @@ TEST(ScanCache, AChangedFileIsAnalysedAgain) {
   const fs::path dir = scratch_dir();
   const fs::path root = make_scan_root(dir);
   const ScanRun first = scan({root}, dir / "cache");
-  const fs::path init = root / "clean_cpu_variants_from_template/build/torch213-cxx11-cpu-x86_64-linux/relu/__init__.py";
+  const fs::path init =
+      root / "clean_cpu_variants_from_template/build/torch213-cxx11-cpu-x86_64-linux/relu/__init__.py";
   ASSERT_TRUE(fs::exists(init));
   append_to_file(init, "\nmatch x:\n    case 1:\n        pass\n");
 
@@ -152,7 +153,8 @@ TEST(ScanCache, NoCacheDirectoryKeepsNothingAndHashesEachFileOnce) {
   // Every analysed or digest-listed file is hashed once, though the digest check and the cache key both need it.
   std::size_t readable_files = 0;
   for (const fs::directory_entry& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file() && entry.path().filename() != "metadata.json" && entry.path().filename() != "expected.toml")
+    if (entry.is_regular_file() && entry.path().filename() != "metadata.json" &&
+        entry.path().filename() != "expected.toml")
       ++readable_files;
   EXPECT_LE(first.stats.cache.files_hashed, readable_files);
 }

@@ -10,8 +10,8 @@ namespace kcheck::scan_test {
 namespace {
 
 int kcheck_command(const std::string& arguments, const fs::path& out) {
-  const std::string command = "NO_COLOR= '" + std::string(KCHECK_EXECUTABLE) + "' " + arguments + " >'" +
-                              out.string() + "' 2>'" + out.string() + ".err'";
+  const std::string command = "NO_COLOR= '" + std::string(KCHECK_EXECUTABLE) + "' " + arguments + " >'" + out.string() +
+                              "' 2>'" + out.string() + ".err'";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -26,9 +26,8 @@ TEST(ScanCli, ShardsWrittenByArrayTasksMergeIntoTheUnshardedDocument) {
   std::string shards;
   for (int index = 0; index < 3; ++index) {
     const fs::path shard = dir / ("shard-" + std::to_string(index) + ".json");
-    const int status = kcheck_command("scan --format json --shard " + std::to_string(index) + "/3" + cache + " " +
-                                          fixtures,
-                                      shard);
+    const int status =
+        kcheck_command("scan --format json --shard " + std::to_string(index) + "/3" + cache + " " + fixtures, shard);
     EXPECT_LE(status, 1) << read_file(shard.string() + ".err");
     shards += " " + quoted(shard);
   }
@@ -43,10 +42,10 @@ TEST(ScanCli, ReportDirectoryHoldsOneReportPerRepositoryAndTheScanDocument) {
   const fs::path dir = scratch_dir();
   copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "relu@v1");
   copy_fixture("kp003_match_statement", dir / "root" / "owner" / "other");
-  EXPECT_EQ(kcheck_command("scan --no-cache --format sarif --report-dir " + quoted(dir / "out") + " " +
-                               quoted(dir / "root"),
-                           dir / "summary.txt"),
-            1);
+  EXPECT_EQ(
+      kcheck_command("scan --no-cache --format sarif --report-dir " + quoted(dir / "out") + " " + quoted(dir / "root"),
+                     dir / "summary.txt"),
+      1);
   EXPECT_TRUE(fs::exists(dir / "out" / "owner--relu@v1.sarif"));
   EXPECT_TRUE(fs::exists(dir / "out" / "owner--other.sarif"));
   EXPECT_TRUE(fs::exists(dir / "out" / "scan.json"));
@@ -61,8 +60,9 @@ TEST(ScanCli, ReportDirectoryHoldsOneReportPerRepositoryAndTheScanDocument) {
 TEST(ScanCli, ReportDirectoryRendersAsTheAuditDoes) {
   const fs::path dir = scratch_dir();
   copy_fixture("ke012_lazy_binding_note", dir / "root" / "owner" / "lazy");
-  kcheck_command("scan --no-cache --format concise --report-dir " + quoted(dir / "concise") + " " + quoted(dir / "root"),
-                 dir / "concise.txt");
+  kcheck_command(
+      "scan --no-cache --format concise --report-dir " + quoted(dir / "concise") + " " + quoted(dir / "root"),
+      dir / "concise.txt");
   EXPECT_NE(read_file(dir / "concise" / "owner--lazy.txt").find(": KE012 "), std::string::npos)
       << read_file(dir / "concise" / "owner--lazy.txt");
   kcheck_command("scan --no-cache --report-dir " + quoted(dir / "text") + " " + quoted(dir / "root"), dir / "text.txt");
@@ -85,10 +85,10 @@ TEST(ScanCli, HostileRepositoryNamesGetSafeReportNamesAndLoseNoOtherReport) {
   const fs::path dir = scratch_dir();
   copy_fixture("clean_cpu_variants_from_template", dir / "root" / "x" / "a@b" / "c");
   copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "relu");
-  EXPECT_EQ(kcheck_command("scan --no-cache --format json --report-dir " + quoted(dir / "out") + " " +
-                               quoted(dir / "root"),
-                           dir / "scan.json"),
-            0)
+  EXPECT_EQ(
+      kcheck_command("scan --no-cache --format json --report-dir " + quoted(dir / "out") + " " + quoted(dir / "root"),
+                     dir / "scan.json"),
+      0)
       << read_file(dir / "scan.json.err");
   const std::set<std::string> written = files_in(dir / "out");
   ASSERT_EQ(written.size(), 3u);
@@ -103,10 +103,10 @@ TEST(ScanCli, AReportThatCannotBeWrittenIsNamedAndTheOthersAreWritten) {
   copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "relu");
   copy_fixture("clean_cpu_variants_from_template", dir / "root" / "owner" / "gelu");
   fs::create_directories(dir / "out" / "owner--gelu.sarif");  // a directory where the report should go
-  EXPECT_EQ(kcheck_command("scan --no-cache --format sarif --report-dir " + quoted(dir / "out") + " " +
-                               quoted(dir / "root"),
-                           dir / "summary.txt"),
-            2);
+  EXPECT_EQ(
+      kcheck_command("scan --no-cache --format sarif --report-dir " + quoted(dir / "out") + " " + quoted(dir / "root"),
+                     dir / "summary.txt"),
+      2);
   EXPECT_TRUE(fs::is_regular_file(dir / "out" / "owner--relu.sarif"));
   EXPECT_TRUE(fs::is_regular_file(dir / "out" / "scan.json"));
   EXPECT_NE(read_file(dir / "summary.txt").find("2 repositories, 0 failing"), std::string::npos);

@@ -97,7 +97,8 @@ TEST(Merge, MergedShardReportsEqualTheUnshardedReport) {
 TEST(Merge, RefusesMissingDuplicateOrForeignShards) {
   const fs::path dir = scratch_dir();
   std::vector<ScanReport> shards;
-  for (unsigned index = 0; index < 3; ++index) shards.push_back(scan({fixtures_root()}, dir / "cache", Shard{index, 3}).report);
+  for (unsigned index = 0; index < 3; ++index)
+    shards.push_back(scan({fixtures_root()}, dir / "cache", Shard{index, 3}).report);
   EXPECT_THROW(merge_scan_reports({shards[0], shards[2]}), std::invalid_argument);
   EXPECT_THROW(merge_scan_reports({shards[0], shards[1], shards[1], shards[2]}), std::invalid_argument);
   ScanReport other_policy = shards[1];

@@ -68,7 +68,7 @@ TEST_F(HostileRound2, OptionsMeanTheSameBeforeAndAfterTheSubcommand) {
        {std::vector<std::string>{"--security", "--format", "json", "run", clean},
         {"--security", "bench", clean},
         {"run", clean, "--security"},
-        {"--format", "json", "--security", "build", (fs::path(KCHECK_SOURCE_DIR) / "reference/relu").string(),
+        {"--format", "json", "--security", "build", (fs::path(KCHECK_SOURCE_DIR) / "reference/kernels/relu").string(),
          "--scratch-dir", (scratch_.path() / "scratch").string()}}) {
     const Outcome outcome = kcheck(arguments);
     expect_bounded(outcome, 2);
@@ -190,7 +190,6 @@ TEST_F(HostileRound2, AVariantThatCannotBeListedIsKl007) {
   EXPECT_NE(reasons[0].find("cannot list directory"), std::string::npos) << reasons[0];
 }
 
-
 // Class 7: kernel code that forks a bomb, starts a setsid() daemon, fills the
 // disk or writes outside its scratch directory at load gives a finding, and
 // nothing it started or wrote outlives the run.
@@ -237,8 +236,8 @@ TEST_F(HostileRound2, ScanReportNamesAreSafeAndNoReportIsLost) {
     copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "hub" / repository);
   }
   const fs::path reports = scratch_.path() / "reports";
-  const Outcome outcome = kcheck({"scan", "--no-cache", "--format", "json", "--report-dir", reports.string(),
-                                  (scratch_.path() / "hub").string()});
+  const Outcome outcome = kcheck(
+      {"scan", "--no-cache", "--format", "json", "--report-dir", reports.string(), (scratch_.path() / "hub").string()});
   expect_bounded(outcome, 0);
   std::set<std::string> written;
   for (const auto& entry : fs::directory_iterator(reports)) written.insert(entry.path().filename().string());
@@ -252,8 +251,8 @@ TEST_F(HostileRound2, ScanReportNamesAreSafeAndNoReportIsLost) {
 // refuses, kcheck refuses: a metadata.json with a byte order mark or a
 // duplicate key (KM002), a Python file with invalid UTF-8 in a string (KP007).
 TEST_F(HostileRound2, WhatTheLoaderOrCPythonRefusesIsAFinding) {
-  const std::map<std::string, std::string> metadata = {
-      {"bom", "\xEF\xBB\xBF{\"version\": 1}"}, {"duplicate", "{\"version\": 1, \"version\": 1}"}};
+  const std::map<std::string, std::string> metadata = {{"bom", "\xEF\xBB\xBF{\"version\": 1}"},
+                                                       {"duplicate", "{\"version\": 1, \"version\": 1}"}};
   for (const auto& [name, text] : metadata) {
     const fs::path kernel = copy_fixture("clean_cpu_variants_from_template");
     std::ofstream(kernel / kVariantPath / "metadata.json", std::ios::binary | std::ios::trunc) << text;

@@ -25,9 +25,7 @@ const std::string kOtherVariantPath = "build/torch212-cxx11-cpu-x86_64-linux";
 // The clean two-variant fixture (no finding at all), made hostile by a test.
 class HostileText : public ::testing::Test {
  protected:
-  void SetUp() override {
-    repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo");
-  }
+  void SetUp() override { repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo"); }
 
   fs::path variant() const { return repo_ / kVariantPath; }
   std::string in_variant(const std::string& name) const { return kVariantPath + "/" + name; }
@@ -86,7 +84,8 @@ TEST_F(HostileText, FiftyThousandCharacterMetadataStringsAreJudgedNotCrashedOn) 
   // The name and upstream (KM002), the name against the other variant's
   // (KM005), the compatibility package named after it (KL004), the id's
   // module part (KO002); the archs of a cpu variant are not judged.
-  EXPECT_EQ(codes(), (std::multiset<std::string>{"KL004", "KM002", "KM002", "KM005", "KO002"})) << outcome_.out.substr(0, 3000);
+  EXPECT_EQ(codes(), (std::multiset<std::string>{"KL004", "KM002", "KM002", "KM005", "KO002"}))
+      << outcome_.out.substr(0, 3000);
   EXPECT_EQ(messages(outcome_.report, "KM002", kOtherVariantPath + "/metadata.json").size(), 0u);
 }
 
@@ -95,8 +94,9 @@ TEST_F(HostileText, FiftyThousandCharacterIdSuffixIsJudgedNotCrashedOn) {
     metadata["id"] = metadata["id"].get<std::string>() + repeated("0_", 25000) + "-";
   });
   EXPECT_EQ(audit_findings(),
-            (std::multiset<std::string>{"KL008@" + in_variant("_relu_cpu_0a1b2c3.abi3.so"), "KM003@" + in_variant("metadata.json"),
-                                        "KM003@" + in_variant("metadata.json"), "KO002@" + in_variant("metadata.json")}))
+            (std::multiset<std::string>{"KL008@" + in_variant("_relu_cpu_0a1b2c3.abi3.so"),
+                                        "KM003@" + in_variant("metadata.json"), "KM003@" + in_variant("metadata.json"),
+                                        "KO002@" + in_variant("metadata.json")}))
       << outcome_.out.substr(0, 3000);
 }
 
@@ -105,8 +105,9 @@ TEST_F(HostileText, FiftyThousandCharacterBuildTomlNameAndComponentKeyAreJudged)
                                   repeated("b", 50000) + "!x]\nbackend = \"cpu\"\nsrc = []\n");
   const std::multiset<std::string> found = audit_findings();
   EXPECT_EQ(found.count("KC001@build.toml"), 1u) << outcome_.out.substr(0, 3000);  // '!' is not TOML
-  write(repo_ / "build.toml", "[general]\nname = \"" + repeated("a", 50000) + "_\"\nbackends = [\"cpu\"]\n\n[kernel.\"" +
-                                  repeated("b", 50000) + "!x\"]\nbackend = \"cpu\"\nsrc = [\"k.cpp\"]\n");
+  write(repo_ / "build.toml", "[general]\nname = \"" + repeated("a", 50000) +
+                                  "_\"\nbackends = [\"cpu\"]\n\n[kernel.\"" + repeated("b", 50000) +
+                                  "!x\"]\nbackend = \"cpu\"\nsrc = [\"k.cpp\"]\n");
   audit_findings();
   // Besides the missing keys of this minimal file: the name's value and the
   // component name (KC002), and the source file that is not there (KC003).
@@ -114,8 +115,9 @@ TEST_F(HostileText, FiftyThousandCharacterBuildTomlNameAndComponentKeyAreJudged)
       << outcome_.out.substr(0, 3000);
   const std::vector<std::string> schema = messages(outcome_.report, "KC002", "build.toml");
   EXPECT_EQ(std::count_if(schema.begin(), schema.end(),
-                          [](const std::string& m) { return m.starts_with("invalid value \"aaaa") ||
-                                                            m.starts_with("component name \"bbbb"); }),
+                          [](const std::string& m) {
+                            return m.starts_with("invalid value \"aaaa") || m.starts_with("component name \"bbbb");
+                          }),
             2);
 }
 
@@ -139,7 +141,8 @@ TEST_F(HostileText, ThirtyThousandNestedFStringsAreADoesNotCompileFinding) {
   write(variant() / "nested_format_specs.py", "x = f\"{1:" + repeated("{1:", 30000) + repeated("}", 30001) + "\"\n");
   write(variant() / "nested_brackets.py", "x = " + repeated("(", 100000) + repeated(")", 100000) + "\n");
   std::string deep_blocks;
-  for (int level = 0; level < 300; ++level) deep_blocks += std::string(static_cast<std::size_t>(level), ' ') + "if x:\n";
+  for (int level = 0; level < 300; ++level)
+    deep_blocks += std::string(static_cast<std::size_t>(level), ' ') + "if x:\n";
   write(variant() / "nested_blocks.py", deep_blocks + std::string(300, ' ') + "pass\n");
   std::multiset<std::string> expected;
   for (const char* file : {"nested_fstrings.py", "nested_format_specs.py", "nested_brackets.py", "nested_blocks.py"}) {
@@ -147,9 +150,12 @@ TEST_F(HostileText, ThirtyThousandNestedFStringsAreADoesNotCompileFinding) {
     expected.insert("KM007@" + in_variant("metadata.json"));  // a file the digest does not list
   }
   EXPECT_EQ(audit_findings(), expected) << outcome_.out.substr(0, 3000);
-  EXPECT_NE(only_message("KP007", in_variant("nested_fstrings.py")).find("too many nested f-strings"), std::string::npos);
-  EXPECT_NE(only_message("KP007", in_variant("nested_brackets.py")).find("too many nested parentheses"), std::string::npos);
-  EXPECT_NE(only_message("KP007", in_variant("nested_blocks.py")).find("too many levels of indentation"), std::string::npos);
+  EXPECT_NE(only_message("KP007", in_variant("nested_fstrings.py")).find("too many nested f-strings"),
+            std::string::npos);
+  EXPECT_NE(only_message("KP007", in_variant("nested_brackets.py")).find("too many nested parentheses"),
+            std::string::npos);
+  EXPECT_NE(only_message("KP007", in_variant("nested_blocks.py")).find("too many levels of indentation"),
+            std::string::npos);
 }
 
 // An offload bundle entry naming gfx<30 digits>: std::stoul threw while the
@@ -177,8 +183,9 @@ TEST_F(HostileText, ThirtyDigitGfxTargetIsListedAndTheRestOfTheTreeStillAudited)
   // The module is listed and judged (KE014), the other file still is
   // (KP007), and the digest sees both changes (KM007).
   EXPECT_EQ(audit_findings(),
-            (std::multiset<std::string>{"KE014@" + in_variant("_relu_cpu_0a1b2c3.abi3.so"), "KP007@" + in_variant("broken.py"),
-                                        "KM007@" + in_variant("metadata.json"), "KM007@" + in_variant("metadata.json")}))
+            (std::multiset<std::string>{"KE014@" + in_variant("_relu_cpu_0a1b2c3.abi3.so"),
+                                        "KP007@" + in_variant("broken.py"), "KM007@" + in_variant("metadata.json"),
+                                        "KM007@" + in_variant("metadata.json")}))
       << outcome_.out.substr(0, 3000);
   EXPECT_NE(only_message("KE014", in_variant("_relu_cpu_0a1b2c3.abi3.so")).find("gfx" + repeated("9", 30)),
             std::string::npos);

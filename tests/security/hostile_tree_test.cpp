@@ -26,9 +26,7 @@ constexpr long kMaxRssKb = (kAddressSanitizer ? 2 : 1) * 1024 * 1024;
 // then makes hostile; readable by `nobody` for the tests that drop root.
 class HostileTree : public ::testing::Test {
  protected:
-  void SetUp() override {
-    repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo");
-  }
+  void SetUp() override { repo_ = copy_tree_fixture("clean_cpu_variants_from_template", scratch_.path() / "repo"); }
 
   fs::path variant() const { return repo_ / kVariantPath; }
   std::string in_variant(const std::string& name) const { return kVariantPath + "/" + name; }
@@ -75,9 +73,9 @@ TEST_F(HostileTree, LinksSpecialFilesAndBadNamesAreReportedAndNeverFollowed) {
   std::ofstream(variant() / "overlong\xc0\xafname.txt") << "not UTF-8\n";
   std::ofstream(variant() / "surrogate\xed\xa0\x80name.txt") << "not UTF-8\n";
   std::multiset<std::string> expected{
-      "KL007@" + in_variant("loop_a"),   "KL007@" + in_variant("loop_b"),   "KL007@" + in_variant("passwd"),
-      "KL007@" + in_variant("root_dir"), "KL007@" + in_variant("up"),       "KL007@" + in_variant("hard.txt"),
-      "KL007@" + in_variant("pipe"),     "KL007@" + in_variant("sock"),
+      "KL007@" + in_variant("loop_a"), "KL007@" + in_variant("loop_b"), "KL007@" + in_variant("passwd"),
+      "KL007@" + in_variant("root_dir"), "KL007@" + in_variant("up"), "KL007@" + in_variant("hard.txt"),
+      "KL007@" + in_variant("pipe"), "KL007@" + in_variant("sock"),
       // The digest does not list the four new regular files (hard.txt and the bad names).
       "KM007@" + in_variant("metadata.json"), "KM007@" + in_variant("metadata.json"),
       "KM007@" + in_variant("metadata.json"), "KM007@" + in_variant("metadata.json")};

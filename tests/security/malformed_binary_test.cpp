@@ -15,9 +15,9 @@
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/elf/elf_facts.h"
-#include "checker/elf/elf_rules.h"
+#include "checker/elf/rules/elf_rule_table.h"
 #include "checker/layout/variant_name.h"
 #include "tests/security/security_test_support.h"
 
@@ -180,7 +180,8 @@ TEST_P(MalformedElf, EveryTruncationIsReportedAsTruncated) {
     lengths.insert(section.header + 33);
     lengths.insert(section.offset + section.size / 2);
   }
-  for (std::size_t index = 0; index < layout_.segment_count; ++index) lengths.insert(layout_.segment_table + index * 56 + 20);
+  for (std::size_t index = 0; index < layout_.segment_count; ++index)
+    lengths.insert(layout_.segment_table + index * 56 + 20);
   lengths.insert(original_.size() - 1);
   std::size_t checked = 0;
   for (const std::size_t length : lengths) {
@@ -188,7 +189,9 @@ TEST_P(MalformedElf, EveryTruncationIsReportedAsTruncated) {
     const Bytes mutant(original_.begin(), original_.begin() + static_cast<std::ptrdiff_t>(length));
     const auto verdict = judge_.judge(mutant);
     // The section header table ends the file: every cut loses part of it.
-    const std::string reason = length < 4 ? "not an ELF file" : length < 64 ? "shorter than an ELF header" : "truncated";
+    const std::string reason = length < 4    ? "not an ELF file"
+                               : length < 64 ? "shorter than an ELF header"
+                                             : "truncated";
     if (length >= 4 && length < 16) continue;  // magic but no e_ident: "not an ELF file" too
     EXPECT_NE(verdict.error.find(reason), std::string::npos) << "length " << length << ": " << verdict.error;
     EXPECT_TRUE(reports_ke007_with(verdict, reason)) << "length " << length;
@@ -246,7 +249,8 @@ TEST_P(MalformedElf, HugeStringTablesAndOffsetsAreReported) {
   }
   // Every symbol name pointing past its string table.
   Bytes mutant = original_;
-  for (std::uint64_t at = dynamic_symbols->offset + 24; at + 24 <= dynamic_symbols->offset + dynamic_symbols->size; at += 24)
+  for (std::uint64_t at = dynamic_symbols->offset + 24; at + 24 <= dynamic_symbols->offset + dynamic_symbols->size;
+       at += 24)
     set_field<std::uint32_t>(mutant, at, 0x7fffffff);
   expect_error(mutant, "past the end of string table", "symbol names out of range");
 }
@@ -256,9 +260,9 @@ TEST_P(MalformedElf, TheNullSectionIsNeverReadAsAStringTable) {
   // null section's sh_offset far past the file. Without section names the
   // module is still read (sections are found by type).
   Bytes no_names = original_;
-  set_field<std::uint16_t>(no_names, 0x3e, 0);                                       // e_shstrndx
-  set_field<std::uint64_t>(no_names, layout_.section_table + 24, 0x1600000015ull);   // section 0 sh_offset
-  set_field<std::uint64_t>(no_names, layout_.section_table + 32, 8);                 // section 0 sh_size
+  set_field<std::uint16_t>(no_names, 0x3e, 0);                                      // e_shstrndx
+  set_field<std::uint64_t>(no_names, layout_.section_table + 24, 0x1600000015ull);  // section 0 sh_offset
+  set_field<std::uint64_t>(no_names, layout_.section_table + 32, 8);                // section 0 sh_size
   const auto verdict = judge_.judge(no_names);
   EXPECT_EQ(verdict.error, "");
 
@@ -280,9 +284,9 @@ TEST_P(MalformedElf, CircularAndOverlongVersionNeedChainsAreBounded) {
   set_field<std::uint32_t>(shared, needs->header + 44, 0xffffffff);  // sh_info
   std::uint64_t offset = needs->offset;
   for (int file = 0; file < 64 && offset + 16 <= needs->offset + needs->size; ++file) {
-    set_field<std::uint16_t>(shared, offset + 2, 0xffff);                       // vn_cnt
-    set_field<std::uint32_t>(shared, offset + 8, 16);                           // vn_aux
-    const std::uint32_t next = field<std::uint32_t>(original_, offset + 12);    // vn_next
+    set_field<std::uint16_t>(shared, offset + 2, 0xffff);                     // vn_cnt
+    set_field<std::uint32_t>(shared, offset + 8, 16);                         // vn_aux
+    const std::uint32_t next = field<std::uint32_t>(original_, offset + 12);  // vn_next
     if (next == 0) break;
     offset += next;
   }
@@ -326,8 +330,9 @@ TEST(MalformedModuleInTree, IsReportedAndTheRestIsAuditedNormally) {
   EXPECT_EQ(outcome.signal, 0);
   EXPECT_EQ(outcome.exit_code, 1) << outcome.err;
   // The digest no longer matches either; nothing is reported on the other variant.
-  EXPECT_EQ(finding_keys(outcome.report),
-            (std::multiset<std::string>{"KE007@" + module, "KM007@build/torch213-cxx11-cpu-x86_64-linux/metadata.json"}))
+  EXPECT_EQ(
+      finding_keys(outcome.report),
+      (std::multiset<std::string>{"KE007@" + module, "KM007@build/torch213-cxx11-cpu-x86_64-linux/metadata.json"}))
       << outcome.out.substr(0, 4000);
   const auto reasons = messages(outcome.report, "KE007", module);
   ASSERT_EQ(reasons.size(), 1u);

@@ -13,11 +13,11 @@
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_facts.h"
 #include "checker/metadata/metadata_reader.h"
-#include "checker/namespace/namespace_rules.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 #include "tests/security/security_test_support.h"
 
 namespace kcheck::security_test {
@@ -100,7 +100,10 @@ Bytes minimal_elf(const std::vector<std::string>& symbols, const Bytes& fatbin, 
     put<std::uint64_t>(elf, header + 48, 1);
     put<std::uint64_t>(elf, header + 56, sections[index].entry_size);
   }
-  std::memcpy(elf.data(), "\x7f" "ELF\x02\x01\x01", 7);
+  std::memcpy(elf.data(),
+              "\x7f"
+              "ELF\x02\x01\x01",
+              7);
   put<std::uint16_t>(elf, 16, 3);   // ET_DYN
   put<std::uint16_t>(elf, 18, 62);  // EM_X86_64
   put<std::uint32_t>(elf, 20, 1);
@@ -120,7 +123,8 @@ void write_file(const fs::path& file, const Bytes& bytes) {
 
 TEST(DeviceCodeBound, TwoHundredThousandDistinctArchsStopAtTheBoundInArchOrder) {
   std::vector<std::uint32_t> archs;
-  for (std::uint32_t arch = 200000; arch > 0; --arch) archs.push_back(arch);  // descending: the worst case for a sorted insert
+  for (std::uint32_t arch = 200000; arch > 0; --arch)
+    archs.push_back(arch);  // descending: the worst case for a sorted insert
   const Bytes fatbin = cuda_fatbin(archs);
   ASSERT_EQ(fatbin.size(), 16u + 200000u * 64u);  // 12.8 MB, as in the report
   DeviceCodeFacts device_code;
@@ -148,7 +152,8 @@ TEST(DeviceCodeBound, HipTargetsWithNumbersPastAnyIntegerAreOrderedWithoutOverfl
   const std::string huge = "gfx" + std::string(40, '9');
   Bytes bundle = "__CLANG_OFFLOAD_BUNDLE__";
   put<std::uint64_t>(bundle, bundle.size(), 2);
-  for (const std::string& triple : {"hipv4-amdgcn-amd-amdhsa--" + huge, std::string("hipv4-amdgcn-amd-amdhsa--gfx90a")}) {
+  for (const std::string& triple :
+       {"hipv4-amdgcn-amd-amdhsa--" + huge, std::string("hipv4-amdgcn-amd-amdhsa--gfx90a")}) {
     put<std::uint64_t>(bundle, bundle.size(), 0);
     put<std::uint64_t>(bundle, bundle.size(), 0);
     put<std::uint64_t>(bundle, bundle.size(), triple.size());
@@ -167,21 +172,25 @@ TEST(ScaleBoundsCli, AModuleAtBothBoundsIsAuditedAndTheBoundsAreSaid) {
   std::vector<std::uint32_t> archs;
   for (std::uint32_t arch = 200000; arch > 0; --arch) archs.push_back(arch);
   std::vector<std::string> symbols;
-  for (int index = 0; index < 160000; ++index) symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
+  for (int index = 0; index < 160000; ++index)
+    symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
   ScratchDir scratch;
   const fs::path module = scratch.path() / "_many_cuda_0123456.abi3.so";
   write_file(module, minimal_elf(symbols, cuda_fatbin(archs)));
   Bounds bounds;
   bounds.cpu_seconds = 60;
-  const Outcome outcome = run_kcheck({"--format", "json", "--select", "KE014,KO001", module.string()}, bounds, scratch.path());
+  const Outcome outcome =
+      run_kcheck({"--format", "json", "--select", "KE014,KO001", module.string()}, bounds, scratch.path());
   EXPECT_FALSE(outcome.killed_at_wall_limit);
   EXPECT_EQ(outcome.signal, 0) << outcome.err;
   ASSERT_LE(outcome.exit_code, 1) << outcome.err;
   bool arch_bound = false, namespace_bound = false;
   for (const auto& finding : outcome.report["findings"]) {
     const std::string message = finding["message"];
-    arch_bound = arch_bound || (finding["code"] == "KE014" && message.find("more than 256 distinct SASS archs") != std::string::npos);
-    namespace_bound = namespace_bound || (finding["code"] == "KO001" && message.find("more than 64 namespaces") != std::string::npos);
+    arch_bound = arch_bound ||
+                 (finding["code"] == "KE014" && message.find("more than 256 distinct SASS archs") != std::string::npos);
+    namespace_bound =
+        namespace_bound || (finding["code"] == "KO001" && message.find("more than 64 namespaces") != std::string::npos);
   }
   EXPECT_TRUE(arch_bound) << outcome.out.substr(0, 3000);
   EXPECT_TRUE(namespace_bound) << outcome.out.substr(0, 3000);
@@ -189,7 +198,8 @@ TEST(ScaleBoundsCli, AModuleAtBothBoundsIsAuditedAndTheBoundsAreSaid) {
 
 TEST(NamespaceBound, OneHundredSixtyThousandRegistrationsKeepTheFirstSixtyFourAndSaySo) {
   std::vector<std::string> symbols;
-  for (int index = 0; index < 160000; ++index) symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
+  for (int index = 0; index < 160000; ++index)
+    symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
   ScratchDir scratch;
   const fs::path module = scratch.path() / "_many_cpu_0123456.abi3.so";
   write_file(module, minimal_elf(symbols, cuda_fatbin({80, 90})));
@@ -231,7 +241,8 @@ TEST(StringTableBound, EntriesSharingOneLongNameAreAReaderErrorNotEntriesTimesLe
   const fs::path module = scratch.path() / "_shared_cpu_0123456.abi3.so";
   write_file(module, minimal_elf({"TORCH_LIBRARY_static_init_" + std::string(1 << 20, 'n')}, {}, 100000));
   const ElfFacts facts = read_elf_facts(module);
-  EXPECT_NE(facts.error.find("the string tables are referenced far beyond their size"), std::string::npos) << facts.error;
+  EXPECT_NE(facts.error.find("the string tables are referenced far beyond their size"), std::string::npos)
+      << facts.error;
 }
 
 // metadata.json files through the CLI, under the process bounds.
@@ -300,7 +311,8 @@ TEST_F(HostileMetadata, ListsAndUnknownKeysStopAtTheirBoundsWithAnError) {
   EXPECT_EQ(found.count("KM002@" + kMetadata), found.size());
   const auto texts = messages(outcome.report, "KM002", kMetadata);
   const auto has = [&](const std::string& part) {
-    return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return text.find(part) != std::string::npos; });
+    return std::any_of(texts.begin(), texts.end(),
+                       [&](const std::string& text) { return text.find(part) != std::string::npos; });
   };
   EXPECT_TRUE(has("/kernel-depends: has 2000 entries, more than the bound of 1024; the rest are not read"));
   EXPECT_TRUE(has("more schema problems not listed (kcheck lists the first 256)"));

@@ -41,9 +41,9 @@ TEST_F(SecurityProfile, WritesStructuredOutputOnly) {
     const Outcome outcome = kcheck({"--security", "--format", format, tree});
     EXPECT_EQ(outcome.exit_code, 0) << format << ": " << outcome.err;
   }
-  for (const std::vector<std::string>& arguments :
-       {std::vector<std::string>{"--security", tree}, {"--security", "--format", "text", tree},
-        {"--security", "--format", "markdown", tree}}) {
+  for (const std::vector<std::string>& arguments : {std::vector<std::string>{"--security", tree},
+                                                    {"--security", "--format", "text", tree},
+                                                    {"--security", "--format", "markdown", tree}}) {
     const Outcome outcome = kcheck(arguments);
     EXPECT_EQ(outcome.exit_code, 2);
     EXPECT_TRUE(outcome.out.empty()) << outcome.out;
@@ -52,21 +52,23 @@ TEST_F(SecurityProfile, WritesStructuredOutputOnly) {
 }
 
 TEST_F(SecurityProfile, NeverBuildsOrRunsKernelCode) {
-  const Outcome run = kcheck({"run", "--security", "--format", "json", fixture("clean_cpu_variants_from_template").string()});
+  const Outcome run =
+      kcheck({"run", "--security", "--format", "json", fixture("clean_cpu_variants_from_template").string()});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("`kcheck run` executes kernel code; --security forbids it"), std::string::npos) << run.err;
-  const Outcome build = kcheck({"build", "--security", "--format", "json", (fs::path(KCHECK_SOURCE_DIR) / "reference/relu").string(),
-                                "--output-dir", (scratch_.path() / "out").string(), "--scratch-dir",
-                                (scratch_.path() / "scratch").string()});
+  const Outcome build = kcheck(
+      {"build", "--security", "--format", "json", (fs::path(KCHECK_SOURCE_DIR) / "reference/kernels/relu").string(),
+       "--output-dir", (scratch_.path() / "out").string(), "--scratch-dir", (scratch_.path() / "scratch").string()});
   EXPECT_EQ(build.exit_code, 2);
-  EXPECT_NE(build.err.find("`kcheck build` executes kernel code; --security forbids it"), std::string::npos) << build.err;
+  EXPECT_NE(build.err.find("`kcheck build` executes kernel code; --security forbids it"), std::string::npos)
+      << build.err;
   EXPECT_FALSE(fs::exists(scratch_.path() / "scratch"));
 }
 
 TEST_F(SecurityProfile, FileSizeBoundIsConfigurableAndReported) {
   const std::string variant = "build/torch212-cxx11-cpu-x86_64-linux";
-  const Outcome outcome =
-      kcheck({"--security", "--format", "json", "--max-file-size", "4K", fixture("clean_cpu_variants_from_template").string()});
+  const Outcome outcome = kcheck({"--security", "--format", "json", "--max-file-size", "4K",
+                                  fixture("clean_cpu_variants_from_template").string()});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.err;
   // The native modules (about 15 KB) are over 4 KiB: reported, neither read nor hashed.
   const auto reasons = messages(outcome.report, "KL007", variant + "/_relu_cpu_0a1b2c3.abi3.so");

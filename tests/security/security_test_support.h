@@ -43,7 +43,7 @@ struct Bounds {
   int cpu_seconds = 120;
   int wall_seconds = 300;
   std::uint64_t address_space = std::uint64_t{4} << 30;  // not applied under ASan
-  bool as_nobody = false;  // drop root, so that file modes bind
+  bool as_nobody = false;                                // drop root, so that file modes bind
 };
 
 struct Outcome {
@@ -76,7 +76,8 @@ class ScratchDir {
     std::error_code error;
     for (auto it = fs::recursive_directory_iterator(path_, fs::directory_options::skip_permission_denied, error);
          !error && it != fs::recursive_directory_iterator(); it.increment(error))
-      if (it->is_directory(error) && !it->is_symlink(error)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, error);
+      if (it->is_directory(error) && !it->is_symlink(error))
+        fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, error);
     fs::remove_all(path_, error);
   }
   ScratchDir(const ScratchDir&) = delete;
@@ -163,11 +164,13 @@ inline std::multiset<std::string> finding_keys(const nlohmann::json& report) {
 }
 
 // The messages of findings with `code` on `file`.
-inline std::vector<std::string> messages(const nlohmann::json& report, const std::string& code, const std::string& file) {
+inline std::vector<std::string> messages(const nlohmann::json& report, const std::string& code,
+                                         const std::string& file) {
   std::vector<std::string> found;
   if (!report.is_object() || !report.contains("findings")) return found;
   for (const nlohmann::json& finding : report["findings"])
-    if (finding.value("code", "") == code && finding.value("file", "") == file) found.push_back(finding.value("message", ""));
+    if (finding.value("code", "") == code && finding.value("file", "") == file)
+      found.push_back(finding.value("message", ""));
   return found;
 }
 

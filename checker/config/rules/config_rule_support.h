@@ -1,7 +1,7 @@
 #pragma once
 #include "checker/config/build_config_facts.h"
 #include "checker/core/finding.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 
@@ -41,8 +41,8 @@ inline Place suppression_place(const TreeFacts& tree, const Suppression& suppres
 }
 
 inline std::string suppression_named(const TreeFacts& tree, const Suppression& suppression) {
-  return tree.suppressions->file + ":" + std::to_string(suppression.line) + ": the suppression of " +
-         suppression.code + (suppression.path.empty() ? "" : " on " + suppression.path);
+  return tree.suppressions->file + ":" + std::to_string(suppression.line) + ": the suppression of " + suppression.code +
+         (suppression.path.empty() ? "" : " on " + suppression.path);
 }
 
 }  // namespace kcheck

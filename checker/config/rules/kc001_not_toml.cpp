@@ -1,4 +1,4 @@
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 
 namespace kcheck {
@@ -19,7 +19,9 @@ class NotToml final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KC001", "build.toml cannot be read or is not valid TOML", Severity::error,
+  RuleInfo info_{"KC001",
+                 "build.toml cannot be read or is not valid TOML",
+                 Severity::error,
                  R"(kernel-builder parses build.toml as TOML 1.0 before it checks anything
 else; a file that is not TOML stops every build. kcheck reports the parser's
 message with the line and column where it failed (or why the file could not
@@ -29,9 +31,9 @@ Fix: correct the syntax at the reported position. Common causes: an
 unquoted string, a missing closing bracket or quote, a key defined twice,
 a table header written twice.
 )",
-      R"ex([general]
+                 R"ex([general]
 name = relu          # strings need quotes)ex",
-      R"ex([general]
+                 R"ex([general]
 name = "relu")ex"};
 };
 

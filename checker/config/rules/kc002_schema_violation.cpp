@@ -2,7 +2,7 @@
 #include <functional>
 
 #include "checker/config/config_values.h"
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/policy.h"
 
@@ -36,9 +36,9 @@ class SchemaViolation final : public Rule {
     for (const KernelComponent& component : config->components) {
       check_supported(*config, component.cuda_capabilities, context.policy.cuda_supported_capabilities,
                       build_config::is_valid_cuda_capability, build_config::capability_base, sink);
-      check_supported(*config, component.rocm_archs, context.policy.rocm_supported_archs,
-                      build_config::is_valid_rocm_arch,
-                      [](std::string_view arch) { return std::string(arch); }, sink);
+      check_supported(
+          *config, component.rocm_archs, context.policy.rocm_supported_archs, build_config::is_valid_rocm_arch,
+          [](std::string_view arch) { return std::string(arch); }, sink);
     }
   }
 
@@ -51,11 +51,13 @@ class SchemaViolation final : public Rule {
       for (const auto& [backend, allowed] : python.backend_dependencies)
         if (allows(allowed, entry.value)) home = backend;
       sink.report(config_place(config, entry.position),
-                  home.empty() ? "\"" + entry.value + "\" in `" + entry.key + "` is not an allowed Python dependency; "
-                                 "allowed in general.python-depends: " + names_of(python.general_dependencies)
-                               : "\"" + entry.value + "\" in `" + entry.key + "` is a " + home +
-                                     " dependency, not a general one: declare it in [general." + home +
-                                     "] python-depends");
+                  home.empty()
+                      ? "\"" + entry.value + "\" in `" + entry.key +
+                            "` is not an allowed Python dependency; "
+                            "allowed in general.python-depends: " +
+                            names_of(python.general_dependencies)
+                      : "\"" + entry.value + "\" in `" + entry.key + "` is a " + home +
+                            " dependency, not a general one: declare it in [general." + home + "] python-depends");
     }
     for (const auto& [backend, settings] : config.general.backend_settings) {
       auto allowed = python.backend_dependencies.find(backend);
@@ -65,9 +67,9 @@ class SchemaViolation final : public Rule {
                       "no Python dependencies are defined for backend " + backend + ": remove \"" + entry.value +
                           "\" from `" + settings.python_depends.key + "` (metadata generation fails on it)");
         else if (!allows(allowed->second, entry.value))
-          sink.report(config_place(config, entry.position),
-                      "\"" + entry.value + "\" in `" + entry.key + "` is not an allowed Python dependency for backend " +
-                          backend + "; allowed: " + names_of(allowed->second));
+          sink.report(config_place(config, entry.position), "\"" + entry.value + "\" in `" + entry.key +
+                                                                "` is not an allowed Python dependency for backend " +
+                                                                backend + "; allowed: " + names_of(allowed->second));
       }
     }
   }
@@ -76,10 +78,12 @@ class SchemaViolation final : public Rule {
     const std::optional<ConfigString>& license = config.general.license;
     if (!license || policy.accepted_licenses.empty() || license->value.empty()) return;
     std::string lowercase = license->value;
-    std::transform(lowercase.begin(), lowercase.end(), lowercase.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(lowercase.begin(), lowercase.end(), lowercase.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (!policy.accepted_licenses.contains(lowercase))
-      sink.report(Severity::warning, config_place(config, license->position),
-                  "license \"" + license->value + "\" is not a Hub license id (e.g. apache-2.0, mit, bsd-3-clause, other)");
+      sink.report(
+          Severity::warning, config_place(config, license->position),
+          "license \"" + license->value + "\" is not a Hub license id (e.g. apache-2.0, mit, bsd-3-clause, other)");
   }
 
   // B6 and §7.3: entries outside the supported list are dropped by the
@@ -96,13 +100,17 @@ class SchemaViolation final : public Rule {
         continue;
       }
       sink.report(Severity::warning, config_place(config, entry.position),
-                  "\"" + entry.value + "\" in `" + entry.key + "` is not supported by the builder and is dropped; "
-                  "supported: " + join(supported));
+                  "\"" + entry.value + "\" in `" + entry.key +
+                      "` is not supported by the builder and is dropped; "
+                      "supported: " +
+                      join(supported));
     }
     if (!any_supported)
       sink.report(config_place(config, list.position),
-                  "`" + list.key + "` has no supported entry: the builder's intersection is empty and the build "
-                  "aborts; supported: " + join(supported));
+                  "`" + list.key +
+                      "` has no supported entry: the builder's intersection is empty and the build "
+                      "aborts; supported: " +
+                      join(supported));
   }
 
   static std::string join(const std::vector<std::string>& values) {
@@ -111,7 +119,9 @@ class SchemaViolation final : public Rule {
     return joined;
   }
 
-  RuleInfo info_{"KC002", "build.toml does not follow the build.toml schema", Severity::error,
+  RuleInfo info_{"KC002",
+                 "build.toml does not follow the build.toml schema",
+                 Severity::error,
                  R"(build.toml must follow the schema kernel-builder reads (build-toml.md).
 KC002 reports, with the key and its line:
 - the edition: edition 5 is current; a file without `edition` that matches
@@ -140,12 +150,12 @@ KC002 reports, with the key and its line:
 Fix: change the key as the message says; `kernel-builder update-build`
 migrates v3/v4 files.
 )",
-      R"ex([general]
+                 R"ex([general]
 backends = ["CUDA"]          # backends are lowercase
 
 [torch-noarch]
 cuda-capabilities = ["8.0"]  # this table has no such key)ex",
-      R"ex([general]
+                 R"ex([general]
 backends = ["cuda"]
 
 [kernel.relu]

@@ -1,4 +1,4 @@
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 
 namespace kcheck {
@@ -6,12 +6,18 @@ namespace {
 
 std::string why(const ListedPath& listed) {
   switch (listed.status) {
-    case PathStatus::absolute: return "is absolute; write it relative to the kernel root";
-    case PathStatus::escapes_root: return "leaves the kernel directory; list only files inside it";
-    case PathStatus::missing: return "does not exist in the kernel directory";
-    case PathStatus::not_a_file: return "is a directory; `src` lists files";
-    case PathStatus::not_a_directory: return "is not a directory; `include` lists directories";
-    case PathStatus::ok: break;
+    case PathStatus::absolute:
+      return "is absolute; write it relative to the kernel root";
+    case PathStatus::escapes_root:
+      return "leaves the kernel directory; list only files inside it";
+    case PathStatus::missing:
+      return "does not exist in the kernel directory";
+    case PathStatus::not_a_file:
+      return "is a directory; `src` lists files";
+    case PathStatus::not_a_directory:
+      return "is not a directory; `include` lists directories";
+    case PathStatus::ok:
+      break;
   }
   return "";
 }
@@ -30,7 +36,9 @@ class ListedPathInvalid final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KC003", "A source or include path in build.toml is missing or outside the kernel", Severity::error,
+  RuleInfo info_{"KC003",
+                 "A source or include path in build.toml is missing or outside the kernel",
+                 Severity::error,
                  R"(Every `src` and `include` entry of [torch], [tvm-ffi] and [kernel.<name>]
 is a path relative to the kernel root. The builder copies the kernel source
 tree into a sandbox, so a missing file fails the build, and an absolute path
@@ -41,15 +49,16 @@ the build depend on the machine it runs on. `src` entries must be files,
 Fix: add the file, correct the path, or move what it names into the kernel
 directory and list it relative to the root.
 )",
-      R"ex([kernel.relu]
+                 R"ex([kernel.relu]
 backend = "cuda"
 depends = ["torch"]
 src = ["relu_kernel/relu.cu", "../common/util.h"]   # leaves the kernel)ex",
-      R"ex(# copy util.h into the kernel directory
+                 R"ex(# copy util.h into the kernel directory
 [kernel.relu]
 backend = "cuda"
 depends = ["torch"]
-src = ["relu_kernel/relu.cu", "relu_kernel/util.h"])ex", 5.0};
+src = ["relu_kernel/relu.cu", "relu_kernel/util.h"])ex",
+                 5.0};
 };
 
 }  // namespace

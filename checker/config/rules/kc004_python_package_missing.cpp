@@ -1,4 +1,4 @@
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 
 namespace kcheck {
@@ -22,7 +22,9 @@ class PythonPackageMissing final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KC004", "The Python package for the declared kernel name is missing", Severity::error,
+  RuleInfo info_{"KC004",
+                 "The Python package for the declared kernel name is missing",
+                 Severity::error,
                  R"(The kernel's Python module is `general.name` with every '-' replaced by
 '_' (`fused-rope` -> `fused_rope`). The builder packages
 `torch-ext/<module>/` (`tvm-ffi-ext/<module>/` for [tvm-ffi]) into every
@@ -33,10 +35,10 @@ left over from an old layout).
 Fix: put the package at torch-ext/<module>/__init__.py, or change
 general.name to match the package; remove the nested directory.
 )",
-      R"ex([general]
+                 R"ex([general]
 name = "fused-rope"        # expects torch-ext/fused_rope/__init__.py
 # the tree has torch-ext/fused-rope/__init__.py)ex",
-      R"ex(git mv torch-ext/fused-rope torch-ext/fused_rope
+                 R"ex(git mv torch-ext/fused-rope torch-ext/fused_rope
 # torch-ext/fused_rope/__init__.py now matches name = "fused-rope")ex"};
 };
 

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "checker/config/config_values.h"
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/policy.h"
 #include "checker/layout/variant_name.h"
@@ -51,9 +51,12 @@ void add_required_builds(const RequiredVariantSet& set, const std::optional<Vers
     }
     if (parsed->framework_version < *abi) continue;  // this Torch cannot build the stable-ABI variant
     std::string variant = stable_abi_variant(*abi, *parsed);
-    auto same = std::find_if(builds.begin() + first, builds.end(), [&](const RequiredBuild& b) { return b.variant == variant; });
-    if (same == builds.end()) builds.push_back({variant, parsed->backend, {parsed->framework_version}, parsed->backend_version});
-    else same->torch.push_back(parsed->framework_version);
+    auto same = std::find_if(builds.begin() + first, builds.end(),
+                             [&](const RequiredBuild& b) { return b.variant == variant; });
+    if (same == builds.end())
+      builds.push_back({variant, parsed->backend, {parsed->framework_version}, parsed->backend_version});
+    else
+      same->torch.push_back(parsed->framework_version);
   }
 }
 
@@ -135,13 +138,14 @@ class RestrictsRequiredVariants final : public Rule {
       for (const RequiredBuild& build : builds) {
         if (!backend.empty() && build.backend != backend) continue;
         std::vector<Version> versions = versions_of(build);
-        if (std::all_of(versions.begin(), versions.end(), [&](const Version& v) { return outside(v, *limit->version); }))
+        if (std::all_of(versions.begin(), versions.end(),
+                        [&](const Version& v) { return outside(v, *limit->version); }))
           excluded.push_back(&build);
       }
       if (excluded.empty()) return;
-      sink.report(config_place(config, limit->position),
-                  "`" + limit->key + "` = \"" + limit->text + "\" excludes " + what + " " +
-                      describe(excluded, versions_of) + " that policy '" + policy + "' requires");
+      sink.report(config_place(config, limit->position), "`" + limit->key + "` = \"" + limit->text + "\" excludes " +
+                                                             what + " " + describe(excluded, versions_of) +
+                                                             " that policy '" + policy + "' requires");
     }
 
     // Whether the builder attempts `build` with the component: the general
@@ -149,10 +153,12 @@ class RestrictsRequiredVariants final : public Rule {
     // (below it the component is skipped before any intersection).
     bool compiles_component(const RequiredBuild& build, const KernelComponent& component) const {
       if (build.backend != "cuda") return false;
-      if (const BackendSettings* cuda = cuda_settings(); cuda && !within(cuda->minver, cuda->maxver, build.backend_version))
+      if (const BackendSettings* cuda = cuda_settings();
+          cuda && !within(cuda->minver, cuda->maxver, build.backend_version))
         return false;
-      if (std::none_of(build.torch.begin(), build.torch.end(),
-                       [&](const Version& torch) { return within(config.framework.minver, config.framework.maxver, torch); }))
+      if (std::none_of(build.torch.begin(), build.torch.end(), [&](const Version& torch) {
+            return within(config.framework.minver, config.framework.maxver, torch);
+          }))
         return false;
       return !(component.cuda_minver && component.cuda_minver->version &&
                build.backend_version < *component.cuda_minver->version);
@@ -174,7 +180,9 @@ class RestrictsRequiredVariants final : public Rule {
     }
   };
 
-  RuleInfo info_{"KC005", "build.toml restricts the build below the required variant set", Severity::warning,
+  RuleInfo info_{"KC005",
+                 "build.toml restricts the build below the required variant set",
+                 Severity::warning,
                  R"(A compliant kernel ships every variant the policy requires for its backends
 (for policy `hub`: Torch 2.12 and 2.13, and for CUDA the 12.6, 13.0 and 13.2
 toolkits; a backend built with the Torch stable ABI needs one
@@ -193,17 +201,15 @@ or widen it to include the required versions; add a capability the older
 toolkits compile (e.g. "8.0" or "9.0"), or give the component a
 cuda-minver so older toolkits skip it.
 )",
-      R"ex(# policy hub
+                 R"ex(# policy hub
 [general.cuda]
 minver = "12.8"      # excludes the required CUDA 12.6 variants)ex",
-      R"ex([general.cuda]
+                 R"ex([general.cuda]
 # no minver: the builder covers CUDA 12.6, 13.0 and 13.2)ex"};
 };
 
 }  // namespace
 
-std::unique_ptr<Rule> make_kc005_restricts_required_variants() {
-  return std::make_unique<RestrictsRequiredVariants>();
-}
+std::unique_ptr<Rule> make_kc005_restricts_required_variants() { return std::make_unique<RestrictsRequiredVariants>(); }
 
 }  // namespace kcheck

@@ -1,6 +1,6 @@
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 namespace {
@@ -22,7 +22,9 @@ class SuppressionWithoutReason final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KC006", "A suppression in kcheck.toml gives no reason", Severity::warning,
+  RuleInfo info_{"KC006",
+                 "A suppression in kcheck.toml gives no reason",
+                 Severity::warning,
                  R"(A kernel repository may silence findings it has judged acceptable with
 `ignore = [{code, path, reason}]` in kcheck.toml (or the [tool.kcheck] table
 of pyproject.toml), or per file with `per-file-ignores = {"GLOB" = {codes =

@@ -1,9 +1,9 @@
-#include "checker/config/rules/config_rule_factories.h"
+#include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule_registry.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 namespace {
@@ -22,10 +22,12 @@ class SuppressionNotApplied final : public Rule {
     for (const Suppression& suppression : tree.suppressions->entries) {
       if (context.registry && !context.registry->names_a_rule(suppression.code))
         sink.report(Severity::error, suppression_place(tree, suppression),
-                    suppression_named(tree, suppression) + " names no rule of this kcheck (`kcheck rules` lists "
-                                                           "them): a mistyped code hides nothing");
+                    suppression_named(tree, suppression) +
+                        " names no rule of this kcheck (`kcheck rules` lists "
+                        "them): a mistyped code hides nothing");
       else if (std::string why = why_suppression_not_applied(suppression, trust); !why.empty())
-        sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) + " is not applied: " + why);
+        sink.report(suppression_place(tree, suppression),
+                    suppression_named(tree, suppression) + " is not applied: " + why);
     }
     check_settings(context, trust, sink);
   }
@@ -39,7 +41,8 @@ class SuppressionNotApplied final : public Rule {
     const RepositorySettings& settings = tree.suppressions->settings;
     const std::string& file = tree.suppressions->file;
     auto not_applied = [&](int line, const std::string& setting, const std::string& why) {
-      sink.report(config_file_place(tree, line), file + ":" + std::to_string(line) + ": " + setting + " is not applied: " + why);
+      sink.report(config_file_place(tree, line),
+                  file + ":" + std::to_string(line) + ": " + setting + " is not applied: " + why);
     };
     auto check_code = [&](const CodeSetting& code, std::string_view key, bool ignores) {
       if (context.registry && !context.registry->names_a_rule(code.code)) {
@@ -57,15 +60,17 @@ class SuppressionNotApplied final : public Rule {
     if (!trust.repository_config_applied) {
       const std::string why = why_setting_not_applied("", trust);
       if (!settings.policy.empty()) not_applied(settings.policy_line, "policy = \"" + settings.policy + "\"", why);
-      if (settings.strict) not_applied(settings.strict_line, *settings.strict ? "strict = true" : "strict = false", why);
+      if (settings.strict)
+        not_applied(settings.strict_line, *settings.strict ? "strict = true" : "strict = false", why);
     }
     if (settings.select)
       for (const CodeSetting& code : *settings.select) check_code(code, "select", false);
     for (const CodeSetting& code : settings.ignore) check_code(code, "ignore", true);
   }
 
-
-  RuleInfo info_{"KC007", "A suppression in kcheck.toml is not applied", Severity::note,
+  RuleInfo info_{"KC007",
+                 "A suppression in kcheck.toml is not applied",
+                 Severity::note,
                  R"(A repository's kcheck.toml (or [tool.kcheck]) may silence findings with
 `ignore = [{code, path, reason}]`. Some entries are not applied, and this
 note names each of them with the reason:

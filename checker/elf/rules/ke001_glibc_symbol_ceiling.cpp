@@ -1,4 +1,4 @@
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 #include "checker/elf/symbol_ceilings.h"
 
 namespace kcheck {
@@ -11,9 +11,10 @@ class GlibcSymbolCeiling final : public SymbolCeilingRule {
  private:
   bool judges_family(std::string_view family) const override { return family == "GLIBC"; }
 
-  RuleInfo info_{
-      "KE001", "Imported symbol needs a newer glibc than the policy allows", Severity::error,
-      R"(Every symbol a native module imports from glibc carries a version node
+  RuleInfo info_{"KE001",
+                 "Imported symbol needs a newer glibc than the policy allows",
+                 Severity::error,
+                 R"(Every symbol a native module imports from glibc carries a version node
 (memcpy@GLIBC_2.14, fcntl64@GLIBC_2.29). The dynamic loader refuses to load
 the module on a system whose glibc is older than the newest node it needs.
 The policy fixes the oldest glibc a kernel must run on (`hub`: manylinux_2_28,
@@ -29,9 +30,9 @@ Fix: build in the policy's manylinux container (or against an old enough
 sysroot), so the linker binds the old symbol versions; or avoid the function
 that only newer glibc provides; drop `-z pack-relative-relocs`.
 )",
-      R"ex(// built on glibc 2.36
+                 R"ex(// built on glibc 2.36
 double f(double x) { return exp(x); }   // imports exp@GLIBC_2.29)ex",
-      R"ex(# build in the policy's manylinux_2_28 container (or `kcheck build`,
+                 R"ex(# build in the policy's manylinux_2_28 container (or `kcheck build`,
 # which pins exp to exp@GLIBC_2.2.5)
 double f(double x) { return exp(x); }   // imports exp@GLIBC_2.2.5)ex"};
 };

@@ -1,4 +1,4 @@
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 #include "checker/elf/symbol_ceilings.h"
 
 namespace kcheck {
@@ -13,9 +13,10 @@ class CxxRuntimeSymbolCeiling final : public SymbolCeilingRule {
   // whatever else the policy caps (LIBATOMIC, ZLIB).
   bool judges_family(std::string_view family) const override { return family != "GLIBC"; }
 
-  RuleInfo info_{
-      "KE002", "Imported symbol needs a newer libstdc++/libgcc than the policy allows", Severity::error,
-      R"(Imports from the C++ runtime and the compiler support library carry
+  RuleInfo info_{"KE002",
+                 "Imported symbol needs a newer libstdc++/libgcc than the policy allows",
+                 Severity::error,
+                 R"(Imports from the C++ runtime and the compiler support library carry
 version nodes too: GLIBCXX_3.4.x and CXXABI_1.3.x (libstdc++), GCC_x.y.z
 (libgcc_s). A module that needs GLIBCXX_3.4.30 loads only where a libstdc++ of
 GCC 12 or newer is installed. The policy caps each family (`hub`: GLIBCXX
@@ -26,9 +27,9 @@ Fix: build with the policy's toolchain (the manylinux_2_28 devtoolset links
 newer C++ features statically and keeps the dynamic references old), or link
 libstdc++ statically (-static-libstdc++) with hidden visibility.
 )",
-      R"ex(// g++ 12, libstdc++ linked dynamically
+                 R"ex(// g++ 12, libstdc++ linked dynamically
 std::string s = std::to_string(1.5);   // needs GLIBCXX_3.4.29)ex",
-      R"ex(g++ -shared -fPIC -static-libstdc++ -Wl,--exclude-libs,ALL k.cpp -o _k.abi3.so
+                 R"ex(g++ -shared -fPIC -static-libstdc++ -Wl,--exclude-libs,ALL k.cpp -o _k.abi3.so
 # no GLIBCXX/CXXABI import left)ex"};
 };
 

@@ -2,7 +2,7 @@
 
 #include "checker/core/policy.h"
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -16,14 +16,17 @@ class UnexpectedLibrary final : public Rule {
     for_each_elf_module(context.tree, [&](const NativeModuleView& view, const ElfFacts& elf) {
       for (const std::string& library : elf.needed) {
         if (allowed(library, policy)) continue;
-        sink.report(view.place(library), "needs " + library + ", which is neither a Torch library nor one Torch installs as a "
-                                         "dependency nor in the system libraries policy " + context.policy.name + " allows");
+        sink.report(view.place(library), "needs " + library +
+                                             ", which is neither a Torch library nor one Torch installs as a "
+                                             "dependency nor in the system libraries policy " +
+                                             context.policy.name + " allows");
       }
       for (const ElfImportedSymbol& symbol : elf.imports) {
         const auto blacklist = policy.blacklisted_symbols.find(symbol.library);
         if (blacklist == policy.blacklisted_symbols.end() || !blacklist->second.contains(symbol.name)) continue;
-        sink.report(view.place(symbol.name), "imports " + symbol.name + " from " + symbol.library + ", a symbol that policy " +
-                                                 context.policy.name + " blacklists for that library (not part of its stable interface)");
+        sink.report(view.place(symbol.name), "imports " + symbol.name + " from " + symbol.library +
+                                                 ", a symbol that policy " + context.policy.name +
+                                                 " blacklists for that library (not part of its stable interface)");
       }
     });
   }
@@ -37,9 +40,10 @@ class UnexpectedLibrary final : public Rule {
                        [&](const std::string& pattern) { return glob_match(pattern, library); });
   }
 
-  RuleInfo info_{
-      "KE004", "Dynamic dependency outside Torch, its accelerator libraries and the system whitelist", Severity::error,
-      R"(A kernel is loaded into a process that already holds Torch. The only
+  RuleInfo info_{"KE004",
+                 "Dynamic dependency outside Torch, its accelerator libraries and the system whitelist",
+                 Severity::error,
+                 R"(A kernel is loaded into a process that already holds Torch. The only
 shared libraries it may need are Torch's own (libtorch*.so, libc10*.so), the
 CUDA/ROCm/XPU libraries that Torch installs as its dependencies (libcudart,
 libcublas, libamdhip64, ...), and the system libraries the policy's manylinux
@@ -51,8 +55,8 @@ library (zlib internals) are reported too.
 Fix: link the dependency statically, or drop it; never bundle and RPATH a
 private copy.
 )",
-      R"ex(readelf -d _k.abi3.so  ->  NEEDED libopenblas.so.0)ex",
-      R"ex(# link the library statically, or use Torch's BLAS through ATen
+                 R"ex(readelf -d _k.abi3.so  ->  NEEDED libopenblas.so.0)ex",
+                 R"ex(# link the library statically, or use Torch's BLAS through ATen
 readelf -d _k.abi3.so  ->  NEEDED libc10.so, libtorch.so, libc.so.6)ex"};
 };
 

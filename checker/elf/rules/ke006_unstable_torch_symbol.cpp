@@ -1,7 +1,7 @@
 #include "checker/core/policy.h"
 #include "checker/core/demangle.h"
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -27,12 +27,15 @@ bool names_unstable_torch_api(std::string_view demangled) {
 // Cheap test on the mangled name before demangling: the <length><name> of a
 // Torch namespace appears in it.
 bool may_name_torch_api(std::string_view mangled) {
-  return mangled.starts_with("_Z") && (mangled.find("3c10") != std::string_view::npos || mangled.find("2at") != std::string_view::npos ||
-                                       mangled.find("5torch") != std::string_view::npos);
+  return mangled.starts_with("_Z") &&
+         (mangled.find("3c10") != std::string_view::npos || mangled.find("2at") != std::string_view::npos ||
+          mangled.find("5torch") != std::string_view::npos);
 }
 
 // "2.11.0" -> "2.11": Torch releases as the variant names spell them.
-std::string major_minor(const Version& version) { return std::to_string(version.major()) + "." + std::to_string(version.minor()); }
+std::string major_minor(const Version& version) {
+  return std::to_string(version.major()) + "." + std::to_string(version.minor());
+}
 
 class UnstableTorchSymbol final : public Rule {
  public:
@@ -49,34 +52,39 @@ class UnstableTorchSymbol final : public Rule {
   }
 
  private:
-  static void check_import(std::string_view name, const Version& torch, const Policy& policy, const NativeModuleView& view,
-                           FindingSink& sink) {
+  static void check_import(std::string_view name, const Version& torch, const Policy& policy,
+                           const NativeModuleView& view, FindingSink& sink) {
     const std::string symbol(name);
     if (may_name_torch_api(name)) {
       const std::optional<std::string> demangled = try_demangle(name);
       if (!demangled) {
         // Not judged is not passed: a name past the demangler's bounds that spells a Torch namespace.
-        sink.report(view.place(symbol), "imports " + symbol + ", which names a Torch namespace and cannot be demangled within "
+        sink.report(view.place(symbol), "imports " + symbol +
+                                            ", which names a Torch namespace and cannot be demangled within "
                                             "kcheck's bounds to prove it is not Torch's unstable C++ API; a " +
-                                            view.variant.directory_name + " variant must use only torch::stable:: and the C shims");
+                                            view.variant.directory_name +
+                                            " variant must use only torch::stable:: and the C shims");
         return;
       }
       if (names_unstable_torch_api(*demangled)) {
-        sink.report(view.place(symbol), "imports " + *demangled + " from Torch's C++ API, which is not part of the stable ABI a " +
-                                            view.variant.directory_name + " variant must use (only torch::stable:: and the C shims)");
+        sink.report(view.place(symbol),
+                    "imports " + *demangled + " from Torch's C++ API, which is not part of the stable ABI a " +
+                        view.variant.directory_name + " variant must use (only torch::stable:: and the C shims)");
       }
       return;
     }
     const auto shim = policy.torch_shim_versions.find(name);
     if (shim != policy.torch_shim_versions.end() && shim->second > torch) {
-      sink.report(view.place(symbol), "imports " + symbol + " (Torch " + major_minor(shim->second) + " shim) but declares stable ABI " +
-                                          major_minor(torch) + ": Torch " + major_minor(torch) + " lacks it");
+      sink.report(view.place(symbol), "imports " + symbol + " (Torch " + major_minor(shim->second) +
+                                          " shim) but declares stable ABI " + major_minor(torch) + ": Torch " +
+                                          major_minor(torch) + " lacks it");
     }
   }
 
-  RuleInfo info_{
-      "KE006", "Stable-ABI variant uses Torch's unstable C++ API or a newer shim", Severity::error,
-      R"(A `torch-stable-abi<MAJ><MIN>` variant promises to load in every Torch from
+  RuleInfo info_{"KE006",
+                 "Stable-ABI variant uses Torch's unstable C++ API or a newer shim",
+                 Severity::error,
+                 R"(A `torch-stable-abi<MAJ><MIN>` variant promises to load in every Torch from
 that version on. It may only call Torch through the stable C shims
 (aoti_torch_*, torch_*) and the header-only torch::stable:: wrappers. An
 import of a c10::, at:: or torch:: C++ symbol breaks with the next Torch
@@ -88,9 +96,9 @@ Fix: use torch/csrc/stable/ (torch::stable::Tensor, STABLE_TORCH_LIBRARY)
 instead of ATen/torch headers, and raise the variant's Torch version when a
 newer shim is really needed.
 )",
-      R"ex(// variant torch-stable-abi211-...
+                 R"ex(// variant torch-stable-abi211-...
 at::Tensor out = at::empty_like(x);   // imports at::empty_like(...))ex",
-      R"ex(// only the stable C shim (torch/csrc/stable), up to the policy's shim version
+                 R"ex(// only the stable C shim (torch/csrc/stable), up to the policy's shim version
 torch::stable::Tensor out = torch::stable::empty_like(x);)ex"};
 };
 

@@ -1,5 +1,5 @@
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -25,17 +25,19 @@ class WrongBinaryFormat final : public Rule {
       return;
     }
     if (!elf.is_shared_object()) {
-      sink.report(view.place(), "ELF file of type " + std::to_string(elf.elf_type) + ", not a shared object (ET_DYN): Python cannot load it");
+      sink.report(view.place(), "ELF file of type " + std::to_string(elf.elf_type) +
+                                    ", not a shared object (ET_DYN): Python cannot load it");
     }
     const VariantName* name = view.variant_name();
     if (name == nullptr) return;
     if (name->os != "linux") {
-      sink.report(view.place(), "ELF module in a " + name->os + " variant, which needs a " + (name->os == "darwin" ? "Mach-O" : "PE") + " module");
+      sink.report(view.place(), "ELF module in a " + name->os + " variant, which needs a " +
+                                    (name->os == "darwin" ? "Mach-O" : "PE") + " module");
       return;
     }
     if (elf.machine_name != name->cpu || elf.elf_class != 64) {
-      sink.report(view.place(), "ELF machine " + elf.machine_name + " (" + std::to_string(elf.elf_class) + "-bit) does not match the variant's " +
-                                    name->cpu + " (64-bit)");
+      sink.report(view.place(), "ELF machine " + elf.machine_name + " (" + std::to_string(elf.elf_class) +
+                                    "-bit) does not match the variant's " + name->cpu + " (64-bit)");
     }
   }
 
@@ -53,9 +55,10 @@ class WrongBinaryFormat final : public Rule {
     }
   }
 
-  RuleInfo info_{
-      "KE007", "Native module is not a valid shared object for the variant's arch and OS", Severity::error,
-      R"(The variant name promises a system (x86_64-linux, aarch64-linux,
+  RuleInfo info_{"KE007",
+                 "Native module is not a valid shared object for the variant's arch and OS",
+                 Severity::error,
+                 R"(The variant name promises a system (x86_64-linux, aarch64-linux,
 aarch64-darwin); its native module must be a shared object of that system:
 a 64-bit ELF ET_DYN file for the named machine on Linux, a Mach-O image of
 the named arch on macOS. A module cross-compiled for the wrong machine, an
@@ -68,8 +71,8 @@ is named as such: the repository was cloned without Git LFS.
 Fix: rebuild the variant on (or for) the system its name states; re-upload
 files that were truncated in transfer; fetch LFS objects with `git lfs pull`.
 )",
-      R"ex(build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine aarch64)ex",
-      R"ex(# build x86_64 code for an x86_64 variant (or name the variant ...-aarch64-linux)
+                 R"ex(build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine aarch64)ex",
+                 R"ex(# build x86_64 code for an x86_64 variant (or name the variant ...-aarch64-linux)
 build/torch213-cxx11-cpu-x86_64-linux/_k_cpu_1a2b3c4.abi3.so: ELF machine x86_64)ex"};
 };
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -13,7 +13,8 @@ bool exports_symbol(const NativeModuleView& view, const std::string& wanted) {
     });
   }
   const MachOFacts* macho = view.macho();
-  return macho != nullptr && std::find(macho->exported_symbols.begin(), macho->exported_symbols.end(), wanted) != macho->exported_symbols.end();
+  return macho != nullptr && std::find(macho->exported_symbols.begin(), macho->exported_symbols.end(), wanted) !=
+                                 macho->exported_symbols.end();
 }
 
 class MissingPyInit final : public Rule {
@@ -22,7 +23,8 @@ class MissingPyInit final : public Rule {
 
   void check(const RuleContext& context, FindingSink& sink) const override {
     for_each_native_module(context.tree, [&](const NativeModuleView& view) {
-      if (view.variant_is(VariantKind::tvm_ffi) || (!view.elf() && !view.macho())) return;  // KE007 reports unreadable files
+      if (view.variant_is(VariantKind::tvm_ffi) || (!view.elf() && !view.macho()))
+        return;  // KE007 reports unreadable files
       if (view.is_program()) {
         sink.report(Severity::note, view.place(),
                     "is a program (it names a program interpreter), not a Python extension module: the module "
@@ -37,9 +39,10 @@ class MissingPyInit final : public Rule {
   }
 
  private:
-  RuleInfo info_{
-      "KE008", "No PyInit_<module> export matching the file name", Severity::error,
-      R"(Python imports `<name>.abi3.so` by calling its exported function
+  RuleInfo info_{"KE008",
+                 "No PyInit_<module> export matching the file name",
+                 Severity::error,
+                 R"(Python imports `<name>.abi3.so` by calling its exported function
 `PyInit_<name>`, where <name> is the file name up to the first dot. The
 builder names the module after the variant id and defines PyInit_<id> through
 TORCH_EXTENSION_NAME; a module renamed after the build, built with another
@@ -50,8 +53,8 @@ Fix: keep the file name and TORCH_EXTENSION_NAME equal to metadata.json `id`
 (rebuild instead of renaming), and keep PyInit_<id> visible (PyMODINIT_FUNC
 does that even under -fvisibility=hidden).
 )",
-      R"ex(_relu_cuda_1a2b3c4.abi3.so exports PyInit__relu_cuda_0000000)ex",
-      R"ex(# rebuild so that the module name and the file name share the id
+                 R"ex(_relu_cuda_1a2b3c4.abi3.so exports PyInit__relu_cuda_0000000)ex",
+                 R"ex(# rebuild so that the module name and the file name share the id
 _relu_cuda_1a2b3c4.abi3.so exports PyInit__relu_cuda_1a2b3c4)ex"};
 };
 

@@ -2,13 +2,14 @@
 
 #include "checker/core/demangle.h"
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
 
 // Symbols the linker defines in every shared object (older binutils export them).
-constexpr std::array<std::string_view, 7> kLinkerDefinedSymbols = {"_init", "_fini", "_edata", "_end", "__bss_start", "_etext", "__data_start"};
+constexpr std::array<std::string_view, 7> kLinkerDefinedSymbols = {"_init",       "_fini",  "_edata",      "_end",
+                                                                   "__bss_start", "_etext", "__data_start"};
 
 bool is_interface_symbol(std::string_view name) {
   return name.starts_with("PyInit_") ||
@@ -19,7 +20,8 @@ std::vector<std::string> shared_exports(const NativeModuleView& view) {
   std::vector<std::string> names;
   if (const ElfFacts* elf = view.elf()) {
     for (const ElfExportedSymbol& symbol : elf->exports) {
-      const bool visible = symbol.visibility == SymbolVisibility::default_visibility || symbol.visibility == SymbolVisibility::protected_visibility;
+      const bool visible = symbol.visibility == SymbolVisibility::default_visibility ||
+                           symbol.visibility == SymbolVisibility::protected_visibility;
       if (visible && !is_interface_symbol(symbol.name)) names.push_back(symbol.name);
     }
   } else if (const MachOFacts* macho = view.macho()) {
@@ -41,17 +43,21 @@ class DefaultVisibilityExports final : public Rule {
       const std::vector<std::string> exports = shared_exports(view);
       if (exports.empty()) return;
       std::vector<std::string> shown;
-      for (std::size_t index = 0; index < exports.size() && index < kShown; ++index) shown.push_back(demangle_symbol(exports[index]));
+      for (std::size_t index = 0; index < exports.size() && index < kShown; ++index)
+        shown.push_back(demangle_symbol(exports[index]));
       if (exports.size() > kShown) shown.push_back("...");
-      const std::string count = exports.size() == 1 ? "1 symbol besides PyInit_* is" : std::to_string(exports.size()) + " symbols besides PyInit_* are";
-      sink.report(view.place(exports.front()), count + " exported with default visibility: " + join_first(shown, kShown + 1));
+      const std::string count = exports.size() == 1 ? "1 symbol besides PyInit_* is"
+                                                    : std::to_string(exports.size()) + " symbols besides PyInit_* are";
+      sink.report(view.place(exports.front()),
+                  count + " exported with default visibility: " + join_first(shown, kShown + 1));
     });
   }
 
  private:
-  RuleInfo info_{
-      "KE009", "Symbols besides PyInit_* exported with default visibility", Severity::warning,
-      R"(Several kernels, Torch and its extensions share one process. Every symbol
+  RuleInfo info_{"KE009",
+                 "Symbols besides PyInit_* exported with default visibility",
+                 Severity::warning,
+                 R"(Several kernels, Torch and its extensions share one process. Every symbol
 a module exports with default visibility (C++ functions, globals, template
 instantiations, vtables, typeinfo) takes part in global symbol resolution:
 two kernels that both contain, say, an inline `cutlass::` helper or a
@@ -63,8 +69,8 @@ Fix: compile with -fvisibility=hidden -fvisibility-inlines-hidden (the
 builder's CMake does), link static dependencies with
 -Wl,--exclude-libs,ALL, or use a version script exporting only PyInit_*.
 )",
-      R"ex(void scale(float* x, int n) { ... }   // exported as scale(float*, int))ex",
-      R"ex(// -fvisibility=hidden, plus a version script exporting PyInit_* only
+                 R"ex(void scale(float* x, int n) { ... }   // exported as scale(float*, int))ex",
+                 R"ex(// -fvisibility=hidden, plus a version script exporting PyInit_* only
 static void scale(float* x, int n) { ... })ex"};
 };
 

@@ -1,5 +1,5 @@
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -12,13 +12,15 @@ class HardeningAndBuildLeaks final : public Rule {
     for_each_elf_module(context.tree, [&](const NativeModuleView& view, const ElfFacts& elf) {
       if (!elf.has_relro || !elf.bind_now) {
         const std::string missing = !elf.has_relro && !elf.bind_now ? "no PT_GNU_RELRO and no BIND_NOW"
-                                    : !elf.has_relro               ? "no PT_GNU_RELRO"
-                                                                   : "no BIND_NOW (partial RELRO only)";
-        sink.report(Severity::note, view.place(), missing + ": the GOT stays writable after loading; full RELRO needs -Wl,-z,relro,-z,now");
+                                    : !elf.has_relro                ? "no PT_GNU_RELRO"
+                                                                    : "no BIND_NOW (partial RELRO only)";
+        sink.report(Severity::note, view.place(),
+                    missing + ": the GOT stays writable after loading; full RELRO needs -Wl,-z,relro,-z,now");
       }
       if (elf.has_debug_sections) {
         sink.report(Severity::warning, view.place(elf.debug_section_names.front()),
-                    "ships debug sections (" + join_first(elf.debug_section_names, 4) + "): they enlarge the download and describe the builder's sources");
+                    "ships debug sections (" + join_first(elf.debug_section_names, 4) +
+                        "): they enlarge the download and describe the builder's sources");
       }
       if (!elf.leaked_build_paths.empty()) {
         sink.report(Severity::warning, view.place(elf.leaked_build_paths.front()),
@@ -33,9 +35,10 @@ class HardeningAndBuildLeaks final : public Rule {
   }
 
  private:
-  RuleInfo info_{
-      "KE012", "Missing full RELRO/BIND_NOW (note); debug sections or leaked build paths", Severity::warning,
-      R"(Hygiene of a shipped binary. Full RELRO (PT_GNU_RELRO plus BIND_NOW)
+  RuleInfo info_{"KE012",
+                 "Missing full RELRO/BIND_NOW (note); debug sections or leaked build paths",
+                 Severity::warning,
+                 R"(Hygiene of a shipped binary. Full RELRO (PT_GNU_RELRO plus BIND_NOW)
 makes the loader resolve every symbol at load time and then seal the GOT
 read-only; without it a memory-safety bug in a kernel can redirect calls
 through the writable GOT, and missing symbols only show up at the first call
@@ -50,9 +53,10 @@ Fix: link with -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
 or CMake's RelWithDebInfo with a separate debug file) and build with
 -ffile-prefix-map=$PWD=. so no absolute path remains.
 )",
-      R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
-      R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so
-strip --strip-debug _k.abi3.so)ex", 4.0};
+                 R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
+                 R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so
+strip --strip-debug _k.abi3.so)ex",
+                 4.0};
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "checker/core/policy.h"
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -21,15 +21,17 @@ class MacosMinimum final : public Rule {
       if (name == nullptr) return;
       const auto limit = context.policy.native.macos_minimum.find(name->backend);
       if (limit == context.policy.native.macos_minimum.end() || *macho->minimum_macos <= limit->second) return;
-      sink.report(view.place(), "requires macOS " + macho->minimum_macos->str() + "; policy " + context.policy.name + " allows at most macOS " +
-                                    limit->second.str() + " for " + name->backend + " variants");
+      sink.report(view.place(), "requires macOS " + macho->minimum_macos->str() + "; policy " + context.policy.name +
+                                    " allows at most macOS " + limit->second.str() + " for " + name->backend +
+                                    " variants");
     });
   }
 
  private:
-  RuleInfo info_{
-      "KE013", "Minimum macOS version above the policy, or missing", Severity::error,
-      R"(A darwin module records the oldest macOS it runs on (LC_BUILD_VERSION
+  RuleInfo info_{"KE013",
+                 "Minimum macOS version above the policy, or missing",
+                 Severity::error,
+                 R"(A darwin module records the oldest macOS it runs on (LC_BUILD_VERSION
 minos, or LC_VERSION_MIN_MACOSX in older binaries); dyld refuses to load it
 on anything older. The policy fixes the oldest macOS per backend that a
 kernel must support (`hub`: 15.0 for cpu, 26.0 for metal, as the builder
@@ -39,8 +41,8 @@ module was not linked by a normal Apple toolchain.
 Fix: build with -mmacosx-version-min=<policy version> (CMake:
 CMAKE_OSX_DEPLOYMENT_TARGET), as the builder does.
 )",
-      R"ex(clang -target arm64-apple-macos26.2 ...   # cpu variant, policy allows 15.0)ex",
-      R"ex(clang -target arm64-apple-macos15.0 ...   # or MACOSX_DEPLOYMENT_TARGET=15.0)ex"};
+                 R"ex(clang -target arm64-apple-macos26.2 ...   # cpu variant, policy allows 15.0)ex",
+                 R"ex(clang -target arm64-apple-macos15.0 ...   # or MACOSX_DEPLOYMENT_TARGET=15.0)ex"};
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 #include "checker/elf/native_module_view.h"
-#include "checker/elf/rules/elf_rule_factories.h"
+#include "checker/elf/rules/elf_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -26,9 +26,10 @@ class DeviceCode final : public Rule {
   }
 
  private:
-  RuleInfo info_{
-      "KE014", "Embedded device code (CUDA SASS/PTX archs, HIP targets)", Severity::note,
-      R"(Lists the GPU code a module carries: for CUDA the SASS (cubin) archs
+  RuleInfo info_{"KE014",
+                 "Embedded device code (CUDA SASS/PTX archs, HIP targets)",
+                 Severity::note,
+                 R"(Lists the GPU code a module carries: for CUDA the SASS (cubin) archs
 and the PTX versions in .nv_fatbin, for ROCm the gfx targets of the code
 objects in .hip_fatbin. A GPU runs the module only if its arch has SASS
 built for it (or a family/PTX fallback it can JIT from); KM010 compares this
@@ -36,9 +37,9 @@ list with metadata.json backend.archs. This is information, not a fault.
 
 To change it: set cuda-capabilities / rocm-archs in build.toml.
 )",
-      R"ex(# a note, not a fault: the module's device code
+                 R"ex(# a note, not a fault: the module's device code
 embedded device code: CUDA SASS sm_80, sm_90a; PTX compute_90)ex",
-      R"ex(# build.toml, to embed other archs
+                 R"ex(# build.toml, to embed other archs
 [kernel.relu]
 cuda-capabilities = ["8.0", "9.0a", "10.0"])ex"};
 };

@@ -1,4 +1,5 @@
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -9,7 +10,8 @@ std::string compiled_part(const OpBenchmarkFact& benchmark) {
     return ", " + short_number(benchmark.compile_speedup()) + "x torch.compile (" + fastest->mode + ", median " +
            short_number(fastest->median_us) + " us, IQR " + short_number(fastest->spread_us) + " us)";
   std::string why;
-  for (const CompiledBaseline& mode : benchmark.compiled) why += (why.empty() ? "" : "; ") + mode.mode + ": " + mode.problem;
+  for (const CompiledBaseline& mode : benchmark.compiled)
+    why += (why.empty() ? "" : "; ") + mode.mode + ": " + mode.problem;
   if (!why.empty()) return "; torch.compile not timed (" + why + ")";
   return benchmark.compiled_problem.empty() ? std::string() : "; torch.compile " + benchmark.compiled_problem;
 }
@@ -28,11 +30,12 @@ class BenchmarkResultNote final : public Rule {
                               short_number(benchmark.median_us) + " us (IQR " + short_number(benchmark.spread_us) +
                               " us, " + std::to_string(benchmark.samples) + " samples), " + short_number(gbs) + " GB/s";
         if (facts.copy_bandwidth_gbs > 0)
-          message += ", " + short_number(benchmark.percent_of(facts.copy_bandwidth_gbs)) + "% of the measured copy bandwidth (" +
-                     short_number(facts.copy_bandwidth_gbs) + " GB/s)";
+          message += ", " + short_number(benchmark.percent_of(facts.copy_bandwidth_gbs)) +
+                     "% of the measured copy bandwidth (" + short_number(facts.copy_bandwidth_gbs) + " GB/s)";
         if (benchmark.eager_median_us > 0 && benchmark.median_us > 0)
           message += ", " + short_number(benchmark.speedup()) + "x Torch eager " + benchmark.eager + " (median " +
-                     short_number(benchmark.eager_median_us) + " us, IQR " + short_number(benchmark.eager_spread_us) + " us)";
+                     short_number(benchmark.eager_median_us) + " us, IQR " + short_number(benchmark.eager_spread_us) +
+                     " us)";
         else
           message += "; no Torch baseline timed: " + benchmark.eager_problem;
         message += compiled_part(benchmark);
@@ -42,7 +45,9 @@ class BenchmarkResultNote final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KB001", "Benchmark result of an op", Severity::note,
+  RuleInfo info_{"KB001",
+                 "Benchmark result of an op",
+                 Severity::note,
                  R"(`kcheck bench` times every op that passed its correctness check, per size
 and dtype: Google Benchmark runs the samples with the device's own clock
 (CUDA events on the op's stream, or the steady clock on the CPU), after a
@@ -66,9 +71,9 @@ compares with an earlier report.
 Fix: nothing required; a memory-bound op far below the copy bandwidth has
 room to improve (vectorised 16-byte accesses, enough work in flight).
 )",
-      R"ex(# a memory-bound op at 30% of the copy bandwidth: scalar loads
+                 R"ex(# a memory-bound op at 30% of the copy bandwidth: scalar loads
 out[i] = silu(x[i]) * x[d + i];        // one 2-byte load per thread)ex",
-      R"ex(# 16-byte vector loads and stores, several per thread in flight
+                 R"ex(# 16-byte vector loads and stores, several per thread in flight
 uint4 gate = gate_vectors[i]; uint4 value = value_vectors[i];)ex"};
 };
 

@@ -1,4 +1,5 @@
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -30,7 +31,9 @@ class BenchmarkRegression final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KB002", "An op is slower than in the baseline report", Severity::warning,
+  RuleInfo info_{"KB002",
+                 "An op is slower than in the baseline report",
+                 Severity::warning,
                  R"(`kcheck bench --baseline saved.json` compares each op's median time with
 the same variant, op, dtype and shape in a JSON report saved by an earlier
 `kcheck bench` (`--format json -o saved.json`). An op slower than the
@@ -42,10 +45,10 @@ it.
 Fix: find the change that slowed the kernel (bisect with `kcheck bench
 --baseline`), or store a new baseline when the slowdown is intended.
 )",
-      R"ex(kcheck bench reference/activation --baseline main.json
+                 R"ex(kcheck bench reference/kernels/activation --baseline main.json
 # silu_and_mul bfloat16 [16384x16384] takes 310 us, 99% slower than the baseline's 155.5 us)ex",
-      R"ex(# the kernel fixed (or the baseline renewed on purpose)
-kcheck bench reference/activation --format json -o main.json)ex"};
+                 R"ex(# the kernel fixed (or the baseline renewed on purpose)
+kcheck bench reference/kernels/activation --format json -o main.json)ex"};
 };
 
 }  // namespace

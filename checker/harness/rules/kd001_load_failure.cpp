@@ -1,5 +1,6 @@
 #include "checker/core/bounded_process.h"
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -21,7 +22,8 @@ class LoadFailure final : public Rule {
         message = "loading " + module + " killed the process with " + describe_signal(facts.worker.signal) +
                   " (a static initialiser crashed or aborted)";
       else if (facts.worker.exit_code == 0)
-        message = "loading " + module + " ended the process with exit status 0 before the load finished "
+        message = "loading " + module +
+                  " ended the process with exit status 0 before the load finished "
                   "(a static initialiser calls exit)";
       else
         message = "loading " + module + " ended the process with exit status " +
@@ -31,7 +33,9 @@ class LoadFailure final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KD001", "The native module cannot be loaded in a matching Torch", Severity::error,
+  RuleInfo info_{"KD001",
+                 "The native module cannot be loaded in a matching Torch",
+                 Severity::error,
                  R"(`kcheck run` loads each variant's native module in its own worker process
 (kcheck_worker, linked with the local libtorch) exactly as Python would:
 `dlopen` with libpython's symbols available, after libtorch. This rule flags
@@ -44,8 +48,8 @@ Fix: reproduce with `python -c "import torch; import <package>"`, link the
 missing library or define the symbol, and keep static initialisers to
 operator registration (TORCH_LIBRARY) without side effects.
 )",
-      R"ex(static int x = (std::abort(), 0);   // in any translation unit of the module)ex",
-      R"ex(// no work in static initialisers; do it on the first call instead
+                 R"ex(static int x = (std::abort(), 0);   // in any translation unit of the module)ex",
+                 R"ex(// no work in static initialisers; do it on the first call instead
 static int& x() { static int value = compute(); return value; })ex"};
 };
 

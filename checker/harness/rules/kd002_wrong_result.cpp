@@ -1,4 +1,5 @@
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -14,22 +15,25 @@ class WrongResult final : public Rule {
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           if (check.passed || check.guard_violation || !check.device_error.empty()) continue;  // KD003
-          std::string what = op.op + " " + check.dtype + " [" + check.shape + "] (seed " +
-                             std::to_string(facts.seed) + "): ";
+          std::string what =
+              op.op + " " + check.dtype + " [" + check.shape + "] (seed " + std::to_string(facts.seed) + "): ";
           if (!check.problem.empty()) {
             sink.report(op_place(variant, op.op), what + check.problem);
             continue;
           }
           sink.report(op_place(variant, op.op),
                       what + "max abs error " + short_number(check.max_abs_error) + ", relative error " +
-                          short_number(check.relative_error) + " against the float64 reference; tolerance |out - ref| <= " +
-                          short_number(check.atol) + " + " + short_number(check.rtol) + " |ref|");
+                          short_number(check.relative_error) +
+                          " against the float64 reference; tolerance |out - ref| <= " + short_number(check.atol) +
+                          " + " + short_number(check.rtol) + " |ref|");
         }
     }
   }
 
  private:
-  RuleInfo info_{"KD002", "An op's result differs from the reference", Severity::error,
+  RuleInfo info_{"KD002",
+                 "An op's result differs from the reference",
+                 Severity::error,
                  R"(`kcheck run` calls each op that has a spec (reference/ops/*.toml, or the
 repository's own kcheck-ops.toml) on fresh random inputs of every listed
 dtype and size, with its outputs poisoned (NaN) beforehand, and compares
@@ -45,9 +49,9 @@ Fix: reproduce with `kcheck run --seed N`, compare with the reference in
 reference/ops/reference_ops.cpp, and fix the kernel (accumulate in float32,
 handle the tail of odd sizes, write every element).
 )",
-      R"ex(// silu_and_mul: the gate and the value swapped
+                 R"ex(// silu_and_mul: the gate and the value swapped
 out[i] = silu(x[d + i]) * x[i];)ex",
-      R"ex(// out = silu(input[..., :d]) * input[..., d:]
+                 R"ex(// out = silu(input[..., :d]) * input[..., d:]
 out[i] = silu(x[i]) * x[d + i];)ex"};
 };
 

@@ -1,5 +1,6 @@
 #include "checker/core/bounded_process.h"
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -12,8 +13,8 @@ std::string running_op(const HarnessFacts& facts) { return facts.running.substr(
 std::string left_running(const HarnessFacts& facts) {
   const int count = facts.worker.leftover_processes;
   return "the worker left " + std::to_string(count) + (count == 1 ? " process" : " processes") +
-         " running when it ended (forked by " + facts.module_relative_path +
-         ", at load or in an op); kcheck killed " + (count == 1 ? "it" : "them");
+         " running when it ended (forked by " + facts.module_relative_path + ", at load or in an op); kcheck killed " +
+         (count == 1 ? "it" : "them");
 }
 
 // Files the worker wrote (or removed) in the shared temporary directories,
@@ -22,8 +23,8 @@ std::string wrote_outside(const HarnessFacts& facts) {
   const int count = facts.worker.captured_writes;
   return "the worker wrote " + std::to_string(count) + (count == 1 ? " file" : " files") +
          " outside its scratch directory (" + facts.worker.first_captured_write + (count > 1 ? ", ..." : "") +
-         "), from " + facts.module_relative_path + "; kcheck captured " + (count == 1 ? "it" : "them") +
-         " and threw " + (count == 1 ? "it" : "them") + " away";
+         "), from " + facts.module_relative_path + "; kcheck captured " + (count == 1 ? "it" : "them") + " and threw " +
+         (count == 1 ? "it" : "them") + " away";
 }
 
 class CrashOrHang final : public Rule {
@@ -35,18 +36,18 @@ class CrashOrHang final : public Rule {
       if (!was_run(variant)) continue;
       const HarnessFacts& facts = *variant.harness;
       const std::string phase = !facts.running.empty() ? "in " + facts.running + " "
-                                : facts.loaded            ? "after loading "
-                                                          : "while loading ";
+                                : facts.loaded         ? "after loading "
+                                                       : "while loading ";
       Place place = facts.running.empty() ? harness_place(variant) : op_place(variant, running_op(facts));
       if (facts.worker.timed_out)
-        sink.report(place, "the worker hung " + phase + facts.module_relative_path +
-                               " and was killed at the timeout" + output_excerpt(facts.worker));
+        sink.report(place, "the worker hung " + phase + facts.module_relative_path + " and was killed at the timeout" +
+                               output_excerpt(facts.worker));
       else if (facts.loaded && facts.worker.signal != 0)
         sink.report(place, "the worker died of " + describe_signal(facts.worker.signal) + " " + phase +
                                facts.module_relative_path + output_excerpt(facts.worker));
       else if (facts.loaded && facts.worker.exit_code != 0)
-        sink.report(place, "the worker ended with exit status " + std::to_string(facts.worker.exit_code) + " " +
-                               phase + facts.module_relative_path + output_excerpt(facts.worker));
+        sink.report(place, "the worker ended with exit status " + std::to_string(facts.worker.exit_code) + " " + phase +
+                               facts.module_relative_path + output_excerpt(facts.worker));
       else if (facts.loaded && facts.ops_planned && !facts.ops_finished)
         sink.report(place, "the worker ended with exit status 0 " + phase + facts.module_relative_path +
                                " before its ops were checked (the op calls exit)" + output_excerpt(facts.worker));
@@ -55,8 +56,7 @@ class CrashOrHang final : public Rule {
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           std::string what = op.op + " " + check.dtype + " [" + check.shape + "]";
-          if (check.guard_violation)
-            sink.report(op_place(variant, op.op), what + " " + check.problem);
+          if (check.guard_violation) sink.report(op_place(variant, op.op), what + " " + check.problem);
           if (!check.device_error.empty())
             sink.report(op_place(variant, op.op), what + " left the device in an error state: " + check.device_error +
                                                       (check.problem.empty() ? "" : " (" + check.problem + ")"));
@@ -65,7 +65,9 @@ class CrashOrHang final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KD003", "An op or the module crashed or hung", Severity::error,
+  RuleInfo info_{"KD003",
+                 "An op or the module crashed or hung",
+                 Severity::error,
                  R"(Each variant runs in its own worker process with a timeout. This rule
 flags a worker that did not end on its own in time (an infinite loop, a
 deadlock, an endless stream of output while loading) and one that a signal
@@ -82,8 +84,8 @@ memory, kills the user's Python process or leaves work running behind it.
 Fix: run the op under a debugger or sanitizer; do not block or loop in
 static initialisers.
 )",
-      R"ex(static int x = [] { for (;;) {} return 0; }();)ex",
-      R"ex(// nothing that can block or spin at load time or in an op
+                 R"ex(static int x = [] { for (;;) {} return 0; }();)ex",
+                 R"ex(// nothing that can block or spin at load time or in an op
 static int x = 0;)ex"};
 };
 

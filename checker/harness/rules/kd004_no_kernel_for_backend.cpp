@@ -1,4 +1,5 @@
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -13,15 +14,17 @@ class NoKernelForBackend final : public Rule {
       const HarnessFacts& facts = *variant.harness;
       for (const OpRunFact& op : facts.ops)
         if (!op.has_kernel)
-          sink.report(op_place(variant, op.op), op.op + " is declared but has no kernel for the " +
-                                                    (facts.device_backend.empty() ? std::string("variant's")
-                                                                                  : facts.device_backend) +
-                                                    " backend (nor a composite one)");
+          sink.report(op_place(variant, op.op),
+                      op.op + " is declared but has no kernel for the " +
+                          (facts.device_backend.empty() ? std::string("variant's") : facts.device_backend) +
+                          " backend (nor a composite one)");
     }
   }
 
  private:
-  RuleInfo info_{"KD004", "An op is declared but has no implementation for the variant's backend", Severity::warning,
+  RuleInfo info_{"KD004",
+                 "An op is declared but has no implementation for the variant's backend",
+                 Severity::warning,
                  R"(After loading, `kcheck run` asks the Torch dispatcher whether each op the
 module declared (TORCH_LIBRARY `def`) has a kernel for the variant's
 backend (CPU for a cpu variant, CUDA for a cuda one) or a composite kernel.
@@ -32,10 +35,10 @@ Fix: register the implementation for the variant's backend
 (`ops.impl("op", torch::kCUDA, &op_cuda)`), or do not declare the op in
 that variant.
 )",
-      R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
+                 R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("silu(Tensor! out, Tensor input) -> ()");   // no ops.impl for CUDA
 })ex",
-      R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
+                 R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("silu(Tensor! out, Tensor input) -> ()");
   ops.impl("silu", torch::kCUDA, &silu);
 })ex"};

@@ -1,4 +1,5 @@
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -21,7 +22,9 @@ class VariantNotRunnable final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KD005", "Variant not run: no matching Torch or device here", Severity::note,
+  RuleInfo info_{"KD005",
+                 "Variant not run: no matching Torch or device here",
+                 Severity::note,
                  R"(`kcheck run` loads a variant only where that is meaningful: the local
 libtorch (the one kcheck_worker was built against) must have the variant's
 Torch major.minor version and C++ ABI, and its backend must be present (CPU
@@ -31,10 +34,10 @@ be needed.
 Fix: nothing in the kernel; run `kcheck run` on a machine (or with a venv)
 that has the Torch version and device named in the note.
 )",
-      R"ex(# a note: torch212-cxx11-cu130-x86_64-linux on a host with Torch 2.11 and no GPU
-kcheck run reference/relu)ex",
-      R"ex(# on a host (or venv) with Torch 2.12 and a CUDA GPU
-kcheck run reference/relu)ex"};
+                 R"ex(# a note: torch212-cxx11-cu130-x86_64-linux on a host with Torch 2.11 and no GPU
+kcheck run reference/kernels/relu)ex",
+                 R"ex(# on a host (or venv) with Torch 2.12 and a CUDA GPU
+kcheck run reference/kernels/relu)ex"};
 };
 
 }  // namespace

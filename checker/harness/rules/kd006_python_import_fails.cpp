@@ -1,4 +1,5 @@
-#include "checker/harness/rules/harness_rule_factories.h"
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -13,13 +14,17 @@ class PythonImportFails final : public Rule {
       const auto& python_import = variant.harness->python_import;
       if (!python_import || !python_import->skipped_because.empty() || python_import->imported) continue;
       sink.report({.variant = variant.directory_name, .file = variant.report_path("__init__.py")},
-                  "importing the variant package with " + python_import->python + " fails while its native module "
-                  "loads: " + python_import->error);
+                  "importing the variant package with " + python_import->python +
+                      " fails while its native module "
+                      "loads: " +
+                      python_import->error);
     }
   }
 
  private:
-  RuleInfo info_{"KD006", "The Python import of the variant fails while the native load succeeds", Severity::warning,
+  RuleInfo info_{"KD006",
+                 "The Python import of the variant fails while the native load succeeds",
+                 Severity::warning,
                  R"(Once the native module has loaded in kcheck_worker, `kcheck run` imports
 the variant directory as a package the way the Hub loader does
 (importlib with a unique module name, `__init__.py` first), in a Python
@@ -32,9 +37,9 @@ Fix: run `python -c "import importlib.util ..."` as in the message, use
 relative imports inside the package, and declare Python dependencies in
 metadata.json's python-depends.
 )",
-      R"ex(# build/<variant>/__init__.py
+                 R"ex(# build/<variant>/__init__.py
 from activation._ops import ops      # absolute: not importable under the loader's name)ex",
-      R"ex(# build/<variant>/__init__.py
+                 R"ex(# build/<variant>/__init__.py
 from ._ops import ops)ex"};
 };
 

@@ -16,8 +16,6 @@
 namespace kcheck::worker {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::int64_t kGuardBytes = 4096;
 
 std::optional<at::ScalarType> dtype_named(const std::string& name) {
@@ -55,7 +53,7 @@ at::Tensor random_tensor(const ArgPlan& arg, at::ScalarType dtype, const WorkerD
 struct GuardedOutput {
   at::Tensor buffer;
   at::Tensor view;
-  std::int64_t guard = 0;  // elements on each side
+  std::int64_t guard = 0;   // elements on each side
   at::Tensor poison_bytes;  // one guard region's expected bytes
 
   GuardedOutput(const ArgPlan& arg, at::ScalarType dtype, const WorkerDevice& device) {
@@ -137,9 +135,12 @@ std::vector<std::vector<c10::IValue>> timing_sets(const CasePlan& plan_case, at:
   std::vector<std::vector<c10::IValue>> result(sets);
   for (int s = 0; s < sets; ++s)
     for (const ArgPlan& arg : plan_case.args) {
-      if (!arg.is_tensor) result[s].emplace_back(arg.value);
-      else if (arg.output) result[s].emplace_back(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
-      else result[s].emplace_back(random_tensor(arg, dtype, device, case_seed(seed, arg.name + std::to_string(s))));
+      if (!arg.is_tensor)
+        result[s].emplace_back(arg.value);
+      else if (arg.output)
+        result[s].emplace_back(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
+      else
+        result[s].emplace_back(random_tensor(arg, dtype, device, case_seed(seed, arg.name + std::to_string(s))));
     }
   return result;
 }
@@ -157,8 +158,7 @@ std::string schema_problem(const c10::FunctionSchema& registered, const std::str
   const auto& have = registered.arguments();
   const auto& want = expected.arguments();
   bool same = have.size() == want.size() && registered.returns().size() == expected.returns().size();
-  for (std::size_t i = 0; same && i < have.size(); ++i)
-    same = have[i].type()->str() == want[i].type()->str();
+  for (std::size_t i = 0; same && i < have.size(); ++i) same = have[i].type()->str() == want[i].type()->str();
   if (same) return {};
   return "registered as " + c10::toString(registered) + ", the spec expects " + expected_text;
 }
@@ -171,10 +171,14 @@ std::pair<bool, std::string> smoke_call(const c10::OperatorHandle& handle, const
     const auto& type = argument.type();
     if (type->kind() == c10::TypeKind::TensorType)
       stack.emplace_back(at::rand({8, 64}, at::TensorOptions().device(device.device)));
-    else if (type->kind() == c10::TypeKind::FloatType) stack.emplace_back(0.5);
-    else if (type->kind() == c10::TypeKind::IntType) stack.emplace_back(static_cast<std::int64_t>(1));
-    else if (type->kind() == c10::TypeKind::BoolType) stack.emplace_back(false);
-    else return {false, "argument '" + argument.name() + "' of type " + type->str() + " cannot be made up"};
+    else if (type->kind() == c10::TypeKind::FloatType)
+      stack.emplace_back(0.5);
+    else if (type->kind() == c10::TypeKind::IntType)
+      stack.emplace_back(static_cast<std::int64_t>(1));
+    else if (type->kind() == c10::TypeKind::BoolType)
+      stack.emplace_back(false);
+    else
+      return {false, "argument '" + argument.name() + "' of type " + type->str() + " cannot be made up"};
   }
   try {
     handle.callBoxed(stack);
@@ -195,47 +199,49 @@ class OpRunner {
   OpRunner(const WorkerPlan& plan, const WorkerDevice& device, const StageCallback& stage)
       : plan_(plan), device_(device), stage_(stage) {}
 
-  json run(const std::vector<std::string>& op_names) {
-    json ops = json::array();
-    for (const std::string& full_name : op_names) ops.push_back(run_op(full_name));
-    return {{"ops", ops}, {"benchmarks", benchmarks_}};
+  OpsRun run(const std::vector<std::string>& op_names) {
+    OpsRun run;
+    for (const std::string& full_name : op_names) run.ops.push_back(run_op(full_name));
+    run.benchmarks = std::move(benchmarks_);
+    return run;
   }
 
  private:
-  json run_op(const std::string& full_name) {
+  OpResult run_op(const std::string& full_name) {
     auto dot = full_name.find('.', full_name.find("::"));
     c10::OperatorName name(full_name.substr(0, dot),
                            dot == std::string::npos ? std::string() : full_name.substr(dot + 1));
     auto separator = full_name.find("::");
     std::string base = full_name.substr(separator == std::string::npos ? 0 : separator + 2,
                                         dot == std::string::npos ? std::string::npos : dot - separator - 2);
-    json result = {{"op", full_name}, {"spec", ""}, {"checks", json::array()}};
+    OpResult result;
+    result.op = full_name;
     auto handle = c10::Dispatcher::singleton().findOp(name);
     if (!handle) {
-      result["has_kernel"] = false;
+      result.has_kernel = false;
       return result;
     }
-    result["has_kernel"] = has_kernel_for(*handle, device_);
-    if (!result["has_kernel"].get<bool>() || device_failed_) return result;
+    result.has_kernel = has_kernel_for(*handle, device_);
+    if (!result.has_kernel || device_failed_) return result;
     const OpPlan* op = find_plan(base);
     if (op) {
       std::string problem = schema_problem(handle->schema(), op->schema);
       if (!problem.empty()) {
-        result["schema_problem"] = problem;
+        result.schema_problem = problem;
         op = nullptr;
       }
     }
     if (!op) {
       stage_(full_name + " (smoke call)");
       auto [called, error] = smoke_call(*handle, device_);
-      result["smoke"] = {{"called", called}, {"error", error}};
+      result.smoke = SmokeCall{called, error};
       return result;
     }
-    result["spec"] = op->name;
+    result.spec = op->name;
     for (const std::string& dtype_name : op->dtypes)
       for (const CasePlan& plan_case : op->cases) {
         if (device_failed_) return result;
-        result["checks"].push_back(check_case(*handle, full_name, *op, plan_case, dtype_name));
+        result.checks.push_back(check_case(*handle, full_name, *op, plan_case, dtype_name));
       }
     return result;
   }
@@ -246,19 +252,21 @@ class OpRunner {
     return nullptr;
   }
 
-  json check_case(const c10::OperatorHandle& handle, const std::string& full_name, const OpPlan& op,
-                  const CasePlan& plan_case, const std::string& dtype_name) {
-    json check = {{"dtype", dtype_name}, {"size", plan_case.size}, {"shape", plan_case.shape},
-                  {"max_abs_error", 0.0}, {"relative_error", 0.0}, {"passed", false}, {"problem", ""}};
+  CaseCheck check_case(const c10::OperatorHandle& handle, const std::string& full_name, const OpPlan& op,
+                       const CasePlan& plan_case, const std::string& dtype_name) {
+    CaseCheck check;
+    check.dtype = dtype_name;
+    check.size = plan_case.size;
+    check.shape = plan_case.shape;
     auto dtype = dtype_named(dtype_name);
     auto reference = reference::find_reference(op.reference);
     if (!dtype || !reference) {
-      check["problem"] = !dtype ? "unknown dtype " + dtype_name : "no reference implementation " + op.reference;
+      check.problem = !dtype ? "unknown dtype " + dtype_name : "no reference implementation " + op.reference;
       return check;
     }
     Tolerance tolerance = op.tolerance.contains(dtype_name) ? op.tolerance.at(dtype_name) : Tolerance{};
-    check["rtol"] = tolerance.rtol;
-    check["atol"] = tolerance.atol;
+    check.rtol = tolerance.rtol;
+    check.atol = tolerance.atol;
     std::string what = full_name + " " + dtype_name + " " + plan_case.shape;
     std::uint64_t seed = case_seed(plan_.seed, op.name + " " + dtype_name + " " + plan_case.shape);
     CaseTensors tensors = make_case(op, plan_case, *dtype, device_, seed);
@@ -269,7 +277,7 @@ class OpRunner {
       handle.callBoxed(stack);
       device_.synchronize();
     } catch (const std::exception& error) {
-      check["problem"] = "the op raised: " + first_line(error.what());
+      check.problem = "the op raised: " + first_line(error.what());
       if (!device_.device.is_cpu()) confirm_device(check);
       return check;
     }
@@ -281,20 +289,20 @@ class OpRunner {
       if (!tensors.outputs[i]) continue;
       const GuardedOutput& output = *tensors.outputs[i];
       if (!output.guards_intact()) {
-        check["problem"] = "wrote outside its output '" + plan_case.args[i].name + "' (guard bytes changed)";
-        check["guard_violation"] = true;
+        check.problem = "wrote outside its output '" + plan_case.args[i].name + "' (guard bytes changed)";
+        check.guard_violation = true;
         passed = false;
       }
       Comparison comparison = compare(output.view, tensors.reference_args[i].toTensor(), tolerance);
-      if (comparison.unwritten && check["problem"].get<std::string>().empty())
-        check["problem"] = "left elements of '" + plan_case.args[i].name + "' unwritten (NaN poison remains)";
+      if (comparison.unwritten && check.problem.empty())
+        check.problem = "left elements of '" + plan_case.args[i].name + "' unwritten (NaN poison remains)";
       max_abs = std::max(max_abs, comparison.max_abs_error);
       relative = std::max(relative, comparison.relative_error);
       passed = passed && comparison.within_tolerance;
     }
-    check["max_abs_error"] = std::isfinite(max_abs) ? max_abs : -1.0;
-    check["relative_error"] = std::isfinite(relative) ? relative : -1.0;
-    check["passed"] = passed;
+    check.max_abs_error = std::isfinite(max_abs) ? max_abs : -1.0;
+    check.relative_error = std::isfinite(relative) ? relative : -1.0;
+    check.passed = passed;
     if (plan_.bench.enabled && passed)
       benchmark_case(handle, full_name, op, plan_case, *dtype, dtype_name, tensors.bytes, seed);
     return check;
@@ -302,13 +310,13 @@ class OpRunner {
 
   // After an exception on a GPU: is the device still usable? A sticky CUDA
   // error (illegal address, ...) ends all further work in this process.
-  void confirm_device(json& check) {
+  void confirm_device(CaseCheck& check) {
     try {
       at::ones({1}, at::TensorOptions().device(device_.device)).sum().item<float>();
       device_.synchronize();
     } catch (const std::exception& error) {
       device_failed_ = true;
-      check["device_error"] = first_line(error.what());
+      check.device_error = first_line(error.what());
     }
   }
 
@@ -319,34 +327,38 @@ class OpRunner {
     stage_(what + " (timing)");
     // Enough buffer sets that consecutive calls touch twice the last-level cache.
     std::int64_t per_call = std::max<std::int64_t>(bytes, 1);
-    int sets = static_cast<int>(std::clamp<std::int64_t>((2 * device_.last_level_cache_bytes + per_call - 1) / per_call, 1, 64));
+    int sets = static_cast<int>(
+        std::clamp<std::int64_t>((2 * device_.last_level_cache_bytes + per_call - 1) / per_call, 1, 64));
     auto op_sets = timing_sets(plan_case, dtype, device_, sets, seed);
-    TimingStats ours = time_on_device("op/" + what, device_, [&](int i) {
-      std::vector<c10::IValue> stack = op_sets[i % sets];
-      handle.callBoxed(stack);
-    }, sets, plan_.bench);
-    json result = {{"op", op.name},
-                   {"dtype", dtype_name},
-                   {"size", plan_case.size},
-                   {"shape", plan_case.shape},
-                   {"median_us", ours.median_seconds * 1e6},
-                   {"spread_us", ours.spread_seconds * 1e6},
-                   {"samples", ours.samples},
-                   {"calls_per_sample", ours.calls_per_sample},
-                   {"buffer_sets", sets},
-                   {"bytes", bytes}};
+    TimingStats ours = time_on_device(
+        "op/" + what, device_,
+        [&](int i) {
+          std::vector<c10::IValue> stack = op_sets[i % sets];
+          handle.callBoxed(stack);
+        },
+        sets, plan_.bench);
+    CaseTiming result;
+    result.op = op.name;
+    result.dtype = dtype_name;
+    result.size = plan_case.size;
+    result.shape = plan_case.shape;
+    result.median_us = ours.median_seconds * 1e6;
+    result.spread_us = ours.spread_seconds * 1e6;
+    result.samples = ours.samples;
+    result.buffer_sets = sets;
+    result.bytes = bytes;
     // What a user would run instead, on the same inputs, timed the same way.
     if (const std::optional<reference::Baseline> baseline = reference::find_baseline(op.baseline)) {
       stage_(what + " (baseline)");
-      TimingStats eager = time_on_device("baseline/" + what, device_, [&](int i) {
-        baseline->run(op_sets[i % sets]);
-      }, sets, plan_.bench);
-      result["eager"] = std::string(baseline->expression);
-      result["eager_median_us"] = eager.median_seconds * 1e6;
-      result["eager_spread_us"] = eager.spread_seconds * 1e6;
+      TimingStats eager = time_on_device(
+          "baseline/" + what, device_, [&](int i) { baseline->run(op_sets[i % sets]); }, sets, plan_.bench);
+      result.eager = std::string(baseline->expression);
+      result.eager_median_us = eager.median_seconds * 1e6;
+      result.eager_spread_us = eager.spread_seconds * 1e6;
     } else {
-      result["eager_problem"] = op.baseline.empty() ? "the op spec declares no baseline"
-                                                       : "no baseline named '" + op.baseline + "' in reference/ops/baseline_forms.cpp";
+      result.eager_problem = op.baseline.empty()
+                                 ? "the op spec declares no baseline"
+                                 : "no baseline named '" + op.baseline + "' in reference/ops/baseline_forms.cpp";
     }
     benchmarks_.push_back(std::move(result));
   }
@@ -354,25 +366,26 @@ class OpRunner {
   const WorkerPlan& plan_;
   const WorkerDevice& device_;
   const StageCallback& stage_;
-  json benchmarks_ = json::array();
+  std::vector<CaseTiming> benchmarks_;
   bool device_failed_ = false;
 };
 
 }  // namespace
 
-json run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
-             const StageCallback& stage) {
+OpsRun run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
+               const StageCallback& stage) {
   return OpRunner(plan, device, stage).run(op_names);
 }
 
-json measure_device_limits(const WorkerDevice& device, const BenchSettings& settings) {
+DeviceLimits measure_device_limits(const WorkerDevice& device, const BenchSettings& settings) {
   std::int64_t bytes = device.device.is_cpu() ? (256ll << 20) : (1ll << 30);
   auto options = at::TensorOptions().dtype(at::kByte).device(device.device);
   at::Tensor source = at::ones({bytes}, options);
   at::Tensor destination = at::empty({bytes}, options);
   BenchSettings copy_settings = settings;
   copy_settings.samples = std::max(10, settings.samples / 2);
-  TimingStats copy = time_on_device("device/copy", device, [&](int) { destination.copy_(source); }, 1, copy_settings);
+  TimingStats copy = time_on_device(
+      "device/copy", device, [&](int) { destination.copy_(source); }, 1, copy_settings);
   double gbs = copy.median_seconds > 0 ? 2.0 * static_cast<double>(bytes) / copy.median_seconds / 1e9 : 0.0;
   // The matrix-multiply rate, the roofline of ops with meaningful FLOPs:
   // square bfloat16 products on a GPU (float32 on the CPU), large enough to reach it.
@@ -380,14 +393,11 @@ json measure_device_limits(const WorkerDevice& device, const BenchSettings& sett
   const std::int64_t n = cpu ? 1024 : 8192;
   const auto matrix = at::TensorOptions().dtype(cpu ? at::kFloat : at::kBFloat16).device(device.device);
   at::Tensor left = at::rand({n, n}, matrix), right = at::rand({n, n}, matrix), product = at::empty({n, n}, matrix);
-  TimingStats matmul = time_on_device("device/matmul", device, [&](int) { at::mm_out(product, left, right); }, 1, copy_settings);
+  TimingStats matmul = time_on_device(
+      "device/matmul", device, [&](int) { at::mm_out(product, left, right); }, 1, copy_settings);
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   double tflops = matmul.median_seconds > 0 ? flops / matmul.median_seconds / 1e12 : 0.0;
-  return {{"name", device.name},
-          {"backend", device.backend},
-          {"copy_bandwidth_gbs", gbs},
-          {"matmul_tflops", tflops},
-          {"matmul_dtype", cpu ? "float32" : "bfloat16"}};
+  return {device.name, device.backend, gbs, tflops, cpu ? "float32" : "bfloat16"};
 }
 
 }  // namespace kcheck::worker

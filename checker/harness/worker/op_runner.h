@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "checker/harness/worker/op_plan.h"
+#include "checker/harness/worker_protocol.h"
 #include "checker/harness/worker/worker_device.h"
 
 namespace kcheck::worker {
@@ -18,13 +16,16 @@ namespace kcheck::worker {
 // float16 7x258"), so a crash or hang can be pinned on it.
 using StageCallback = std::function<void(const std::string& running)>;
 
-// `op_names`: the module's new ops in its own namespace ("ns::op"). Returns
-// {"ops": [...], "benchmarks": [...]}; see kcheck_worker.cpp for the format.
-nlohmann::json run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
-                       const StageCallback& stage);
+struct OpsRun {
+  std::vector<OpResult> ops;
+  std::vector<CaseTiming> benchmarks;
+};
 
-// The device's measured device-to-device copy bandwidth:
-// {"name", "backend", "copy_bandwidth_gbs"}.
-nlohmann::json measure_device_limits(const WorkerDevice& device, const BenchSettings& settings);
+// `op_names`: the module's new ops in its own namespace ("ns::op").
+OpsRun run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
+               const StageCallback& stage);
+
+// The device's measured device-to-device copy bandwidth and matrix-multiply rate.
+DeviceLimits measure_device_limits(const WorkerDevice& device, const BenchSettings& settings);
 
 }  // namespace kcheck::worker

@@ -43,15 +43,20 @@ TimingStats time_on_device(const std::string& name, const WorkerDevice& device, 
 
   std::vector<double> per_call;
   per_call.reserve(settings.samples);
-  benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& state) {
-    for (auto _ : state) {
-      timer.start();
-      for (int i = 0; i < batch; ++i) call(next++);
-      double seconds = timer.stop_seconds() / batch;
-      state.SetIterationTime(seconds);
-      per_call.push_back(seconds);
-    }
-  })->UseManualTime()->Iterations(1)->Repetitions(std::max(settings.samples, 1))->ReportAggregatesOnly(true);
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [&](benchmark::State& state) {
+                                 for (auto _ : state) {
+                                   timer.start();
+                                   for (int i = 0; i < batch; ++i) call(next++);
+                                   double seconds = timer.stop_seconds() / batch;
+                                   state.SetIterationTime(seconds);
+                                   per_call.push_back(seconds);
+                                 }
+                               })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Repetitions(std::max(settings.samples, 1))
+      ->ReportAggregatesOnly(true);
   SilentReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();

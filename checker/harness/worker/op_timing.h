@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "checker/harness/worker/op_plan.h"
+#include "checker/harness/worker_protocol.h"
 #include "checker/harness/worker/worker_device.h"
 
 namespace kcheck::worker {

@@ -87,7 +87,8 @@ void DeviceTimer::start() {
 }
 
 double DeviceTimer::stop_seconds() {
-  if (device_.device.is_cpu()) return std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_start_).count();
+  if (device_.device.is_cpu())
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_start_).count();
   stop_event_->record(current_stream(device_));
   stop_event_->synchronize();
   return start_event_->elapsedTime(*stop_event_) / 1e3;

@@ -17,9 +17,9 @@ namespace kcheck::worker {
 std::vector<std::string> available_backends();
 
 struct WorkerDevice {
-  std::string backend;     // "cpu", "cuda"
+  std::string backend;  // "cpu", "cuda"
   c10::Device device{c10::kCPU};
-  std::string name;        // "NVIDIA H100 80GB HBM3", the CPU model
+  std::string name;  // "NVIDIA H100 80GB HBM3", the CPU model
   std::int64_t last_level_cache_bytes = 0;
 
   // Waits for the device; on CUDA rethrows an asynchronous error of the

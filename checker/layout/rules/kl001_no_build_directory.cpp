@@ -1,6 +1,6 @@
 #include "checker/core/policy.h"
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -13,16 +13,18 @@ class NoBuildDirectory final : public Rule {
     const TreeFacts& tree = context.tree;
     if (tree.scope != AuditScope::tree) return;
     if (!tree.build_dir_exists) {
-      sink.report({.file = "build"}, "no build/ directory: a Hub kernel repository keeps its variants in build/<variant>/");
+      sink.report({.file = "build"},
+                  "no build/ directory: a Hub kernel repository keeps its variants in build/<variant>/");
     } else if (tree.variants.empty()) {
       sink.report({.file = "build"}, "build/ holds no variant directories");
     }
   }
 
  private:
-  RuleInfo info_{
-      "KL001", "No build/ directory, or no variants in it", Severity::error,
-      R"(A kernel repository on the Hub keeps every build of the kernel under
+  RuleInfo info_{"KL001",
+                 "No build/ directory, or no variants in it",
+                 Severity::error,
+                 R"(A kernel repository on the Hub keeps every build of the kernel under
 build/, one directory per build variant (e.g. build/torch213-cxx11-cu130-x86_64-linux/).
 The loader lists build/ to find a variant for the running system; without it,
 or with nothing in it, no system can load the kernel.
@@ -30,10 +32,10 @@ or with nothing in it, no system can load the kernel.
 Fix: build the kernel (`kcheck build` or kernel-builder) and upload the whole
 build/ directory.
 )",
-      R"ex(my-kernel/
+                 R"ex(my-kernel/
   build.toml
   torch-ext/...          # sources only, no build/)ex",
-      R"ex(my-kernel/
+                 R"ex(my-kernel/
   build.toml
   torch-ext/...
   build/torch213-cxx11-cpu-x86_64-linux/...   # from `kcheck build` or kernel-builder)ex"};

@@ -1,5 +1,5 @@
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -16,7 +16,9 @@ class VariantNameGrammar final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KL002", "Variant directory name does not follow the variant grammar", Severity::error,
+  RuleInfo info_{"KL002",
+                 "Variant directory name does not follow the variant grammar",
+                 Severity::error,
                  R"(Every directory in build/ is one build variant, and its name is how the
 loader picks a build for the running system: framework and version, C++ ABI
 tag (Linux only), compute backend and version, CPU and OS. The loader skips a
@@ -31,8 +33,8 @@ A cxx tag on a darwin or windows name is invalid too.
 
 Fix: rename the directory to the name the builder would give it, e.g.
 `torch2.13-cuda13.0-linux` -> `torch213-cxx11-cu130-x86_64-linux`.)",
-      R"ex(build/torch2.13-cuda13.0-linux/)ex",
-      R"ex(build/torch213-cxx11-cu130-x86_64-linux/)ex"};
+                 R"ex(build/torch2.13-cuda13.0-linux/)ex",
+                 R"ex(build/torch213-cxx11-cu130-x86_64-linux/)ex"};
 };
 
 }  // namespace

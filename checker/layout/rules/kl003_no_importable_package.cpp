@@ -1,7 +1,7 @@
-#include "checker/core/kernel_identity.h"
+#include "checker/facts/kernel_identity.h"
 #include "checker/core/policy.h"
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -22,10 +22,11 @@ class NoImportablePackage final : public Rule {
       }
       auto module = kernel_module_name(variant);
       if (!module) {
-        sink.report(where, "cannot tell the kernel's package name (no metadata name or id, no native module or "
-                           "package directory naming it), so "
-                           "the nested package <module>/__init__.py that policy '" + context.policy.name +
-                           "' requires cannot be found");
+        sink.report(where,
+                    "cannot tell the kernel's package name (no metadata name or id, no native module or "
+                    "package directory naming it), so "
+                    "the nested package <module>/__init__.py that policy '" +
+                        context.policy.name + "' requires cannot be found");
       } else if (!variant.find_file(*module + "/__init__.py")) {
         sink.report(where, "variant has no " + *module + "/__init__.py: policy '" + context.policy.name +
                                "' requires the nested package named after the kernel");
@@ -34,7 +35,9 @@ class NoImportablePackage final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KL003", "Variant has no importable package", Severity::error,
+  RuleInfo info_{"KL003",
+                 "Variant has no importable package",
+                 Severity::error,
                  R"(The loader imports a variant as a Python package. Under the current Hub
 layout (policy `hub`) that is the variant directory itself, so it needs a
 top-level __init__.py. Under the seeds' layout (policy `hub-legacy`) the
@@ -47,11 +50,11 @@ prefixes a root native module's (`_<module>_<unique>`), or the only package.
 Fix: ship the package's __init__.py where the policy expects it; kernel-builder
 and `kcheck build` copy torch-ext/<module>/ there.
 )",
-      R"ex(# policy hub
+                 R"ex(# policy hub
 build/torch213-cxx11-cpu-x86_64-linux/
   _ops.py
   _relu_cpu_0a1b2c3.abi3.so         # no __init__.py)ex",
-      R"ex(build/torch213-cxx11-cpu-x86_64-linux/
+                 R"ex(build/torch213-cxx11-cpu-x86_64-linux/
   __init__.py                       # from torch-ext/relu/__init__.py
   _ops.py
   _relu_cpu_0a1b2c3.abi3.so)ex"};

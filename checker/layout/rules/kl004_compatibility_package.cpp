@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <set>
 
-#include "checker/core/kernel_identity.h"
+#include "checker/facts/kernel_identity.h"
 #include "checker/core/policy.h"
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -58,12 +58,15 @@ class CompatibilityPackage final : public Rule {
     std::string message = compat + " does not export the same public names as __init__.py";
     if (!missing.empty()) message += "; missing: " + join_names(missing);
     if (!extra.empty()) message += "; only in the compatibility package: " + join_names(extra);
-    sink.report({.variant = variant.directory_name, .file = variant.report_path(compat),
+    sink.report({.variant = variant.directory_name,
+                 .file = variant.report_path(compat),
                  .location = {.line = nested->all_line}},
                 message);
   }
 
-  RuleInfo info_{"KL004", "Compatibility package missing or out of step with __init__.py", Severity::error,
+  RuleInfo info_{"KL004",
+                 "Compatibility package missing or out of step with __init__.py",
+                 Severity::error,
                  R"(Builders until mid-2026 placed a small package <module>/__init__.py inside
 each variant that re-exports the top-level package, so that old loaders
 (which import build/<variant>/<module>) and plain PYTHONPATH imports keep
@@ -79,9 +82,9 @@ Fix: let the builder generate it, or re-export exactly the top-level names:
     from .. import *            # or the builder's importlib shim
     __all__ = ["relu", "layers"]  # same as build/<variant>/__init__.py
 )",
-      R"ex(# build/<variant>/__init__.py:       __all__ = ["relu", "layers"]
+                 R"ex(# build/<variant>/__init__.py:       __all__ = ["relu", "layers"]
 # build/<variant>/relu/__init__.py:  __all__ = ["relu"])ex",
-      R"ex(# build/<variant>/relu/__init__.py
+                 R"ex(# build/<variant>/relu/__init__.py
 from .. import *
 __all__ = ["relu", "layers"]  # same as build/<variant>/__init__.py)ex"};
 };

@@ -1,8 +1,8 @@
 #include <array>
 
 #include "checker/core/text_scan.h"
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -57,7 +57,9 @@ class FilesThatMustNotShip final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KL005", "Files that must not ship", Severity::warning,
+  RuleInfo info_{"KL005",
+                 "Files that must not ship",
+                 Severity::warning,
                  R"(A variant should contain only what the loader needs: the Python package,
 the native module, data files and metadata.json. Bytecode caches
 (__pycache__, *.pyc) are ignored by the digest and never downloaded by the
@@ -67,8 +69,8 @@ dumps only make the upload larger and can leak the builder's environment.
 Fix: delete them before uploading (kernel-builder and `kcheck build` never
 write them), e.g. `find build -name __pycache__ -prune -exec rm -rf {} +`.
 )",
-      R"ex(build/torch213-cxx11-cpu-x86_64-linux/__pycache__/_ops.cpython-311.pyc)ex",
-      R"ex(rm -r build/*/__pycache__      # and upload without it
+                 R"ex(build/torch213-cxx11-cpu-x86_64-linux/__pycache__/_ops.cpython-311.pyc)ex",
+                 R"ex(rm -r build/*/__pycache__      # and upload without it
 # or, when a file is meant to ship, kcheck.toml:
 # ignore = [{code = "KL005", path = "build/*/notes.txt", reason = "..."}])ex"};
 };

@@ -4,8 +4,8 @@
 
 #include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 #include "checker/layout/variant_name.h"
 
 namespace kcheck {
@@ -39,9 +39,10 @@ class IncompleteVariantSet final : public Rule {
                     message + "; a local build (--local-build) is not judged on them, an upload is");
       else
         sink.report({.file = relative_build_dir(context.tree)},
-                    message + ". Each is built with that Torch (and CUDA) release: kernel-builder builds the whole "
-                              "set; `kcheck build` builds for the Torch it finds. To judge only what this machine "
-                              "built, add --local-build");
+                    message +
+                        ". Each is built with that Torch (and CUDA) release: kernel-builder builds the whole "
+                        "set; `kcheck build` builds for the Torch it finds. To judge only what this machine "
+                        "built, add --local-build");
     }
     for (const std::string& name : present)
       if (!required_anywhere.contains(name))
@@ -66,7 +67,9 @@ class IncompleteVariantSet final : public Rule {
     return tree.build_dir.lexically_relative(tree.audited_root).generic_string();
   }
 
-  RuleInfo info_{"KL006", "Required variants missing for a backend and system", Severity::error,
+  RuleInfo info_{"KL006",
+                 "Required variants missing for a backend and system",
+                 Severity::error,
                  R"(A kernel is compliant for a (backend, system) pair only if build/ holds
 every variant the policy requires for it: for policy `hub`, one build per
 bundled Torch release (2.12 and 2.13) and, for CUDA, per CUDA version
@@ -79,9 +82,9 @@ A variant that no required list names (an older Torch) is reported as a note.
 Fix: build the missing variants (kernel-builder builds the whole bundle;
 `kcheck build` builds for the local Torch) and upload them together.
 )",
-      R"ex(# x86_64-linux, cpu, policy hub
+                 R"ex(# x86_64-linux, cpu, policy hub
 build/torch213-cxx11-cpu-x86_64-linux/     # torch212-cxx11-cpu-x86_64-linux missing)ex",
-      R"ex(build/torch212-cxx11-cpu-x86_64-linux/
+                 R"ex(build/torch212-cxx11-cpu-x86_64-linux/
 build/torch213-cxx11-cpu-x86_64-linux/)ex"};
 };
 

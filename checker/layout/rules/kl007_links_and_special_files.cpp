@@ -1,5 +1,5 @@
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -17,8 +17,7 @@ std::string entry_problem(const FileEntry& file) {
       return "special file (FIFO, socket or device) in the variant";
     case FileKind::regular:
       if (file.hard_link_outside_variant)
-        return "hard link shared with " + std::to_string(file.hard_links) +
-               " names, some of them outside the variant";
+        return "hard link shared with " + std::to_string(file.hard_links) + " names, some of them outside the variant";
       return "";
     case FileKind::directory:
       return "";
@@ -39,7 +38,9 @@ class LinksAndSpecialFiles final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KL007", "Link, special file or path that cannot ship", Severity::error,
+  RuleInfo info_{"KL007",
+                 "Link, special file or path that cannot ship",
+                 Severity::error,
                  R"(A variant is downloaded file by file and must be self-contained. A symbolic
 link that points outside the variant (or loops), a hard link shared with
 files elsewhere, a FIFO, socket or device node, an unreadable entry, or a
@@ -50,9 +51,10 @@ follows links out of the audited root.
 Fix: replace links by copies of the files they point to, remove special
 files, rename paths to UTF-8.
 )",
-      R"ex(build/torch213-cxx11-cpu-x86_64-linux/libfoo.so -> /usr/lib/libfoo.so)ex",
-      R"ex(# ship a regular file (or drop the dependency)
-cp -L /usr/lib/libfoo.so build/torch213-cxx11-cpu-x86_64-linux/libfoo.so)ex", 7.0};
+                 R"ex(build/torch213-cxx11-cpu-x86_64-linux/libfoo.so -> /usr/lib/libfoo.so)ex",
+                 R"ex(# ship a regular file (or drop the dependency)
+cp -L /usr/lib/libfoo.so build/torch213-cxx11-cpu-x86_64-linux/libfoo.so)ex",
+                 7.0};
 };
 
 }  // namespace

@@ -1,14 +1,14 @@
 #include <array>
 
 #include "checker/core/text_scan.h"
-#include "checker/core/tree_facts.h"
-#include "checker/layout/rules/layout_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/layout/rules/layout_rule_table.h"
 
 namespace kcheck {
 namespace {
 
-constexpr std::array<std::string_view, 8> kBackendSeparators = {"_cann_", "_cpu_",  "_cuda_", "_metal_",
-                                                                 "_neuron_", "_rocm_", "_tpu_", "_xpu_"};
+constexpr std::array<std::string_view, 8> kBackendSeparators = {"_cann_",   "_cpu_",  "_cuda_", "_metal_",
+                                                                "_neuron_", "_rocm_", "_tpu_",  "_xpu_"};
 
 // _[a-z][a-z0-9_]*_<backend>_[A-Za-z0-9_]+ (build-variants.md §3.2), matched
 // by trying each place the backend separator may start: the module part
@@ -71,8 +71,11 @@ class NativeModuleName final : public Rule {
                              "' is not named <id>.abi3.so with id _<module>_<backend>_<unique> in the variant root");
   }
 
-  RuleInfo info_{"KL008", "Native module not named <id>.abi3.so, or more than one", Severity::error,
-                 R"(A compiled variant holds exactly one native module, named after the
+  RuleInfo info_{
+      "KL008",
+      "Native module not named <id>.abi3.so, or more than one",
+      Severity::error,
+      R"(A compiled variant holds exactly one native module, named after the
 variant's id: `<id>.abi3.so`, where the id (metadata.json `id`) already starts
 with `_`, e.g. `_relu_cuda_1a2b3c4.abi3.so`. `_ops.py` imports the module by
 that name and the op namespace is the same id; a second module, or a module

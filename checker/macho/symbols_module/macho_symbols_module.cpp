@@ -38,8 +38,10 @@ extern "C" KCHECK_MACHO_SYMBOLS_EXPORT void kcheck_read_macho_symbols(const std:
     for (const LIEF::MachO::Symbol& symbol : binary.symbols()) {
       const std::uint8_t type = symbol.type();
       if ((type & kDebugEntry) != 0 || (type & kExternal) == 0 || (type & kPrivateExternal) != 0) continue;
-      if ((type & kTypeMask) == kUndefined) facts->imported_symbols.push_back(without_underscore(symbol.name()));
-      else if ((type & kTypeMask) == kDefinedInSection) facts->exported_symbols.push_back(without_underscore(symbol.name()));
+      if ((type & kTypeMask) == kUndefined)
+        facts->imported_symbols.push_back(without_underscore(symbol.name()));
+      else if ((type & kTypeMask) == kDefinedInSection)
+        facts->exported_symbols.push_back(without_underscore(symbol.name()));
     }
   } catch (const std::exception& error) {
     facts->error = std::string("cannot read symbols: ") + error.what();

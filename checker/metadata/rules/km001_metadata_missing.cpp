@@ -1,4 +1,4 @@
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -19,9 +19,10 @@ class MetadataMissing final : public PerVariantMetadataRule {
   }
 
  private:
-  RuleInfo info_{
-      "KM001", "metadata.json missing", Severity::error,
-      R"(Every variant directory must contain metadata.json (build-variants.md §4):
+  RuleInfo info_{"KM001",
+                 "metadata.json missing",
+                 Severity::error,
+                 R"(Every variant directory must contain metadata.json (build-variants.md §4):
 the Hub loader reads it to learn the kernel's id, name, version, license,
 backend and Python dependencies, and to verify the files against the digest.
 A variant without it cannot be loaded by the current loader.
@@ -29,11 +30,11 @@ A variant without it cannot be loaded by the current loader.
 Fix: build the variant with kernel-builder (`kcheck build`), which writes
 metadata.json, and upload it together with the rest of the variant.
 )",
-      R"ex(build/torch213-cxx11-cpu-x86_64-linux/
+                 R"ex(build/torch213-cxx11-cpu-x86_64-linux/
   __init__.py
   _ops.py
   _relu_cpu_0a1b2c3.abi3.so       # no metadata.json)ex",
-      R"ex(build/torch213-cxx11-cpu-x86_64-linux/
+                 R"ex(build/torch213-cxx11-cpu-x86_64-linux/
   __init__.py
   _ops.py
   _relu_cpu_0a1b2c3.abi3.so

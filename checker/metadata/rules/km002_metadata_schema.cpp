@@ -1,4 +1,4 @@
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -34,9 +34,10 @@ class MetadataSchema final : public PerVariantMetadataRule {
   }
 
  private:
-  RuleInfo info_{
-      "KM002", "metadata.json is not valid JSON or breaks the schema", Severity::error,
-      R"(metadata.json must be valid JSON whose shape follows build-variants.md §4:
+  RuleInfo info_{"KM002",
+                 "metadata.json is not valid JSON or breaks the schema",
+                 Severity::error,
+                 R"(metadata.json must be valid JSON whose shape follows build-variants.md §4:
 required `id`, `name` (a kernel name: ^[a-z][-a-z0-9]*[a-z0-9]$), `version`
 (an integer >= 0), `license`, `python-depends` (an array of strings; the Hub
 loader rejects the file without it, although the docs call it optional), and
@@ -53,10 +54,10 @@ usually a typo of a key that was meant to be read.
 Fix: regenerate metadata.json with kernel-builder, or correct the key named
 in the finding.
 )",
-      R"ex({"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": "1",
+                 R"ex({"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": "1",
  "license": "apache-2.0", "backend": {"type": "cpu"}}
 # version is a string and python-depends is missing)ex",
-      R"ex({"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": 1,
+                 R"ex({"id": "_relu_cpu_0a1b2c3", "name": "relu", "version": 1,
  "license": "apache-2.0", "python-depends": [], "backend": {"type": "cpu"}})ex"};
 };
 

@@ -2,17 +2,17 @@
 #include <array>
 #include <cctype>
 
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
 namespace {
 
 constexpr std::array<std::string_view, 35> kPythonKeywords{
-    "False", "None",   "True",    "and",      "as",       "assert", "async", "await",  "break",
-    "class", "continue", "def",   "del",      "elif",     "else",   "except", "finally", "for",
-    "from",  "global", "if",      "import",   "in",       "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",      "while",  "with",  "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 bool is_python_identifier(std::string_view text) {
   const auto word_character = [](unsigned char c) { return std::isalnum(c) != 0 || c == '_'; };
@@ -59,10 +59,10 @@ class IdConsistency final : public PerVariantMetadataRule {
   }
 
  private:
-  RuleInfo info_{
-      "KM003", "id is not a Python identifier, or differs from the op namespace in _ops.py",
-      Severity::error,
-      R"(The `id` in metadata.json (e.g. `_relu_cuda_0a1b2c3`) is at once the name
+  RuleInfo info_{"KM003",
+                 "id is not a Python identifier, or differs from the op namespace in _ops.py",
+                 Severity::error,
+                 R"(The `id` in metadata.json (e.g. `_relu_cuda_0a1b2c3`) is at once the name
 of the native module (`<id>.abi3.so`), the suffix of its `PyInit_<id>` entry
 point, and the Torch op namespace that `_ops.py` exposes as
 `torch.ops.<id>` (build-variants.md §3.2–3.3). The loader imports the module
@@ -78,9 +78,9 @@ export does not match its file name (together: `PyInit_<id>`).
 Fix: rebuild with kernel-builder so that one TORCH_EXTENSION_NAME drives all
 four, and do not rename the native module or edit `_ops.py` by hand.
 )",
-      R"ex(metadata.json:  "id": "_relu_cpu_0a1b2c3"
+                 R"ex(metadata.json:  "id": "_relu_cpu_0a1b2c3"
 _ops.py:        ops = torch.ops._relu_cpu_ffffff0)ex",
-      R"ex(metadata.json:  "id": "_relu_cpu_0a1b2c3"
+                 R"ex(metadata.json:  "id": "_relu_cpu_0a1b2c3"
 _ops.py:        ops = torch.ops._relu_cpu_0a1b2c3)ex"};
 };
 

@@ -1,4 +1,4 @@
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -22,15 +22,16 @@ class BackendMatchesVariant final : public PerVariantMetadataRule {
     const auto expected = backend_implied_by(*variant.name);
     const std::string& declared = *variant.metadata.backend_type;
     if (!expected || declared == *expected) return;
-    sink.report(metadata_place(variant, "/backend/type"),
-                "backend.type is '" + declared + "' but the variant name " + variant.directory_name +
-                    " is a " + *expected + " build: backend.type must be '" + *expected + "'");
+    sink.report(metadata_place(variant, "/backend/type"), "backend.type is '" + declared + "' but the variant name " +
+                                                              variant.directory_name + " is a " + *expected +
+                                                              " build: backend.type must be '" + *expected + "'");
   }
 
  private:
-  RuleInfo info_{
-      "KM004", "backend.type contradicts the variant name", Severity::error,
-      R"(The variant directory name carries the backend (the compute token: cpu,
+  RuleInfo info_{"KM004",
+                 "backend.type contradicts the variant name",
+                 Severity::error,
+                 R"(The variant directory name carries the backend (the compute token: cpu,
 cu130 -> cuda, rocm71 -> rocm, xpu20253 -> xpu, cann82 -> cann, metal,
 neuron, tpu; `torch-<backend>` for Python-only builds, with torch-npu <-> cann).
 The loader picks a variant by its name, then trusts metadata.json's
@@ -42,9 +43,9 @@ constrained.
 Fix: rebuild the variant, or correct `backend.type` to the backend in the
 variant name (if the directory was renamed, rename it back).
 )",
-      R"ex(build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
+                 R"ex(build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
   "backend": {"type": "rocm", "archs": ["gfx942"]})ex",
-      R"ex(build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
+                 R"ex(build/torch213-cxx11-cu130-x86_64-linux/metadata.json:
   "backend": {"type": "cuda", "archs": ["8.0", "9.0a"]})ex"};
 };
 

@@ -1,6 +1,7 @@
 #include "checker/core/audit_options.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/metadata/ascii_text.h"
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -47,15 +48,16 @@ class NameVersionConsistency final : public Rule {
     for (const VariantFacts& variant : context.tree.variants) {
       const auto& name = variant.metadata.name;
       if (!variant.metadata.readable() || !name || ascii_lowercase(*name) == ascii_lowercase(repository_name)) continue;
-      sink.report(Severity::warning, metadata_place(variant, "/name"),
-                  "name '" + *name + "' differs from the repository name '" + repository_name + "' of --repo-id " +
-                      repo_id);
+      sink.report(
+          Severity::warning, metadata_place(variant, "/name"),
+          "name '" + *name + "' differs from the repository name '" + repository_name + "' of --repo-id " + repo_id);
     }
   }
 
-  RuleInfo info_{
-      "KM005", "name or version differ between variants", Severity::error,
-      R"(All variants of one kernel upload are builds of the same source, so their
+  RuleInfo info_{"KM005",
+                 "name or version differ between variants",
+                 Severity::error,
+                 R"(All variants of one kernel upload are builds of the same source, so their
 metadata.json must agree on `name` and `version`; the Hub uploader refuses
 mixed versions and the loader would otherwise give a different kernel
 depending on the machine. A variant that disagrees usually comes from an
@@ -66,9 +68,9 @@ users find the kernel by the repository name.
 Fix: rebuild every variant from the same source revision, or delete stale
 variants before uploading.
 )",
-      R"ex(build/torch212-cxx11-cpu-x86_64-linux/metadata.json:  "version": 1
+                 R"ex(build/torch212-cxx11-cpu-x86_64-linux/metadata.json:  "version": 1
 build/torch213-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2)ex",
-      R"ex(# rebuild every variant from one revision
+                 R"ex(# rebuild every variant from one revision
 build/torch212-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2
 build/torch213-cxx11-cpu-x86_64-linux/metadata.json:  "version": 2)ex"};
 };

@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "checker/core/policy.h"
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -36,8 +36,8 @@ class PythonDependsAllowed final : public PerVariantMetadataRule {
     }
     if (metadata.python_depends_backends) {
       for (const auto& [backend, names] : *metadata.python_depends_backends) {
-        report_unlisted(variant, names, "/python-depends-backends/" + backend, backend_dependency_names(python, backend),
-                        backend, sink);
+        report_unlisted(variant, names, "/python-depends-backends/" + backend,
+                        backend_dependency_names(python, backend), backend, sink);
       }
     }
   }
@@ -54,9 +54,10 @@ class PythonDependsAllowed final : public PerVariantMetadataRule {
     }
   }
 
-  RuleInfo info_{
-      "KM006", "python-depends entry not allowed for the backend", Severity::error,
-      R"(A kernel may only depend on the curated Python packages the Hub loader
+  RuleInfo info_{"KM006",
+                 "python-depends entry not allowed for the backend",
+                 Severity::error,
+                 R"(A kernel may only depend on the curated Python packages the Hub loader
 knows (build-toml.md §5.5): the general list (einops, helion, tvm-ffi) and,
 for the variant's backend, that backend's list (cuda: nvidia-cutlass-dsl,
 xpu: onednn, neuron: nki). The loader validates each `python-depends` name
@@ -68,8 +69,8 @@ Fix: remove the dependency (vendor the code you need, or use Torch), or move
 a backend-specific package to that backend's list in build.toml
 (`[general.cuda] python-depends`).
 )",
-      R"ex("backend": {"type": "cpu"}, "python-depends": ["numpy"])ex",
-      R"ex("backend": {"type": "cpu"}, "python-depends": []      # and no numpy import)ex"};
+                 R"ex("backend": {"type": "cpu"}, "python-depends": ["numpy"])ex",
+                 R"ex("backend": {"type": "cpu"}, "python-depends": []      # and no numpy import)ex"};
 };
 
 }  // namespace

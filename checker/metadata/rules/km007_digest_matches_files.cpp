@@ -1,5 +1,5 @@
 #include "checker/metadata/metadata_reader.h"
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -43,9 +43,10 @@ class DigestMatchesFiles final : public PerVariantMetadataRule {
   }
 
  private:
-  RuleInfo info_{
-      "KM007", "digest does not match the files", Severity::error,
-      R"(metadata.json's `digest` records a hash of every file of the variant
+  RuleInfo info_{"KM007",
+                 "digest does not match the files",
+                 Severity::error,
+                 R"(metadata.json's `digest` records a hash of every file of the variant
 (build-variants.md §4.5: every regular file, through symlinks, except
 metadata.json and metadata.json.sigstore in the variant root, __pycache__
 and *.pyc; SHA-256 or SHA-512, standard base64). The loader verifies it and
@@ -56,9 +57,9 @@ variant without a digest loads but cannot be verified (warning).
 Fix: do not edit, add or delete files in a variant after building it;
 rebuild with kernel-builder (`kcheck build`) to write a fresh digest.
 )",
-      R"ex("digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>"}}
+                 R"ex("digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>"}}
 # while the variant also holds _ops.py and _relu_cpu_0a1b2c3.abi3.so)ex",
-      R"ex(# let the builder recompute the digest after the last change
+                 R"ex(# let the builder recompute the digest after the last change
 "digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>",
   "_ops.py": "<hash>", "_relu_cpu_0a1b2c3.abi3.so": "<hash>"}})ex"};
 };

@@ -1,4 +1,4 @@
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -25,9 +25,10 @@ class ProvenanceDirty final : public PerVariantMetadataRule {
                     " had uncommitted changes (dirty: true): the build cannot be reproduced from the commit");
   }
 
-  RuleInfo info_{
-      "KM008", "provenance says the kernel or the builder was dirty", Severity::warning,
-      R"(`provenance` in metadata.json records the git commits of the kernel source
+  RuleInfo info_{"KM008",
+                 "provenance says the kernel or the builder was dirty",
+                 Severity::warning,
+                 R"(`provenance` in metadata.json records the git commits of the kernel source
 and of kernel-builder, and whether either checkout had uncommitted changes
 (`dirty`). A dirty build cannot be reproduced from the recorded commit, and
 the loader warns about it when loading.
@@ -35,9 +36,9 @@ the loader warns about it when loading.
 Fix: commit your changes (Nix builds also count untracked files) and rebuild
 from the clean checkout.
 )",
-      R"ex("provenance": {"kernel-builder": {"version": "0.18.1"},
+                 R"ex("provenance": {"kernel-builder": {"version": "0.18.1"},
                "kernel": {"commit": "<40 hex digits>", "dirty": true}})ex",
-      R"ex(git commit -am "..." && kcheck build .     # rebuild from a clean checkout
+                 R"ex(git commit -am "..." && kcheck build .     # rebuild from a clean checkout
 "kernel": {"commit": "<40 hex digits>", "dirty": false})ex"};
 };
 

@@ -1,6 +1,6 @@
 #include "checker/core/policy.h"
 #include "checker/metadata/ascii_text.h"
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -23,9 +23,10 @@ class LicenseAccepted final : public PerVariantMetadataRule {
   }
 
  private:
-  RuleInfo info_{
-      "KM009", "license is not a license id the Hub accepts", Severity::warning,
-      R"(`license` should be one of the license identifiers the Hub accepts (its
+  RuleInfo info_{"KM009",
+                 "license is not a license id the Hub accepts",
+                 Severity::warning,
+                 R"(`license` should be one of the license identifiers the Hub accepts (its
 lowercase SPDX-style ids such as `apache-2.0`, `mit`, `bsd-3-clause`, or
 `other`); the policy's `[licenses] accepted` list holds them. The comparison
 is case-insensitive, so `Apache-2.0` is accepted. An unknown id means the
@@ -35,8 +36,8 @@ use the kernel.
 Fix: set `general.license` in build.toml to the Hub id of your license (or
 `other` and add a LICENSE file) and rebuild.
 )",
-      R"ex("license": "Apache License 2.0")ex",
-      R"ex("license": "apache-2.0")ex"};
+                 R"ex("license": "Apache License 2.0")ex",
+                 R"ex("license": "apache-2.0")ex"};
 };
 
 }  // namespace

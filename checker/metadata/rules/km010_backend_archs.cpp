@@ -2,7 +2,7 @@
 #include <set>
 
 #include "checker/metadata/metadata_reader.h"
-#include "checker/metadata/rules/metadata_rule_factories.h"
+#include "checker/metadata/rules/metadata_rule_table.h"
 #include "checker/metadata/rules/metadata_rule_support.h"
 
 namespace kcheck {
@@ -53,7 +53,8 @@ std::string describe_difference(const std::set<std::string>& declared, const std
   const auto not_embedded = difference(declared, embedded), not_declared = difference(embedded, declared);
   std::string text;
   if (!not_embedded.empty()) text += "declared but not embedded: " + comma_list(not_embedded);
-  if (!not_declared.empty()) text += (text.empty() ? "" : "; ") + std::string("embedded but not declared: ") + comma_list(not_declared);
+  if (!not_declared.empty())
+    text += (text.empty() ? "" : "; ") + std::string("embedded but not declared: ") + comma_list(not_declared);
   return text;
 }
 
@@ -77,8 +78,9 @@ class BackendArchs final : public PerVariantMetadataRule {
     for (std::size_t index = 0; index < archs.size(); ++index) {
       const bool well_formed = backend == "cuda" ? is_cuda_capability(archs[index]) : is_rocm_arch(archs[index]);
       if (well_formed) continue;
-      const std::string expected = backend == "cuda" ? "a CUDA capability major.minor[a|f][+PTX], e.g. 8.0, 9.0a, 12.0+PTX"
-                                                     : "a ROCm arch gfx<digits>[letter], e.g. gfx90a, gfx942";
+      const std::string expected = backend == "cuda"
+                                       ? "a CUDA capability major.minor[a|f][+PTX], e.g. 8.0, 9.0a, 12.0+PTX"
+                                       : "a ROCm arch gfx<digits>[letter], e.g. gfx90a, gfx942";
       sink.report(metadata_place(variant, "/backend/archs/" + std::to_string(index)),
                   "backend.archs entry '" + archs[index] + "' is not " + expected);
     }
@@ -102,9 +104,10 @@ class BackendArchs final : public PerVariantMetadataRule {
                 "backend.archs differs from the device code in the native module (" + difference_text + ")");
   }
 
-  RuleInfo info_{
-      "KM010", "backend.archs malformed or different from the embedded device code", Severity::error,
-      R"(For CUDA and ROCm variants, `backend.archs` lists the GPU architectures the
+  RuleInfo info_{"KM010",
+                 "backend.archs malformed or different from the embedded device code",
+                 Severity::error,
+                 R"(For CUDA and ROCm variants, `backend.archs` lists the GPU architectures the
 native module was compiled for (build-variants.md §4.3). A CUDA entry is a
 capability `major.minor`, optionally `a` or `f`, optionally `+PTX`
 (^[0-9]+\.[0-9]+[af]?(\+PTX)?$: `8.0`, `9.0a`, `12.0+PTX`); a ROCm entry is
@@ -119,8 +122,8 @@ Fix: let kernel-builder write `archs` (it records what it compiled); set the
 capabilities in build.toml (`cuda-capabilities`, `rocm-archs`), not in
 metadata.json.
 )",
-      R"ex("backend": {"type": "cuda", "archs": ["8.0", "sm_90"]})ex",
-      R"ex("backend": {"type": "cuda", "archs": ["8.0", "9.0"]}     # the archs the module embeds)ex"};
+                 R"ex("backend": {"type": "cuda", "archs": ["8.0", "sm_90"]})ex",
+                 R"ex("backend": {"type": "cuda", "archs": ["8.0", "9.0"]}     # the archs the module embeds)ex"};
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 

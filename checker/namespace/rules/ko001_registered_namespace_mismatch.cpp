@@ -1,5 +1,5 @@
-#include "checker/core/kernel_identity.h"
-#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/facts/kernel_identity.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -46,7 +46,8 @@ class RegisteredNamespaceMismatch final : public Rule {
     for (const std::string& registered : native.elf->torch_library_namespaces) {
       std::string differences;
       for (const ExpectedName& name : expected) {
-        if (name.name != registered) differences += (differences.empty() ? "" : "; ") + name.source + " is `" + name.name + "`";
+        if (name.name != registered)
+          differences += (differences.empty() ? "" : "; ") + name.source + " is `" + name.name + "`";
       }
       if (differences.empty()) continue;
       sink.report({.variant = variant.directory_name,
@@ -57,13 +58,15 @@ class RegisteredNamespaceMismatch final : public Rule {
     }
     if (native.elf->more_torch_library_namespaces) {
       sink.report({.variant = variant.directory_name, .file = variant.report_path(native.relative_path)},
-                  "the native module registers Torch ops under more than " + std::to_string(kMaxTorchLibraryNamespaces) +
-                      " namespaces; only the first " + std::to_string(kMaxTorchLibraryNamespaces) +
-                      " are compared (a kernel registers one)");
+                  "the native module registers Torch ops under more than " +
+                      std::to_string(kMaxTorchLibraryNamespaces) + " namespaces; only the first " +
+                      std::to_string(kMaxTorchLibraryNamespaces) + " are compared (a kernel registers one)");
     }
   }
 
-  RuleInfo info_{"KO001", "Registered op namespace differs from id, _ops.py, file name or PyInit_", Severity::error,
+  RuleInfo info_{"KO001",
+                 "Registered op namespace differs from id, _ops.py, file name or PyInit_",
+                 Severity::error,
                  R"doc(Reads the namespace the native module registers its Torch operator library
 under (the `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY` (and `_FRAGMENT`)
 static-initialiser symbols in the binary) and compares it with metadata.json
@@ -80,14 +83,16 @@ that uses it (the second registration aborts the import).
 Fix: register with the builder's macro, which derives the namespace from
 `TORCH_EXTENSION_NAME` (the id): `TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops)`.
 )doc",
-      R"ex(TORCH_LIBRARY(relu_ops, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
+                 R"ex(TORCH_LIBRARY(relu_ops, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
 // metadata id and _ops.py say _relu_cpu_0a1b2c3)ex",
-      R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
+                 R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
 // TORCH_EXTENSION_NAME is the id: _relu_cpu_0a1b2c3)ex"};
 };
 
 }  // namespace
 
-std::unique_ptr<Rule> make_ko001_registered_namespace_mismatch() { return std::make_unique<RegisteredNamespaceMismatch>(); }
+std::unique_ptr<Rule> make_ko001_registered_namespace_mismatch() {
+  return std::make_unique<RegisteredNamespaceMismatch>();
+}
 
 }  // namespace kcheck

@@ -1,8 +1,8 @@
 #include <algorithm>
 
-#include "checker/core/kernel_identity.h"
+#include "checker/facts/kernel_identity.h"
 #include "checker/core/text_scan.h"
-#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -79,7 +79,8 @@ class NamespaceWithoutUniquePart final : public Rule {
     }
     const std::string prefix = "_" + parts->module + "_" + parts->backend + "_";
     switch (classify_unique_part(parts->unique)) {
-      case UniqueMaterial::hash_or_random: return;
+      case UniqueMaterial::hash_or_random:
+        return;
       case UniqueMaterial::missing:
         sink.report(where, "op namespace `" + *id + "` ends after the backend: nothing after `" + prefix +
                                "` tells two revisions apart");
@@ -93,13 +94,16 @@ class NamespaceWithoutUniquePart final : public Rule {
                                "` instead of a commit hash or random value; every build with that tag clashes");
         return;
       case UniqueMaterial::unrecognised:
-        sink.report(where, "op namespace `" + *id + "`: unique part `" + parts->unique +
-                               "` is neither 7+ hex digits of a commit (optionally _dirty) nor a 13-character random value");
+        sink.report(where,
+                    "op namespace `" + *id + "`: unique part `" + parts->unique +
+                        "` is neither 7+ hex digits of a commit (optionally _dirty) nor a 13-character random value");
         return;
     }
   }
 
-  RuleInfo info_{"KO002", "Op namespace carries no unique material", Severity::warning,
+  RuleInfo info_{"KO002",
+                 "Op namespace carries no unique material",
+                 Severity::warning,
                  R"doc(Judges the unique part of the variant's id / op namespace
 `_<module>_<backend>_<unique>`: it should be the short commit hash of the
 kernel source (`[0-9a-f]{7}`, optionally `_dirty`) or a random base32 value
@@ -115,12 +119,14 @@ is shared by every build made from it.
 Fix: let the builder pick the id (Nix builds use the commit hash), or pass a
 commit-derived `--unique-id`.
 )doc",
-      R"ex("id": "_relu_cuda_v1")ex",
-      R"ex("id": "_relu_cuda_0a1b2c3"      # unique part from the git tree or random)ex"};
+                 R"ex("id": "_relu_cuda_v1")ex",
+                 R"ex("id": "_relu_cuda_0a1b2c3"      # unique part from the git tree or random)ex"};
 };
 
 }  // namespace
 
-std::unique_ptr<Rule> make_ko002_namespace_without_unique_part() { return std::make_unique<NamespaceWithoutUniquePart>(); }
+std::unique_ptr<Rule> make_ko002_namespace_without_unique_part() {
+  return std::make_unique<NamespaceWithoutUniquePart>();
+}
 
 }  // namespace kcheck

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <array>
 
-#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 #include "checker/python/python_name_resolution.h"
 #include "checker/python/rules/python_rule_support.h"
 
@@ -11,11 +11,11 @@ namespace {
 // Registration helpers whose first argument names the op ("ns::name"), by
 // their last name component, wherever they are imported from.
 constexpr std::array<std::string_view, 7> kOpRegistrations = {
-    "custom_op", "triton_op", "register_fake", "register_kernel", "register_autograd", "register_vmap",
-    "register_torch_dispatch"};
+    "custom_op",         "triton_op",     "register_fake",          "register_kernel",
+    "register_autograd", "register_vmap", "register_torch_dispatch"};
 // torch.library functions whose first argument is a qualified op name or a namespace.
-constexpr std::array<std::string_view, 4> kLibraryFunctions = {"torch.library.define", "torch.library.impl",
-                                                               "torch.library.Library", "torch.library.fallthrough_kernel"};
+constexpr std::array<std::string_view, 4> kLibraryFunctions = {
+    "torch.library.define", "torch.library.impl", "torch.library.Library", "torch.library.fallthrough_kernel"};
 
 bool is_registration(const std::string& qualified) {
   const std::string_view last = std::string_view(qualified).substr(qualified.rfind('.') + 1);
@@ -48,7 +48,9 @@ class LiteralOpNamespace final : public PerPythonFileRule {
     return separator == std::string::npos ? literal : literal.substr(separator + 2);
   }
 
-  RuleInfo info_{"KO003", "Python registers ops with a literal namespace", Severity::error,
+  RuleInfo info_{"KO003",
+                 "Python registers ops with a literal namespace",
+                 Severity::error,
                  R"doc(Flags calls and decorators of `torch.library.custom_op`, `triton_op`,
 `register_fake`, `register_kernel`, `register_autograd`, `register_vmap`,
 `register_torch_dispatch` (bare or through any module) and of
@@ -65,8 +67,8 @@ Fix:
     from ._ops import add_op_namespace_prefix
     @torch.library.register_fake(add_op_namespace_prefix("relu"))
 )doc",
-      R"ex(@torch.library.register_fake("_relu_cuda_0a1b2c3::relu"))ex",
-      R"ex(from ._ops import add_op_namespace_prefix
+                 R"ex(@torch.library.register_fake("_relu_cuda_0a1b2c3::relu"))ex",
+                 R"ex(from ._ops import add_op_namespace_prefix
 @torch.library.register_fake(add_op_namespace_prefix("relu")))ex"};
 };
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "checker/core/kernel_identity.h"
-#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/facts/kernel_identity.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -26,7 +26,8 @@ class LiteralTorchOpsNamespace final : public Rule {
         if (!is_own(ns, own, module)) continue;
         sink.report(python_place(variant, file, chain.line),
                     "`" + chain.chain + "` reaches the kernel's own op namespace by its literal name `" + ns +
-                        "`; use `from ._ops import ops` and `ops" + chain.chain.substr(std::string("torch.ops.").size() + ns.size()) + "`");
+                        "`; use `from ._ops import ops` and `ops" +
+                        chain.chain.substr(std::string("torch.ops.").size() + ns.size()) + "`");
       }
     }
   }
@@ -40,12 +41,15 @@ class LiteralTorchOpsNamespace final : public Rule {
 
   // The variant's own namespace, or one shaped like another revision's of
   // the same kernel (`_<module>_...`).
-  static bool is_own(const std::string& ns, const std::vector<std::string>& own, const std::optional<std::string>& module) {
+  static bool is_own(const std::string& ns, const std::vector<std::string>& own,
+                     const std::optional<std::string>& module) {
     if (std::find(own.begin(), own.end(), ns) != own.end()) return true;
     return module && split_kernel_id(ns, *module).has_value();
   }
 
-  RuleInfo info_{"KO004", "Python reaches torch.ops.<own namespace> outside _ops.py", Severity::error,
+  RuleInfo info_{"KO004",
+                 "Python reaches torch.ops.<own namespace> outside _ops.py",
+                 Severity::error,
                  R"doc(Flags `torch.ops.<ns>` attribute chains in any Python file of the variant other
 than the generated `_ops.py` (at the variant root, or in the legacy layout
 `<module>/_ops.py` inside the package), where `<ns>` is the kernel's own op namespace (metadata id,
@@ -60,8 +64,8 @@ Fix:
     from ._ops import ops
     ops.relu(out, x)
 )doc",
-      R"ex(torch.ops._relu_cpu_0a1b2c3.relu(out, x))ex",
-      R"ex(from ._ops import ops
+                 R"ex(torch.ops._relu_cpu_0a1b2c3.relu(out, x))ex",
+                 R"ex(from ._ops import ops
 ops.relu(out, x))ex"};
 };
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "checker/core/tree_facts.h"
-#include "checker/namespace/rules/namespace_rule_factories.h"
+#include "checker/facts/tree_facts.h"
+#include "checker/namespace/rules/namespace_rule_table.h"
 
 namespace kcheck {
 namespace {
@@ -42,7 +42,9 @@ class NamespaceReusedAcrossRevisions final : public Rule {
     return nullptr;
   }
 
-  RuleInfo info_{"KO005", "Op namespace reused by a different build of another revision", Severity::error,
+  RuleInfo info_{"KO005",
+                 "Op namespace reused by a different build of another revision",
+                 Severity::error,
                  R"doc(Hub-side check over several revisions of one repository
 (`kcheck scan` given revision directories, see the README's "Scanning many
 repositories"). Flags a variant whose native module (or `_ops.py`) registers
@@ -62,10 +64,10 @@ Fix: give every build its own namespace: derive the id's unique part from
 the kernel source's commit (a rebuild of changed sources gets a new commit)
 or from a random value, never reuse an id across changed builds.
 )doc",
-      R"ex(# revisions v1 and v2, different bytes, the same namespace
+                 R"ex(# revisions v1 and v2, different bytes, the same namespace
 v1/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3
 v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3)ex",
-      R"ex(# v2 rebuilt from its own commit: a new id, a new namespace
+                 R"ex(# v2 rebuilt from its own commit: a new id, a new namespace
 v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_5d6e7f8.abi3.so   # registers _relu_cpu_5d6e7f8)ex"};
 };
 

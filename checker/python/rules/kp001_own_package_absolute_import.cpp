@@ -1,5 +1,5 @@
-#include "checker/core/kernel_identity.h"
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/facts/kernel_identity.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -21,7 +21,8 @@ class OwnPackageAbsoluteImport final : public PerPythonFileRule {
       sink.report(python_place(variant, file, import.line),
                   "`" + import_statement_text(import) + "` imports the kernel's own package `" + top +
                       "` by name; the loader imports the package under its unique id, so this finds another copy "
-                      "or nothing: import relatively (`" + relative_form(import) + "`)");
+                      "or nothing: import relatively (`" +
+                      relative_form(import) + "`)");
     }
   }
 
@@ -32,7 +33,9 @@ class OwnPackageAbsoluteImport final : public PerPythonFileRule {
     return rest.empty() ? "from . import ..." : "from . import " + rest.substr(0, rest.find('.'));
   }
 
-  RuleInfo info_{"KP001", "Absolute import of the kernel's own package", Severity::error,
+  RuleInfo info_{"KP001",
+                 "Absolute import of the kernel's own package",
+                 Severity::error,
                  R"doc(Flags `import <kernel>` and `from <kernel>.x import y` (level-0 imports whose
 first component is the kernel's module name, metadata `name` with '-' -> '_',
 or its id) in any Python file of a variant.
@@ -45,9 +48,9 @@ revision).
 
 Fix: import the kernel's own modules relatively.
 )doc",
-      R"ex(# build/<variant>/layers.py
+                 R"ex(# build/<variant>/layers.py
 from relu.ops import fused_relu)ex",
-      R"ex(# build/<variant>/layers.py
+                 R"ex(# build/<variant>/layers.py
 from .ops import fused_relu)ex"};
 };
 

@@ -1,19 +1,21 @@
 #include <algorithm>
 
 #include "checker/core/policy.h"
-#include "checker/core/kernel_identity.h"
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/facts/kernel_identity.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
 namespace {
 
 // The policy's dependencies a variant of `backend` may declare.
-std::vector<const AllowedPythonDependency*> allowed_dependencies(const Policy& policy, const std::optional<std::string>& backend) {
+std::vector<const AllowedPythonDependency*> allowed_dependencies(const Policy& policy,
+                                                                 const std::optional<std::string>& backend) {
   std::vector<const AllowedPythonDependency*> allowed;
   for (const AllowedPythonDependency& dependency : policy.python.general_dependencies) allowed.push_back(&dependency);
   if (backend) {
-    if (auto found = policy.python.backend_dependencies.find(*backend); found != policy.python.backend_dependencies.end()) {
+    if (auto found = policy.python.backend_dependencies.find(*backend);
+        found != policy.python.backend_dependencies.end()) {
       for (const AllowedPythonDependency& dependency : found->second) allowed.push_back(&dependency);
     }
   }
@@ -57,16 +59,18 @@ class ImportNotAllowed final : public PerPythonFileRule {
       const AllowedPythonDependency* dependency = dependency_providing(allowed, top);
       if (dependency && declared(variant, dependency->name)) continue;
       const Severity severity = import.in_type_checking || import.in_import_error_guard ? Severity::note
-                                : import.in_function                                     ? Severity::warning
-                                                                                         : Severity::error;
-      sink.report(severity, python_place(variant, file, import.line), message(import, top, dependency, backend, allowed));
+                                : import.in_function                                    ? Severity::warning
+                                                                                        : Severity::error;
+      sink.report(severity, python_place(variant, file, import.line),
+                  message(import, top, dependency, backend, allowed));
     }
   }
 
   // Whether Torch installs the imported module itself: on every backend ("all":
   // typing_extensions, ...) or on the variant's (triton with a CUDA Torch). An
   // entry is a package: "cuda.bindings" covers cuda.bindings.driver, not cuda.core.
-  static bool bundled_with_torch(const Policy& policy, const std::optional<std::string>& backend, const std::string& module) {
+  static bool bundled_with_torch(const Policy& policy, const std::optional<std::string>& backend,
+                                 const std::string& module) {
     auto bundled_on = [&](const std::string& key) {
       auto packages = policy.python.torch_bundled_modules.find(key);
       return packages != policy.python.torch_bundled_modules.end() &&
@@ -84,22 +88,31 @@ class ImportNotAllowed final : public PerPythonFileRule {
     return std::find(depends.begin(), depends.end(), name) != depends.end();
   }
 
-  static std::string message(const PythonImport& import, const std::string& top, const AllowedPythonDependency* dependency,
-                             const std::optional<std::string>& backend, const std::vector<const AllowedPythonDependency*>& allowed) {
+  static std::string message(const PythonImport& import, const std::string& top,
+                             const AllowedPythonDependency* dependency, const std::optional<std::string>& backend,
+                             const std::vector<const AllowedPythonDependency*>& allowed) {
     std::string text = "`" + import_statement_text(import) + "`: ";
     if (dependency) {
-      text += "`" + top + "` comes from `" + dependency->name + "`, which metadata.json python-depends does not declare; add it";
+      text += "`" + top + "` comes from `" + dependency->name +
+              "`, which metadata.json python-depends does not declare; add it";
     } else {
-      text += "`" + top + "` is not in the standard library, not torch, not this kernel and not an allowed python-depends for backend `" +
+      text += "`" + top +
+              "` is not in the standard library, not torch, not this kernel and not an allowed python-depends for "
+              "backend `" +
               backend.value_or("unknown") + "` (allowed imports: " + allowed_import_list(allowed) + ")";
     }
-    if (import.in_type_checking) text += " [only under `if TYPE_CHECKING:`, never imported at run time]";
-    else if (import.in_import_error_guard) text += " [guarded by `except ImportError`, so optional at run time]";
-    else if (import.in_function) text += " [inside a function: imported only when it is called, not when the kernel loads]";
+    if (import.in_type_checking)
+      text += " [only under `if TYPE_CHECKING:`, never imported at run time]";
+    else if (import.in_import_error_guard)
+      text += " [guarded by `except ImportError`, so optional at run time]";
+    else if (import.in_function)
+      text += " [inside a function: imported only when it is called, not when the kernel loads]";
     return text;
   }
 
-  RuleInfo info_{"KP002", "Import of a module that is not stdlib, torch, the kernel or an allowed dependency", Severity::error,
+  RuleInfo info_{"KP002",
+                 "Import of a module that is not stdlib, torch, the kernel or an allowed dependency",
+                 Severity::error,
                  R"doc(Flags absolute imports whose top-level module is not in the standard library
 (the policy's list, from `sys.stdlib_module_names`), not `torch` or a module
 Torch installs itself (`typing_extensions` everywhere; `triton` with a CUDA,
@@ -122,8 +135,8 @@ and are also a note, so that the optional use stays visible.
 Fix: use the standard library or torch, or declare an allowed dependency in
 build.toml (it lands in metadata.json python-depends).
 )doc",
-      R"ex(import numpy as np          # numpy is not an allowed python-depends)ex",
-      R"ex(import torch                # use torch instead, or declare an allowed dependency)ex"};
+                 R"ex(import numpy as np          # numpy is not an allowed python-depends)ex",
+                 R"ex(import torch                # use torch instead, or declare an allowed dependency)ex"};
 };
 
 }  // namespace

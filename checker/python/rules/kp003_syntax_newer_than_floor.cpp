@@ -1,5 +1,5 @@
 #include "checker/core/policy.h"
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -16,13 +16,15 @@ class SyntaxNewerThanFloor final : public PerPythonFileRule {
     for (const PythonSyntaxFeature& feature : file.newer_syntax) {
       const std::optional<Version> needed = Version::parse(feature.minimum_python);
       if (!needed || *needed <= floor) continue;
-      sink.report(python_place(variant, file, feature.line),
-                  feature.construct + " needs Python " + feature.minimum_python + "; the policy's Python floor is " +
-                      floor.str());
+      sink.report(python_place(variant, file, feature.line), feature.construct + " needs Python " +
+                                                                 feature.minimum_python +
+                                                                 "; the policy's Python floor is " + floor.str());
     }
   }
 
-  RuleInfo info_{"KP003", "Python syntax newer than the policy's Python floor", Severity::error,
+  RuleInfo info_{"KP003",
+                 "Python syntax newer than the policy's Python floor",
+                 Severity::error,
                  R"doc(Flags constructs that the policy's Python floor (3.9 for `hub`) cannot parse or
 run, each with its line: `match` statements (3.10), `except*` (3.11), PEP 695
 type parameters and `type` statements (3.12), PEP 701 f-strings (a quote of
@@ -40,8 +42,8 @@ error fails the whole import on the oldest one.
 Fix: rewrite with older syntax (if/elif instead of match, `Optional[X]` or
 `from __future__ import annotations`, separate f-string parts).
 )doc",
-      R"ex(def scale(x: torch.Tensor | None) -> None: ...   # TypeError on Python 3.9)ex",
-      R"ex(from typing import Optional
+                 R"ex(def scale(x: torch.Tensor | None) -> None: ...   # TypeError on Python 3.9)ex",
+                 R"ex(from typing import Optional
 def scale(x: Optional[torch.Tensor]) -> None: ...)ex"};
 };
 

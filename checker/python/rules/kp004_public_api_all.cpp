@@ -1,8 +1,8 @@
 #include <algorithm>
 
 #include "checker/core/policy.h"
-#include "checker/core/kernel_identity.h"
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/facts/kernel_identity.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -48,7 +48,9 @@ class PublicApiAll final : public PerPythonFileRule {
     return variant.find_file(directory + name + ".py") || variant.find_file(directory + name + "/__init__.py");
   }
 
-  RuleInfo info_{"KP004", "Top-level __init__.py without __all__, or __all__ naming something undefined", Severity::warning,
+  RuleInfo info_{"KP004",
+                 "Top-level __init__.py without __all__, or __all__ naming something undefined",
+                 Severity::warning,
                  R"doc(Flags a package `__init__.py` (the variant root's; `<module>/__init__.py`
 under the legacy nested layout) that does not assign `__all__`, and each name
 in a literal `__all__` that the file neither defines (def, class, assignment)
@@ -62,10 +64,10 @@ AttributeError on a name that does not exist.
 Fix: define `__all__` as a literal list of the exported names, and keep it in
 sync with the definitions.
 )doc",
-      R"ex(from ._ops import ops
+                 R"ex(from ._ops import ops
 def relu(x): ...
 __all__ = ["relu", "gelu"]     # gelu is not defined)ex",
-      R"ex(from ._ops import ops
+                 R"ex(from ._ops import ops
 def relu(x): ...
 __all__ = ["relu"])ex"};
 };

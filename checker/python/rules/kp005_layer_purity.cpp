@@ -2,7 +2,7 @@
 #include <array>
 
 #include "checker/python/python_name_resolution.h"
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -34,10 +34,13 @@ class LayerPurity final : public PerPythonFileRule {
                         "`; a layer may define only `forward` (no __init__, no helpers)");
       }
       for (const PythonClassMember& variable : cls.class_variables) {
-        if (std::find(kAllowedClassVariables.begin(), kAllowedClassVariables.end(), variable.name) != kAllowedClassVariables.end()) continue;
+        if (std::find(kAllowedClassVariables.begin(), kAllowedClassVariables.end(), variable.name) !=
+            kAllowedClassVariables.end())
+          continue;
         sink.report(python_place(variant, file, variable.line),
                     "layer `" + cls.name + "` has class variable `" + variable.name +
-                        "`; a layer may set only `has_backward` and `can_torch_compile` (annotations without a value are fine)");
+                        "`; a layer may set only `has_backward` and `can_torch_compile` (annotations without a value "
+                        "are fine)");
       }
     }
   }
@@ -54,8 +57,9 @@ class LayerPurity final : public PerPythonFileRule {
           std::find(file.all_names->begin(), file.all_names->end(), "layers") != file.all_names->end())
         return true;
       return std::any_of(file.imports.begin(), file.imports.end(), [](const PythonImport& import) {
-        return import.level == 1 && (import.module == "layers" || import.module.starts_with("layers.") ||
-                                     std::find(import.names.begin(), import.names.end(), "layers") != import.names.end());
+        return import.level == 1 &&
+               (import.module == "layers" || import.module.starts_with("layers.") ||
+                std::find(import.names.begin(), import.names.end(), "layers") != import.names.end());
       });
     }
     return true;
@@ -75,7 +79,9 @@ class LayerPurity final : public PerPythonFileRule {
     });
   }
 
-  RuleInfo info_{"KP005", "Layer class in `layers` is not pure", Severity::error,
+  RuleInfo info_{"KP005",
+                 "Layer class in `layers` is not pure",
+                 Severity::error,
                  R"doc(Flags, in `layers.py` or the `layers/` package that the top-level package
 exports (`from . import layers`, or "layers" in `__all__`), each top-level
 torch.nn.Module subclass (a layer) that defines `__init__` or any method other than
@@ -90,11 +96,11 @@ Why: the kernels library swaps a model's module class for the layer class
 Fix: move helpers to module-level functions, derive everything inside
 `forward`, and keep only `has_backward` / `can_torch_compile`.
 )doc",
-      R"ex(class SiluAndMul(nn.Module):
+                 R"ex(class SiluAndMul(nn.Module):
     def __init__(self):          # not allowed
         super().__init__()
     def forward(self, x): ...)ex",
-      R"ex(class SiluAndMul(nn.Module):
+                 R"ex(class SiluAndMul(nn.Module):
     can_torch_compile: bool = True
     def forward(self, x: torch.Tensor) -> torch.Tensor: ...)ex"};
 };

@@ -3,8 +3,9 @@
 #include <optional>
 
 #include "checker/core/audit_options.h"
+#include "checker/facts/tree_facts.h"
 #include "checker/python/python_name_resolution.h"
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -51,9 +52,14 @@ constexpr std::array<RiskyCallee, 16> kRiskyCallees = {{
 
 constexpr std::array<std::string_view, 3> kBuiltinExecutors = {"eval", "exec", "compile"};
 constexpr std::array<std::string_view, 2> kDynamicImporters = {"importlib.import_module", "__import__"};
-constexpr std::array<std::string_view, 8> kLibraryLoaders = {
-    "ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary", "ctypes.pydll.LoadLibrary",
-    "ctypes.LibraryLoader", "torch.ops.load_library", ".dlopen"};
+constexpr std::array<std::string_view, 8> kLibraryLoaders = {"ctypes.CDLL",
+                                                             "ctypes.PyDLL",
+                                                             "ctypes.WinDLL",
+                                                             "ctypes.cdll.LoadLibrary",
+                                                             "ctypes.pydll.LoadLibrary",
+                                                             "ctypes.LibraryLoader",
+                                                             "torch.ops.load_library",
+                                                             ".dlopen"};
 constexpr std::array<std::string_view, 3> kOpeners = {"open", "io.open", "builtins.open"};
 constexpr std::array<std::string_view, 3> kTemporaryDirectories = {"/tmp/", "/var/tmp/", "/dev/shm/"};
 
@@ -68,8 +74,10 @@ bool refers_to_variant(const PythonCall& call) {
 std::optional<std::string> write_mode(const PythonCall& call) {
   for (std::size_t i = 1; i < call.arguments.size(); ++i) {
     std::string_view argument = call.arguments[i];
-    if (argument.starts_with("mode=")) argument.remove_prefix(5);
-    else if (i != 1) continue;
+    if (argument.starts_with("mode="))
+      argument.remove_prefix(5);
+    else if (i != 1)
+      continue;
     if (argument.size() >= 2 && (argument.front() == '"' || argument.front() == '\'') &&
         argument.find_first_of("wax+") != std::string_view::npos) {
       return std::string(argument);
@@ -103,7 +111,8 @@ std::optional<std::string> risk_of(const PythonCall& call, const std::string& qu
   }
   if (matches_any(qualified, kOpeners) && call.first_string_argument &&
       outside_temporary_directories(*call.first_string_argument)) {
-    if (auto mode = write_mode(call)) return "writes to " + *call.first_string_argument + " (mode " + *mode + "), outside a temporary directory";
+    if (auto mode = write_mode(call))
+      return "writes to " + *call.first_string_argument + " (mode " + *mode + "), outside a temporary directory";
   }
   return std::nullopt;
 }
@@ -128,7 +137,9 @@ class ExecutesOrFetches final : public PerPythonFileRule {
     }
   }
 
-  RuleInfo info_{"KP006", "Code that executes or fetches at import or call time", Severity::warning,
+  RuleInfo info_{"KP006",
+                 "Code that executes or fetches at import or call time",
+                 Severity::warning,
                  R"doc(Flags calls that run other code or reach outside the kernel: eval/exec/compile,
 os.system, os.popen, os.exec*/os.spawn*, subprocess, socket, urllib,
 http.client, requests, pickle/marshal/shelve loading, importlib.import_module
@@ -148,11 +159,12 @@ supply-chain risk and breaks offline and sandboxed use.
 Fix: ship what is needed inside the variant and load it relative to
 `__file__`; compute with torch.
 )doc",
-      R"ex(import subprocess
+                 R"ex(import subprocess
 subprocess.run(["nvidia-smi"])      # at import time)ex",
-      R"ex(# query the device through Torch, when needed, inside a function
+                 R"ex(# query the device through Torch, when needed, inside a function
 def device_name() -> str:
-    return torch.cuda.get_device_name())ex", 8.0};
+    return torch.cuda.get_device_name())ex",
+                 8.0};
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "checker/python/rules/python_rule_factories.h"
+#include "checker/python/rules/python_rule_table.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
@@ -19,7 +19,9 @@ class PythonSyntaxError final : public Rule {
   }
 
  private:
-  RuleInfo info_{"KP007", "Python file does not parse", Severity::error,
+  RuleInfo info_{"KP007",
+                 "Python file does not parse",
+                 Severity::error,
                  R"doc(Flags a Python file of a variant that kcheck's Python tokenizer and statement
 parser reject: an unterminated string or bracket, inconsistent indentation,
 a missing ':' or indented block, a malformed import, a stray decorator. The
@@ -31,9 +33,9 @@ lazily, at the first call.
 Fix: correct the syntax; `python -m py_compile FILE` with the policy's oldest
 Python shows the same error.
 )doc",
-      R"ex(def relu(x)          # missing ':'
+                 R"ex(def relu(x)          # missing ':'
     return x)ex",
-      R"ex(def relu(x):
+                 R"ex(def relu(x):
     return x)ex"};
 };
 

@@ -2,15 +2,14 @@
 #include <string>
 
 #include "checker/core/rule.h"
-#include "checker/core/tree_facts.h"
+#include "checker/facts/tree_facts.h"
 
 namespace kcheck {
 
 // Where a finding about a line of a variant's Python file points.
 inline Place python_place(const VariantFacts& variant, const PythonFileFacts& file, int line) {
-  return {.variant = variant.directory_name,
-          .file = variant.report_path(file.relative_path),
-          .location = {.line = line}};
+  return {
+      .variant = variant.directory_name, .file = variant.report_path(file.relative_path), .location = {.line = line}};
 }
 
 // A rule that judges each parsed Python file of each variant (files that do

@@ -27,7 +27,8 @@ nlohmann::json probe_metadata(const std::string& text) {
   const kcheck::MetadataFacts facts = kcheck::parse_metadata_text(text, false);
   if (!facts.parse_error.empty()) return {{"accepted", false}, {"reason", facts.parse_error}};
   if (!facts.schema_errors.empty())
-    return {{"accepted", false}, {"reason", facts.schema_errors.front().pointer + ": " + facts.schema_errors.front().message}};
+    return {{"accepted", false},
+            {"reason", facts.schema_errors.front().pointer + ": " + facts.schema_errors.front().message}};
   return {{"accepted", true}, {"reason", ""}};
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+// The harness family (KD, KB): the dynamic facts of `kcheck run` and `kcheck bench`.
+// The family's registration table: one line per rule, in code order. A rule is
+// its file rules/<code>_<what>.cpp, which defines the factory this line names
+// (`make_<code>_<what>`), and this line (scripts/new-rule.py writes both).
+#include "checker/core/rule_table.h"
+
+#define KCHECK_HARNESS_RULES(RULE)  \
+  RULE(kb001_benchmark_result)      \
+  RULE(kb002_benchmark_regression)  \
+  RULE(kd001_load_failure)          \
+  RULE(kd002_wrong_result)          \
+  RULE(kd003_crash_or_hang)         \
+  RULE(kd004_no_kernel_for_backend) \
+  RULE(kd005_variant_not_runnable)  \
+  RULE(kd006_python_import_fails)
+
+namespace kcheck {
+
+KCHECK_HARNESS_RULES(KCHECK_DECLARE_RULE_FACTORY)
+
+inline constexpr RuleFactory kHarnessRules[] = {KCHECK_HARNESS_RULES(KCHECK_RULE_FACTORY_ENTRY)};
+
+inline void add_harness_rules(RuleRegistry& registry) { add_rules(registry, kHarnessRules); }
+
+}  // namespace kcheck

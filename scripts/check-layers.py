@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Checks that checker/'s #include arrows point only downward (issue #18).
+
+The layers, lowest first (docs/architecture.md draws them):
+
+  core      checker/core/: Finding, Rule, Policy, Report, bounded I/O, work pool
+  kinds     each analyser's facts types: checker/<analyser>/*_facts.h and
+            layout/variant_name.h (plain data about one kind of input)
+  facts     checker/facts/: TreeFacts, the aggregate of every analyser's facts
+  analysers checker/<analyser>/ (readers and collectors) and its rules/ (one
+            rule per file, judging TreeFacts against the Policy)
+  audit     checker/audit/: collect the facts, judge them (the static audit)
+  report    checker/report/: renders a Report (needs only core)
+  top       checker/harness/ (runs variants), checker/builder/, checker/scan/
+
+A file may include its own layer and those below, never above; the static
+audit includes nothing of the harness but its facts and its rules (so it does
+not link the harness), and nothing under checker/ includes cli/.
+
+One arrow leaves the product (checker/, cli/, the top-level CMakeLists.txt)
+for reference/: to reference/ops/, the op specs and reference implementations
+the harness and its worker embed. reference/kernels/ (the reference kernels)
+is an input to kcheck, never a part of it.
+
+Usage: scripts/check-layers.py [repository root]. Prints each offending
+include as path:line and exits 1 when there is one, 0 when there is none.
+"""
+import pathlib
+import re
+import sys
+
+ANALYSERS = {"layout", "metadata", "elf", "macho", "python", "namespace", "config", "harness"}
+RANKS = {"core": 0, "kinds": 1, "facts": 2, "analysers": 3, "audit": 4, "report": 4, "top": 5}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:checker|cli)/[^"]+)"')
+INCLUDE_ANY = re.compile(r'^\s*#\s*include\s+"')
+# A path into reference/ other than reference/ops/, as an include or a build path.
+REFERENCE_OUTSIDE_OPS = re.compile(r"(?:^|[\s\"'/{}])reference/(?!ops/)[\w.${}-]+")
+
+# The harness's parts the static audit may see: the facts `kcheck run` adds
+# and the rules that judge them. Everything else in checker/harness/ runs
+# kernels and sits at the top.
+HARNESS_BELOW_AUDIT = re.compile(r"^checker/harness/(harness_facts\.h|rules/)")
+
+
+def layer_of(path: str) -> str:
+    parts = path.split("/")
+    if parts[0] == "cli":
+        return "cli"
+    folder = parts[1]
+    if folder == "core":
+        return "core"
+    if folder == "facts":
+        return "facts"
+    if folder in ANALYSERS:
+        if path.endswith("_facts.h") or path == "checker/layout/variant_name.h":
+            return "kinds"
+        if folder == "harness" and not HARNESS_BELOW_AUDIT.match(path):
+            return "top"
+        return "analysers"
+    if folder in ("audit", "report"):
+        return folder
+    if folder in ("builder", "scan"):
+        return "top"
+    return "unknown"
+
+
+def allowed(source_layer: str, target: str) -> bool:
+    target_layer = layer_of(target)
+    if target_layer in ("cli", "unknown"):
+        return False
+    if source_layer == "report":  # renders a Report: core only
+        return target_layer in ("core", "report")
+    if source_layer == "kinds":  # facts types are plain data
+        return target_layer in ("core", "kinds")
+    return RANKS[target_layer] <= RANKS[source_layer]
+
+
+def check(root: pathlib.Path) -> list[str]:
+    problems = []
+    for file in sorted((root / "checker").rglob("*")):
+        if file.suffix not in (".h", ".cpp"):
+            continue
+        path = file.relative_to(root).as_posix()
+        source_layer = layer_of(path)
+        if source_layer == "unknown":
+            problems.append(f"{path}: in no layer (add its folder to scripts/check-layers.py)")
+            continue
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            match = INCLUDE.match(line)
+            if match and not allowed(source_layer, match.group(1)):
+                problems.append(f"{path}:{number}: {source_layer} includes {match.group(1)} "
+                                f"({layer_of(match.group(1))}), a layer above it")
+    return problems + product_arrows_into_reference(root)
+
+
+def product_arrows_into_reference(root: pathlib.Path) -> list[str]:
+    """Includes (checker/, cli/) and build paths (CMakeLists.txt) into reference/ but reference/ops/."""
+    sources = [f for folder in ("checker", "cli") for f in sorted((root / folder).rglob("*")) if f.suffix in (".h", ".cpp")]
+    problems = []
+    for file in sources + [f for f in [root / "CMakeLists.txt"] if f.exists()]:
+        path = file.relative_to(root).as_posix()
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#")[0] if file.name == "CMakeLists.txt" else (line if INCLUDE_ANY.match(line) else "")
+            match = REFERENCE_OUTSIDE_OPS.search(code)
+            if match:
+                problems.append(f"{path}:{number}: the product depends on {match.group(0).strip()}; "
+                                f"only reference/ops/ may be part of kcheck")
+    return problems
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    problems = check(root)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} include(s) point upward; docs/architecture.md shows the layers")
+        return 1
+    print("checker/ layers: every include points down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+// The harness's parts that need no worker: which variants this machine can
+// run (KD005) and the bounded process runner.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "checker/core/bounded_process.h"
+#include "checker/harness/harness.h"
+#include "checker/layout/variant_name.h"
+
+namespace kcheck {
+namespace {
+
+TEST(HarnessRunnable, OtherTorchAbiOrBackendIsKD005WithWhatIsNeeded) {
+  LocalTorch torch;
+  torch.available = true;
+  torch.version = *Version::parse("2.11.0");
+  torch.version_text = "2.11.0";
+  torch.backends = {"cpu"};
+  VariantFacts variant;
+  variant.name = parse_variant_name("torch211-cxx11-cpu-x86_64-linux");
+  EXPECT_EQ(why_not_runnable(variant, torch), "");
+  variant.name = parse_variant_name("torch212-cxx11-cu130-x86_64-linux");
+  std::string why = why_not_runnable(variant, torch);
+  EXPECT_NE(why.find("Torch 2.12"), std::string::npos) << why;
+  EXPECT_NE(why.find("cuda backend"), std::string::npos) << why;
+  torch.available = false;
+  torch.problem = "no worker";
+  EXPECT_EQ(why_not_runnable(variant, torch), "no worker");
+}
+
+TEST(BoundedProcess, DecodesExitSignalAndTimeout) {
+  ProcessLimits limits{std::chrono::milliseconds(2000), 1024};
+  WorkerEnd exited = run_bounded({"sh", "-c", "echo hi; exit 3"}, limits);
+  EXPECT_EQ(exited.exit_code, 3);
+  EXPECT_EQ(exited.output, "hi\n");
+  WorkerEnd killed = run_bounded({"sh", "-c", "kill -SEGV $$"}, limits);
+  EXPECT_EQ(killed.signal, SIGSEGV);
+  EXPECT_NE(describe_signal(killed.signal).find("SIGSEGV"), std::string::npos);
+  limits.timeout = std::chrono::milliseconds(300);
+  WorkerEnd hung = run_bounded({"sh", "-c", "exec >&-; exec 2>&-; sleep 30"}, limits);
+  EXPECT_TRUE(hung.timed_out);
+  WorkerEnd flood = run_bounded({"sh", "-c", "yes | head -c 1000000"}, {std::chrono::milliseconds(5000), 1024});
+  EXPECT_EQ(flood.output_bytes, 1000000u);
+  EXPECT_EQ(flood.output.size(), 1024u);
+  EXPECT_TRUE(flood.output_truncated);
+}
+
+}  // namespace
+}  // namespace kcheck

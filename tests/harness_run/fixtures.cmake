@@ -1,0 +1,58 @@
+# Included by tests/CMakeLists.txt with ${target} = kcheck_tests_harness_run.
+# Deliberately bad variants for `kcheck run`: each fixtures/<case>.cpp is
+# compiled against the venv's libtorch into
+#   ${CMAKE_BINARY_DIR}/harness_fixtures/<case>/build/torch211-cxx11-cpu-x86_64-linux/_<case>_cpu_abc123.abi3.so
+target_link_libraries(${target} PRIVATE kcheck_harness)
+if(NOT TARGET kcheck_worker)
+  message(STATUS "kcheck: no kcheck_worker; harness fixtures not built")
+  target_compile_definitions(${target} PRIVATE KCHECK_HARNESS_FIXTURES_DIR="")
+  return()
+endif()
+set(KCHECK_HARNESS_FIXTURES_DIR ${CMAKE_BINARY_DIR}/harness_fixtures)
+target_compile_definitions(${target} PRIVATE KCHECK_HARNESS_FIXTURES_DIR="${KCHECK_HARNESS_FIXTURES_DIR}")
+file(GLOB harness_fixture_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/fixtures/*.cpp)
+foreach(source IN LISTS harness_fixture_sources)
+  get_filename_component(case ${source} NAME_WE)
+  set(fixture kcheck_harness_fixture_${case})
+  add_library(${fixture} MODULE ${source})
+  target_include_directories(${fixture} SYSTEM PRIVATE ${KCHECK_TORCH_DIR}/include
+                             ${KCHECK_TORCH_DIR}/include/torch/csrc/api/include)
+  target_compile_definitions(${fixture} PRIVATE _GLIBCXX_USE_CXX11_ABI=1)
+  target_link_directories(${fixture} PRIVATE ${KCHECK_TORCH_DIR}/lib)
+  target_link_libraries(${fixture} PRIVATE torch_cpu c10)
+  set_target_properties(${fixture} PROPERTIES
+    PREFIX "" OUTPUT_NAME _${case}_cpu_abc123 SUFFIX ".abi3.so" SKIP_BUILD_RPATH ON
+    LIBRARY_OUTPUT_DIRECTORY ${KCHECK_HARNESS_FIXTURES_DIR}/${case}/build/torch211-cxx11-cpu-x86_64-linux)
+  # The variant's package: fixtures/<case>.init.py, or an empty default (KD006).
+  set(init ${CMAKE_CURRENT_LIST_DIR}/fixtures/${case}.init.py)
+  if(NOT EXISTS ${init})
+    set(init ${CMAKE_CURRENT_LIST_DIR}/fixtures/default.init.py)
+  endif()
+  add_custom_command(TARGET ${fixture} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E copy ${init}
+            ${KCHECK_HARNESS_FIXTURES_DIR}/${case}/build/torch211-cxx11-cpu-x86_64-linux/__init__.py)
+  add_dependencies(${target} ${fixture})
+endforeach()
+
+# The reference kernels' CPU variants (built by reference_build_<kernel>_hub)
+# load in the worker and every op passes its check against reference/ops in
+# each dtype, with no finding at all (KD005 would mean "not run") and kcheck
+# exiting 0; relu is
+# also benchmarked, with and without a baseline (KB001, KB002).
+set(reference_ops_relu relu)
+set(reference_ops_activation "silu_and_mul,mul_and_silu,gelu_and_mul,gelu_tanh_and_mul,fatrelu_and_mul,gelu_new,gelu_fast,gelu_quick,gelu_tanh,silu,gelu")
+set(reference_ops_rms_norm rms_norm)
+foreach(kernel relu activation rms_norm)
+  set(report ${CMAKE_BINARY_DIR}/harness-reference/${kernel}-run.json)
+  add_test(NAME harness_reference_run_${kernel}
+           COMMAND sh -c "mkdir -p '${CMAKE_BINARY_DIR}/harness-reference' && \
+                          '$<TARGET_FILE:kcheck>' run '${CMAKE_BINARY_DIR}/reference/hub/${kernel}' --format json -o '${report}' && \
+                          '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_LIST_DIR}/check_dynamic_report.py' run '${report}' '${reference_ops_${kernel}}'")
+  set_tests_properties(harness_reference_run_${kernel} PROPERTIES
+    FIXTURES_REQUIRED reference_${kernel}_hub LABELS "harness;reference")
+endforeach()
+add_test(NAME harness_reference_bench_relu
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_dynamic_report.py bench $<TARGET_FILE:kcheck>
+                 ${CMAKE_BINARY_DIR}/reference/hub/relu ${CMAKE_BINARY_DIR}/harness-reference/bench)
+set_tests_properties(harness_reference_bench_relu PROPERTIES
+  FIXTURES_REQUIRED reference_relu_hub LABELS "harness;reference")

@@ -1,0 +1,354 @@
+// `kcheck run`: worker isolation with deliberately bad variants (fixtures.cmake)
+// and the dispatcher audit (KO006). Every test judges one shared run of all
+// the fixture variants (a minute of worker processes), so the suite is one
+// CTest entry; its main() makes a skip visible: when the suite cannot run
+// (no kcheck_worker) or a test skipped, the entry reads "Skipped", never
+// "Passed" (tests/CMakeLists.txt, SKIP_RETURN_CODE).
+#include <unistd.h>
+#include <gtest/gtest.h>
+
+#include "tests/support/live_processes.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "checker/audit/audit.h"
+#include "checker/core/bounded_process.h"
+#include "checker/harness/harness.h"
+#include "reference/ops/baseline_forms.h"
+
+namespace kcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kCases = {"good",
+                                         "segv_init",
+                                         "abort_init",
+                                         "exit_init",
+                                         "hang_init",
+                                         "flood_init",
+                                         "undefined_symbol",
+                                         "foreign_namespace",
+                                         "aten_override",
+                                         "fallback",
+                                         "wrong_result",
+                                         "guard_overrun",
+                                         "partial_write",
+                                         "abort_in_op",
+                                         "cuda_only_op",
+                                         "python_import_fails",
+                                         "fork_init",
+                                         "chdir_init",
+                                         "leak_in_op",
+                                         "fork_bomb_init",
+                                         "setsid_daemon_init",
+                                         "fill_disk_init",
+                                         "write_outside_init"};
+
+// Outside every scratch directory: where setsid_daemon_init's daemon and
+// write_outside_init write, if they can.
+const fs::path kDaemonMarker = fs::path(KCHECK_BINARY_DIR) / "harness-daemon.marker";
+const fs::path kOutsideFile = fs::path(KCHECK_BINARY_DIR) / "harness-outside.file";
+// In the shared /tmp, which the containment captures: one name per test process.
+const fs::path kSharedTmpFile = fs::path("/tmp") / ("kcheck-harness-outside-" + std::to_string(::getpid()) + ".file");
+
+// Every fixture variant in one tree, each named after its case, run in one go:
+// one bad variant must not stop the others.
+struct HarnessRun {
+  TreeFacts tree;
+  Report report;
+  std::map<std::string, std::vector<Finding>> findings;  // by case
+  const HarnessFacts& facts(const std::string& name) const {
+    for (const VariantFacts& variant : tree.variants)
+      if (variant.directory_name == name) return *variant.harness;
+    throw std::runtime_error("no variant " + name);
+  }
+};
+
+const HarnessRun& harness_run() {
+  static const HarnessRun run = [] {
+    HarnessRun result;
+    AuditOptions options;
+    options.selection.select = {"KD", "KO006"};
+    for (const std::string& name : kCases) {
+      TreeFacts one = collect_facts(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / name, options);
+      if (result.tree.variants.empty()) result.tree = one, result.tree.variants.clear();
+      for (VariantFacts& variant : one.variants) {
+        variant.directory_name = name;
+        result.tree.variants.push_back(std::move(variant));
+      }
+    }
+    fs::remove(kDaemonMarker);
+    fs::remove(kOutsideFile);
+    fs::remove(kSharedTmpFile);
+    ::setenv("KCHECK_TEST_DAEMON_MARKER", kDaemonMarker.c_str(), 1);
+    ::setenv("KCHECK_TEST_OUTSIDE_FILE", kOutsideFile.c_str(), 1);
+    ::setenv("KCHECK_TEST_SHARED_TMP_FILE", kSharedTmpFile.c_str(), 1);
+    HarnessOptions harness;
+    harness.timeout = std::chrono::seconds(20);
+    harness.max_file_size = 8u << 20;  // fill_disk_init writes 64 MiB
+    harness.seed = 4242;
+    harness.python = KCHECK_VENV_PYTHON;
+    run_harness(result.tree, harness);
+    RuleRegistry rules = make_rule_registry();
+    Policy policy = load_policy("hub");
+    result.report = judge(result.tree, policy, options, rules);
+    for (const Finding& finding : result.report.findings) result.findings[finding.variant].push_back(finding);
+    return result;
+  }();
+  return run;
+}
+
+void expect_one(const std::string& name, const std::string& code, const std::vector<std::string>& fragments) {
+  const auto& findings = harness_run().findings;
+  auto found = findings.find(name);
+  ASSERT_NE(found, findings.end()) << name << ": no finding";
+  ASSERT_EQ(found->second.size(), 1u) << name << ": " << found->second.front().message;
+  EXPECT_EQ(found->second.front().code, code) << found->second.front().message;
+  for (const std::string& fragment : fragments)
+    EXPECT_NE(found->second.front().message.find(fragment), std::string::npos)
+        << name << ": '" << fragment << "' not in: " << found->second.front().message;
+}
+
+class Harness : public ::testing::Test {};
+
+TEST_F(Harness, EveryFixtureVariantWasRun) {
+  ASSERT_EQ(harness_run().tree.variants.size(), kCases.size());
+  for (const VariantFacts& variant : harness_run().tree.variants) {
+    ASSERT_TRUE(variant.harness) << variant.directory_name;
+    EXPECT_EQ(variant.harness->skipped_because, "") << variant.directory_name;
+    EXPECT_EQ(variant.harness->harness_problem, "") << variant.directory_name;
+    EXPECT_TRUE(variant.harness->worker.started) << variant.directory_name;
+  }
+}
+
+TEST_F(Harness, GoodVariantLoadsCleanlyAndRegistersItsOwnOp) {
+  EXPECT_FALSE(harness_run().findings.contains("good"));
+  const HarnessFacts& facts = harness_run().facts("good");
+  EXPECT_TRUE(facts.loaded);
+  EXPECT_EQ(facts.own_namespace, "_good_cpu_abc123");
+  ASSERT_EQ(facts.new_ops.size(), 1u);
+  EXPECT_EQ(facts.new_ops[0].name, "_good_cpu_abc123::identity");
+  EXPECT_TRUE(facts.changed_ops.empty());
+  EXPECT_TRUE(facts.new_fallbacks.empty());
+}
+
+TEST_F(Harness, CrashInStaticInitialiserIsKD001) {
+  expect_one("segv_init", "KD001", {"SIGSEGV", "static initialiser"});
+}
+TEST_F(Harness, AbortAtLoadIsKD001) { expect_one("abort_init", "KD001", {"SIGABRT"}); }
+TEST_F(Harness, ExitAtLoadIsKD001) { expect_one("exit_init", "KD001", {"exit status 0", "calls exit"}); }
+TEST_F(Harness, UndefinedSymbolIsKD001WithTheLoaderMessage) {
+  expect_one("undefined_symbol", "KD001", {"kcheck_fixture_missing_symbol", "undefined symbol"});
+}
+TEST_F(Harness, HangAtLoadIsKD003) {
+  expect_one("hang_init", "KD003", {"hung while loading", "timeout"});
+  EXPECT_TRUE(harness_run().facts("hang_init").worker.timed_out);
+}
+
+TEST_F(Harness, OutputFloodIsCappedAndTheVariantStillLoads) {
+  EXPECT_FALSE(harness_run().findings.contains("flood_init"));
+  const HarnessFacts& facts = harness_run().facts("flood_init");
+  EXPECT_TRUE(facts.loaded);
+  EXPECT_GE(facts.worker.output_bytes, 32u * 1024 * 1024);
+  EXPECT_LE(facts.worker.output.size(), HarnessOptions{}.max_output);
+  EXPECT_TRUE(facts.worker.output_truncated);
+}
+
+TEST_F(Harness, SecondNamespaceIsKO006) {
+  expect_one("foreign_namespace", "KO006",
+             {"'kcheck_foreign_ns'", "kcheck_foreign_ns::leak", "_foreign_namespace_cpu_abc123"});
+}
+TEST_F(Harness, AtenOverrideIsKO006) { expect_one("aten_override", "KO006", {"'aten'", "aten::relu", "overriding"}); }
+TEST_F(Harness, BackendFallbackIsKO006) { expect_one("fallback", "KO006", {"fallback", "PrivateUse3"}); }
+
+std::vector<Finding> findings_of(const std::string& name) {
+  auto found = harness_run().findings.find(name);
+  return found == harness_run().findings.end() ? std::vector<Finding>{} : found->second;
+}
+
+TEST_F(Harness, GoodVariantsOpsRanAndItsPackageImported) {
+  const HarnessFacts& facts = harness_run().facts("good");
+  EXPECT_TRUE(facts.ops_finished);
+  ASSERT_EQ(facts.ops.size(), 1u);
+  EXPECT_EQ(facts.ops[0].spec, "") << "identity has no spec: smoke call only";
+  EXPECT_TRUE(facts.ops[0].smoke_called);
+  EXPECT_EQ(facts.ops[0].smoke_error, "");
+  ASSERT_TRUE(facts.python_import);
+  EXPECT_TRUE(facts.python_import->imported) << facts.python_import->error << facts.python_import->skipped_because;
+}
+
+TEST_F(Harness, SlightlyWrongOpIsKD002ForTheDtypesItsErrorExceeds) {
+  std::vector<Finding> findings = findings_of("wrong_result");
+  ASSERT_FALSE(findings.empty());
+  std::set<std::string> dtypes;
+  for (const Finding& finding : findings) {
+    EXPECT_EQ(finding.code, "KD002") << finding.message;
+    EXPECT_EQ(finding.location.symbol, "_wrong_result_cpu_abc123::silu");
+    EXPECT_NE(finding.message.find("seed 4242"), std::string::npos) << finding.message;
+    EXPECT_NE(finding.message.find("max abs error"), std::string::npos) << finding.message;
+    for (const char* dtype : {"float32", "float16", "bfloat16"})
+      if (finding.message.find(std::string(" ") + dtype + " ") != std::string::npos) dtypes.insert(dtype);
+  }
+  EXPECT_EQ(dtypes, (std::set<std::string>{"float16", "float32"})) << "0.5% is within bfloat16's tolerance";
+  const HarnessFacts& facts = harness_run().facts("wrong_result");
+  ASSERT_EQ(facts.ops.size(), 1u);
+  EXPECT_EQ(facts.ops[0].checks.size(), 6u) << "3 dtypes x small, medium";
+}
+
+TEST_F(Harness, WritingPastTheOutputIsKD003FromTheGuardRegion) {
+  std::vector<Finding> findings = findings_of("guard_overrun");
+  ASSERT_EQ(findings.size(), 6u) << "every dtype and size";
+  for (const Finding& finding : findings) {
+    EXPECT_EQ(finding.code, "KD003") << finding.message;
+    EXPECT_NE(finding.message.find("wrote outside its output 'out'"), std::string::npos) << finding.message;
+  }
+}
+
+TEST_F(Harness, LeavingPartOfTheOutputUnwrittenIsKD002NamingIt) {
+  std::vector<Finding> findings = findings_of("partial_write");
+  ASSERT_EQ(findings.size(), 6u) << "every dtype and size";
+  for (const Finding& finding : findings) {
+    EXPECT_EQ(finding.code, "KD002") << finding.message;
+    EXPECT_EQ(finding.severity, Severity::error);
+    EXPECT_EQ(finding.location.symbol, "_partial_write_cpu_abc123::relu");
+    EXPECT_NE(finding.message.find("left elements of 'out' unwritten (NaN poison remains)"), std::string::npos)
+        << finding.message;
+  }
+}
+
+TEST_F(Harness, AbortInAnOpIsKD003NamingTheCall) {
+  expect_one("abort_in_op", "KD003", {"SIGABRT", "_abort_in_op_cpu_abc123::relu float32"});
+}
+
+TEST_F(Harness, OpWithoutAKernelForTheBackendIsKD004) {
+  expect_one("cuda_only_op", "KD004", {"_cuda_only_op_cpu_abc123::gelu", "no kernel for the cpu backend"});
+}
+
+TEST_F(Harness, FailingPythonImportIsKD006) {
+  expect_one("python_import_fails", "KD006", {"_ops_that_do_not_exist", "loads"});
+}
+
+// A variant whose ops all ran and passed.
+void expect_ops_checked(const std::string& name) {
+  const HarnessFacts& facts = harness_run().facts(name);
+  EXPECT_FALSE(facts.worker.timed_out) << name;
+  EXPECT_TRUE(facts.ops_finished) << name;
+  ASSERT_EQ(facts.ops.size(), 1u) << name;
+  EXPECT_EQ(facts.ops[0].spec, "relu") << name;
+  ASSERT_EQ(facts.ops[0].checks.size(), 6u) << name << ": 3 dtypes x small, medium";
+  for (const OpCheckFact& check : facts.ops[0].checks) EXPECT_TRUE(check.passed) << name << " " << check.dtype;
+}
+
+// ... and gave no finding.
+void expect_ran_cleanly(const std::string& name) {
+  EXPECT_FALSE(harness_run().findings.contains(name)) << harness_run().findings.at(name).front().message;
+  expect_ops_checked(name);
+}
+
+using testing_support::processes_running;
+
+TEST_F(Harness, ForkingAtLoadNeitherHangsTheRunNorOutlivesItAndIsKD003) {
+  expect_one("fork_init", "KD003", {"left 1 process running", "kcheck killed it"});
+  expect_ops_checked("fork_init");
+  EXPECT_EQ(processes_running("_fork_init_cpu_abc123"), std::vector<std::string>{});
+}
+
+TEST_F(Harness, AForkBombAtLoadIsKilledWholeAndIsKD003) {
+  expect_one("fork_bomb_init", "KD003", {"left 31 processes running", "kcheck killed them"});
+  expect_ops_checked("fork_bomb_init");
+  EXPECT_EQ(processes_running("_fork_bomb_init_cpu_abc123"), std::vector<std::string>{});
+}
+
+TEST_F(Harness, ASetsidDaemonDoesNotOutliveTheRunAndIsKD003) {
+  expect_one("setsid_daemon_init", "KD003", {"left 1 process running"});
+  expect_ops_checked("setsid_daemon_init");
+  EXPECT_EQ(processes_running("_setsid_daemon_init_cpu_abc123"), std::vector<std::string>{});
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
+  EXPECT_FALSE(fs::exists(kDaemonMarker));
+}
+
+TEST_F(Harness, FillingTheDiskStopsAtTheFileSizeLimitAndIsKD001) { expect_one("fill_disk_init", "KD001", {"SIGXFSZ"}); }
+
+TEST_F(Harness, AWriteOutsideTheScratchDirectoryIsRefusedOrCapturedAndIsKD003) {
+  const std::optional<ContainmentInForce>& in_force = harness_run().facts("write_outside_init").worker.containment;
+  ASSERT_TRUE(in_force);
+  if (!in_force->read_only_outside_scratch || !in_force->writes_captured)
+    GTEST_SKIP() << "no mount namespace or overlay here: " << in_force->describe();
+  // The build-tree write was refused; the /tmp one captured, named and thrown away.
+  expect_one("write_outside_init", "KD003", {"wrote 1 file outside its scratch directory", kSharedTmpFile.string()});
+  EXPECT_FALSE(fs::exists(kOutsideFile));
+  EXPECT_FALSE(fs::exists(kSharedTmpFile));
+}
+
+TEST_F(Harness, EveryWorkerRanContainedAlike) {
+  const std::optional<ContainmentInForce>& first = harness_run().tree.variants.front().harness->worker.containment;
+  ASSERT_TRUE(first);
+  for (const VariantFacts& variant : harness_run().tree.variants)
+    EXPECT_EQ(variant.harness->worker.containment, first) << variant.directory_name;
+}
+
+TEST_F(Harness, ChangingTheWorkingDirectoryAtLoadChangesNothing) { expect_ran_cleanly("chdir_init"); }
+
+TEST_F(Harness, LeakingMemoryInEveryCallStillChecksEveryCase) { expect_ran_cleanly("leak_in_op"); }
+
+TEST_F(Harness, SeedAndChecksGoIntoTheReportsDynamicResults) {
+  TreeFacts tree = harness_run().tree;
+  DynamicResults dynamic = dynamic_results(tree);
+  EXPECT_EQ(dynamic.seed, 4242u);
+  EXPECT_TRUE(dynamic.benchmarks.empty()) << "kcheck run does not time";
+  std::size_t failed = 0;
+  for (const OpCheck& check : dynamic.op_checks) failed += check.passed ? 0 : 1;
+  EXPECT_EQ(failed, 4u + 6u + 6u) << "wrong_result float32/float16 x 2 sizes, guard_overrun x 6, partial_write x 6";
+}
+
+TEST(HarnessRules, SilentWithoutDynamicFacts) {
+  AuditOptions options;
+  options.selection.select = {"KD", "KO006"};
+  Report report =
+      run_audit(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / "segv_init", load_policy("hub"), options, make_rule_registry());
+  EXPECT_TRUE(report.findings.empty());
+}
+
+// Every baseline an op spec may name (baseline_forms.cpp) has the libtorch
+// function that kcheck_worker times it with (reference_ops.cpp).
+TEST(HarnessWorker, TimesEveryBaselineKcheckKnows) {
+  ProcessEnd end = run_bounded({HarnessOptions::default_worker_path().string(), "--info"},
+                               ProcessLimits{std::chrono::milliseconds(60000), 64 * 1024});
+  ASSERT_EQ(end.exit_code, 0) << end.output;
+  const nlohmann::json info = nlohmann::json::parse(end.output);
+  std::vector<std::string> forms;
+  for (const reference::BaselineForm& form : reference::baseline_forms()) forms.emplace_back(form.name);
+  EXPECT_EQ(info.at("baselines").get<std::vector<std::string>>(), forms);
+}
+
+}  // namespace
+}  // namespace kcheck
+
+// The exit status CTest reads as "Skipped" for this suite (tests/CMakeLists.txt).
+constexpr int kSuiteSkipped = 77;
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (std::string(KCHECK_HARNESS_FIXTURES_DIR).empty()) {
+    std::printf(
+        "the dynamic harness suite cannot run: kcheck_worker was not built (no Torch in .venv, "
+        "or a sanitizer build); scripts/setup.sh installs Torch\n");
+    return kSuiteSkipped;
+  }
+  const int status = RUN_ALL_TESTS();
+  if (status != 0) return status;
+  const ::testing::UnitTest& suite = *::testing::UnitTest::GetInstance();
+  if (suite.skipped_test_count() > 0) {
+    std::printf("%d of %d tests skipped (each says why above): the suite did not fully run\n",
+                suite.skipped_test_count(), suite.total_test_count());
+    return kSuiteSkipped;
+  }
+  return 0;
+}
