@@ -35,9 +35,10 @@
 #                     variant's compiling is bounded by
 #                     KCHECK_GPU_COMPILE_TIMEOUT seconds (150)
 #   3. reference/kernels/tests/time_op.py: an independent torch.cuda.Event timing of
-#      silu_and_mul and gelu_and_mul (bfloat16, large) on the same shapes,
-#      and of their baselines eager and compiled, compared with kcheck's
-#      medians (must agree within 3%)
+#      relu, rms_norm, silu_and_mul and gelu_and_mul (bfloat16 and float32,
+#      the largest size kcheck timed) on the same shapes, and of their
+#      baselines eager and compiled, compared with kcheck's medians (must
+#      agree within 3%)
 #   4. reference/kernels/tests/bench_table.py: the table for bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -125,6 +126,11 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
       "$python" reference/kernels/tests/time_op.py "$carry/activation" "$out/bench-activation.json" \
         silu_and_mul gelu_and_mul || status=1
     fi
+    for kernel in relu rms_norm; do
+      if [[ " ${kernels[*]} " == *" $kernel "* ]]; then
+        "$python" reference/kernels/tests/time_op.py "$carry/$kernel" "$out/bench-$kernel.json" "$kernel" || status=1
+      fi
+    done
     if [[ " ${kernels[*]} " == *" hub-activation "* ]]; then
       "$python" reference/kernels/tests/time_op.py "$carry/hub-activation" "$out/bench-hub-activation.json" \
         silu_and_mul gelu_and_mul || status=1

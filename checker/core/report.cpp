@@ -98,9 +98,7 @@ nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
                           {"median_us", result.median_us},
                           {"spread_us", result.spread_us},
                           {"bytes", result.bytes},
-                          {"flops", result.flops},
                           {"achieved_gbs", result.achieved_gbs},
-                          {"achieved_tflops", result.achieved_tflops},
                           {"percent_of_peak", result.percent_of_peak},
                           {"eager", result.eager},
                           {"eager_problem", result.eager_problem},
@@ -140,10 +138,9 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
     result.median_us = item.at("median_us").get<double>();
     result.spread_us = item.at("spread_us").get<double>();
     result.bytes = item.at("bytes").get<double>();
-    result.flops = item.at("flops").get<double>();
     result.achieved_gbs = item.at("achieved_gbs").get<double>();
-    result.achieved_tflops = item.at("achieved_tflops").get<double>();
     result.percent_of_peak = item.at("percent_of_peak").get<double>();
+    // Before 1.4 also flops and achieved_tflops, never measured (always 0): ignored.
     if (item.contains("eager_median_us")) {
       result.eager = item.value("eager", "");
       result.eager_problem = item.value("eager_problem", "");

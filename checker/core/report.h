@@ -9,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.3";
+inline constexpr const char* kReportSchemaVersion = "1.4";
 
 struct SeverityCounts {
   int errors = 0;
@@ -70,10 +70,10 @@ struct BenchmarkResult {
   double median_us = 0;
   double spread_us = 0;  // interquartile range
   double bytes = 0;      // moved per call, from the op spec
-  double flops = 0;      // per call, from the op spec (0 = memory-bound op)
   double achieved_gbs = 0;
-  double achieved_tflops = 0;
-  double percent_of_peak = 0;  // of the measured copy bandwidth (or matmul rate)
+  // Of the roofline: the op's bytes at the measured copy bandwidth (the
+  // reference ops are memory-bound; the matmul rate is a device figure only).
+  double percent_of_peak = 0;
   // The op spec's baseline, what a user would run instead: the best eager
   // Torch form, timed on the same inputs in the same run.
   std::string eager;          // its expression ("F.rms_norm(input, (d,), weight, epsilon)"); "" = none

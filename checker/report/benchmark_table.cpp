@@ -39,6 +39,10 @@ std::string right_aligned(const std::string& text, std::size_t width) {
 
 }  // namespace
 
+bool compile_speedup_call_bound(const BenchmarkResult& result) {
+  return fastest_timed(result.compiled) && result.python_call_bound();
+}
+
 data benchmark_row_data(const BenchmarkResult& result) {
   data row;
   row.set("dtype", result.dtype);
@@ -54,7 +58,7 @@ data benchmark_row_data(const BenchmarkResult& result) {
   const CompiledBaseline* fastest = fastest_timed(result.compiled);
   row.set("compiled_us", fastest ? format_number(fastest->median_us, 1) : "–");
   row.set("compiled_mode", fastest ? fastest->mode : "–");
-  const bool call_bound = fastest && result.python_call_bound();
+  const bool call_bound = compile_speedup_call_bound(result);
   row.set("compile_speedup", times(result.compile_speedup) + (call_bound ? kCallBoundMark : ""));
   row.set("compile_slower", result.compile_speedup > 0 && result.compile_speedup < 1);
   row.set("call_bound", call_bound);
@@ -80,7 +84,7 @@ std::vector<std::string> benchmark_table_notes(const OpBenchmarks& group) {
     }
     if (result->compiled.empty() && !result->compiled_problem.empty())
       count_problem("torch.compile " + result->compiled_problem);
-    call_bound = call_bound || (fastest_timed(result->compiled) && result->python_call_bound());
+    call_bound = call_bound || compile_speedup_call_bound(*result);
   }
   if (!modes.empty()) {
     std::string list;
@@ -119,7 +123,7 @@ std::string benchmark_text_chart(const OpBenchmarks& group) {
     chart += padded(labels[i], label_width) + "  " + padded(bar, kBarCells) + " " +
              right_aligned(format_number(result.percent_of_peak, 0) + "%", 4) + "  " +
              padded(times(result.speedup) + " eager", 12) + "  " + times(result.compile_speedup) +
-             (fastest_timed(result.compiled) && result.python_call_bound() ? kCallBoundMark : "") + " compile\n";
+             (compile_speedup_call_bound(result) ? kCallBoundMark : "") + " compile\n";
   }
   return chart;
 }

@@ -29,4 +29,9 @@ std::string benchmark_text_chart(const OpBenchmarks& group);
 // The mark after a compile speed-up that Python's call overhead sets.
 inline constexpr const char* kCallBoundMark = "¹";
 
+// Whether the result's compile speed-up gets that mark: a mode was timed and
+// Python's per-call overhead likely sets it (BenchmarkResult::python_call_bound).
+// The tables, the text chart and the SVG charts all ask this.
+bool compile_speedup_call_bound(const BenchmarkResult& result);
+
 }  // namespace kcheck

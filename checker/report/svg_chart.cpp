@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "checker/report/benchmark_table.h"
+
 namespace kcheck {
 
 namespace {
@@ -16,6 +18,8 @@ constexpr double kTop = 44;  // below the title and the reference label
 constexpr double kRowHeight = 26;
 constexpr double kBarHeight = 16;
 constexpr double kAxisHeight = 28;
+constexpr double kFootnoteHeight = 20;
+constexpr double kClipMarkerWidth = 8;  // the notch past the end of a bar clipped at the axis end
 constexpr int kTicks = 4;
 // Text widths estimated at 12px DejaVu Sans (about 7 units a character): a
 // label longer than its column is shortened (whole in its tooltip), and a
@@ -85,12 +89,27 @@ std::string compiled_tooltip(const BenchmarkResult& result) {
 std::string result_tooltip(const BenchmarkResult& result) {
   return result.op + " " + result.dtype + " [" + result.shape + "]: median " + format_number(result.median_us, 1) +
          " µs over " + std::to_string(result.repetitions) + " runs, " + format_number(result.achieved_gbs, 0) +
-         " GB/s (" + format_number(result.percent_of_peak, 0) + "% of peak)" +
+         " GB/s (" + format_number(result.percent_of_peak, 0) + "% of the copy roofline)" +
          (result.eager_median_us > 0
               ? ", Torch eager " + result.eager + " " + format_number(result.eager_median_us, 1) + " µs, " +
                     format_number(result.speedup, 2) + "x"
               : "") +
          compiled_tooltip(result);
+}
+
+// What the axis must reach: the reference and every bar but the call-bound
+// ones, which would squash the others (every bar when all are call-bound).
+double largest_scaled_value(const BarChart& chart) {
+  const bool all_call_bound =
+      std::all_of(chart.bars.begin(), chart.bars.end(), [](const ChartBar& bar) { return bar.call_bound; });
+  double largest = chart.reference ? chart.reference->value : 0;
+  for (const ChartBar& bar : chart.bars)
+    if (!bar.call_bound || all_call_bound) largest = std::max(largest, bar.value);
+  return largest;
+}
+
+std::string bar_classes(const ChartBar& bar) {
+  return std::string("bar") + (bar.short_of_reference ? " short" : "") + (bar.call_bound ? " call-bound" : "");
 }
 
 }  // namespace
@@ -122,11 +141,9 @@ std::string xml_escape(std::string_view text) {
 }
 
 std::string render_bar_chart_svg(const BarChart& chart) {
-  double largest = chart.reference ? chart.reference->value : 0;
-  for (const ChartBar& bar : chart.bars) largest = std::max(largest, bar.value);
-  const double scale = axis_maximum(largest);
+  const double scale = axis_maximum(largest_scaled_value(chart));
   const double rows_bottom = kTop + kRowHeight * static_cast<double>(chart.bars.size());
-  const double height = rows_bottom + kAxisHeight;
+  const double height = rows_bottom + kAxisHeight + (chart.footnote.empty() ? 0 : kFootnoteHeight);
   auto x_of = [&](double value) { return kBarLeft + kBarSpan * std::clamp(value / scale, 0.0, 1.0); };
 
   std::string svg = "<svg class=\"" + xml_escape(chart.css_class) + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
@@ -149,13 +166,21 @@ std::string render_bar_chart_svg(const BarChart& chart) {
     svg += "<text class=\"label\" x=\"" + number(kLabelRight) + "\" y=\"" + number(y + kBarHeight - 4) +
            "\" text-anchor=\"end\"><title>" + xml_escape(bar.label) + "</title>" +
            xml_escape(shortened_label(bar.label)) + "</text>\n";
-    svg += "<rect class=\"bar" + std::string(bar.short_of_reference ? " short" : "") + "\" x=\"" + number(kBarLeft) +
-           "\" y=\"" + number(y) + "\" width=\"" + number(right - kBarLeft) + "\" height=\"" + number(kBarHeight) +
-           "\"><title>" + xml_escape(bar.tooltip) + "</title></rect>\n";
+    svg += "<rect class=\"" + bar_classes(bar) + "\" x=\"" + number(kBarLeft) + "\" y=\"" + number(y) + "\" width=\"" +
+           number(right - kBarLeft) + "\" height=\"" + number(kBarHeight) + "\"><title>" + xml_escape(bar.tooltip) +
+           "</title></rect>\n";
+    double value_left = right + 6;
+    if (bar.value > scale) {  // clipped at the axis end: a notch says the bar goes on
+      svg += "<polygon class=\"clip-marker\" points=\"" + number(right) + "," + number(y) + " " +
+             number(right + kClipMarkerWidth) + "," + number(y + kBarHeight / 2) + " " + number(right) + "," +
+             number(y + kBarHeight) + "\"><title>beyond the axis: " + xml_escape(bar.value_text) +
+             "</title></polygon>\n";
+      value_left += kClipMarkerWidth;
+    }
     const double value_width = kCharWidth * static_cast<double>(characters(bar.value_text));
-    const bool inside = right + 6 + value_width > kWidth;
+    const bool inside = value_left + value_width > kWidth;
     svg += "<text class=\"value" + std::string(inside ? " inside" : "") + "\" x=\"" +
-           number(inside ? right - 6 : right + 6) + "\" y=\"" + number(y + kBarHeight - 4) + "\"" +
+           number(inside ? right - 6 : value_left) + "\" y=\"" + number(y + kBarHeight - 4) + "\"" +
            (inside ? " text-anchor=\"end\"" : "") + ">" + xml_escape(bar.value_text) + "</text>\n";
   }
   if (chart.reference) {
@@ -165,6 +190,9 @@ std::string render_bar_chart_svg(const BarChart& chart) {
     svg += "<text class=\"reference-label\" x=\"" + x + "\" y=\"" + number(kTop - 12) + "\" text-anchor=\"middle\">" +
            xml_escape(chart.reference->label) + "</text>\n";
   }
+  if (!chart.footnote.empty())
+    svg += "<text class=\"footnote\" x=\"0\" y=\"" + number(rows_bottom + kAxisHeight + 14) + "\">" +
+           xml_escape(chart.footnote) + "</text>\n";
   svg += "</svg>";
   return svg;
 }
@@ -186,17 +214,39 @@ BarChart bandwidth_chart(const VariantSection& section) {
   return chart;
 }
 
+BarChart roofline_chart(const VariantSection& section) {
+  BarChart chart;
+  chart.css_class = "chart-roofline";
+  chart.title = "% of roofline per op, dtype and size (the op's bytes at the measured copy bandwidth)";
+  chart.axis_unit = "%";
+  chart.reference = ChartReference{100.0, "100% (measured copy bandwidth)"};
+  for (const BenchmarkResult* result : section.benchmarks) {
+    const double percent = result->percent_of_peak;
+    if (!(percent > 0)) continue;  // no copy bandwidth measured
+    chart.bars.push_back({bar_label(*result, section.benchmarks), percent, format_number(percent, 0) + "%",
+                          result_tooltip(*result), false});
+  }
+  return chart;
+}
+
 namespace {
 
-// Bars of one speed-up per result, against 1×; results without it are left out.
-BarChart speedups(const VariantSection& section, double BenchmarkResult::*speedup) {
+// Bars of one speed-up per result, against 1×; results without it are left
+// out. `call_bound` says which bars Python's call overhead likely sets.
+BarChart speedups(const VariantSection& section, double BenchmarkResult::*speedup,
+                  bool (*call_bound)(const BenchmarkResult&)) {
   BarChart chart;
   for (const BenchmarkResult* result : section.benchmarks) {
     const double value = result->*speedup;
     if (!(value > 0)) continue;  // no baseline timed
-    chart.bars.push_back({bar_label(*result, section.benchmarks), value, format_number(value, 2) + "×",
-                          result_tooltip(*result), value < 1.0});
+    const bool bound = call_bound && call_bound(*result);
+    chart.bars.push_back({bar_label(*result, section.benchmarks), value,
+                          format_number(value, 2) + "×" + (bound ? kCallBoundMark : ""), result_tooltip(*result),
+                          value < 1.0, bound});
   }
+  if (std::any_of(chart.bars.begin(), chart.bars.end(), [](const ChartBar& bar) { return bar.call_bound; }))
+    chart.footnote = std::string(kCallBoundMark) +
+                     " bound by Python's per-call overhead (see under the table): drawn lighter, not setting the scale";
   chart.axis_unit = "×";
   return chart;
 }
@@ -204,7 +254,7 @@ BarChart speedups(const VariantSection& section, double BenchmarkResult::*speedu
 }  // namespace
 
 BarChart speedup_chart(const VariantSection& section) {
-  BarChart chart = speedups(section, &BenchmarkResult::speedup);
+  BarChart chart = speedups(section, &BenchmarkResult::speedup, nullptr);
   chart.css_class = "chart-speedup";
   chart.title = "Speed-up over the best eager Torch form (above 1×: faster than Torch)";
   chart.reference = ChartReference{1.0, "1× (Torch eager)"};
@@ -212,7 +262,7 @@ BarChart speedup_chart(const VariantSection& section) {
 }
 
 BarChart compile_speedup_chart(const VariantSection& section) {
-  BarChart chart = speedups(section, &BenchmarkResult::compile_speedup);
+  BarChart chart = speedups(section, &BenchmarkResult::compile_speedup, compile_speedup_call_bound);
   chart.css_class = "chart-compile-speedup";
   chart.title = "Speed-up over torch.compile of the same form, fastest mode (above 1×: faster)";
   chart.reference = ChartReference{1.0, "1× (torch.compile)"};

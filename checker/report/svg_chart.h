@@ -16,6 +16,11 @@ struct ChartBar {
   std::string value_text;           // right of the bar
   std::string tooltip;              // <title> of the bar
   bool short_of_reference = false;  // drawn in the warning colour
+  // Python's per-call overhead, not the device, likely sets it
+  // (BenchmarkResult::python_call_bound): drawn lighter, and left out of the
+  // axis scale, so that it cannot squash the other bars; beyond the axis it
+  // is clipped at the end, with a marker.
+  bool call_bound = false;
 };
 
 // A vertical line across the bars: the device's measured peak, or 1x.
@@ -30,6 +35,7 @@ struct BarChart {
   std::string axis_unit;  // after the tick values: " GB/s", "x"
   std::vector<ChartBar> bars;
   std::optional<ChartReference> reference;
+  std::string footnote;  // under the axis, when not empty
 };
 
 // The <svg> element; every text in it is escaped.
@@ -38,10 +44,16 @@ std::string render_bar_chart_svg(const BarChart& chart);
 // Achieved bandwidth per op and dtype against the device's measured copy bandwidth.
 BarChart bandwidth_chart(const VariantSection& section);
 
+// % of the roofline per op, dtype and size, against 100%: the roofline of a
+// memory-bound op is its bytes at the device's measured copy bandwidth. No
+// bars when that bandwidth was not measured.
+BarChart roofline_chart(const VariantSection& section);
+
 // Speed-up over the eager Torch baseline per op and dtype, against 1x.
 BarChart speedup_chart(const VariantSection& section);
 
-// Speed-up over the baseline's fastest torch.compile mode, against 1x.
+// Speed-up over the baseline's fastest torch.compile mode, against 1x; a
+// call-bound result is marked as the Markdown marks it (kCallBoundMark).
 BarChart compile_speedup_chart(const VariantSection& section);
 
 // Escapes &, <, >, " and ' for XML and HTML text and attributes.

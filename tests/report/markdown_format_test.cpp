@@ -91,7 +91,7 @@ TEST(MarkdownFormat, BenchmarkTableWhenTheReportHasResults) {
   EXPECT_TRUE(contains(markdown, "| 401.0 | 2.55× | – | – | – |\n")) << markdown;
   EXPECT_TRUE(contains(markdown, "\ntorch.compile not timed: no Python with Torch given (--python) (1 row)\n"))
       << markdown;
-  EXPECT_TRUE(contains(markdown, "| 545.0 | 1.87× | 150.0 | default | 0.51×¹ |\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| 545.0 | 1.87× | 150.0 | default | **0.51×¹ slower** |\n")) << markdown;
   EXPECT_TRUE(contains(markdown, "\n¹ Python's per-call overhead, not the device, likely sets this compiled timing"))
       << markdown;
   // Under each table, its rows as a text chart: % of the copy bandwidth and both speed-ups.
@@ -106,6 +106,24 @@ TEST(MarkdownFormat, BenchmarkTableWhenTheReportHasResults) {
       << markdown;
   EXPECT_LT(markdown.find("### Findings"), markdown.find("### Benchmarks")) << markdown;
   EXPECT_FALSE(contains(render_markdown(sample_report()), "Benchmarks")) << "a static audit has none";
+}
+
+// A speed-up below 1 (slower than Torch eager or torch.compile) is bold and says "slower"; 1 or above is not.
+TEST(MarkdownFormat, SpeedupsBelowOneAreMarkedSlower) {
+  Report report = sample_bench_report();
+  report.dynamic.benchmarks[1].speedup = 0.8;          // silu_and_mul float32, eager
+  report.dynamic.benchmarks[0].compile_speedup = 0.9;  // silu_and_mul bfloat16, compiled
+  report.dynamic.benchmarks[2].speedup = 1.0;          // gelu_and_mul bfloat16: as fast, not slower
+  const std::string markdown = render_markdown(report);
+  EXPECT_TRUE(contains(markdown, "| 543.7 | **0.80× slower** | 300.0 | default | 1.03× |\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| 400.4 | 2.57× | 171.0 | max-autotune-no-cudagraphs | **0.90× slower** |\n"))
+      << markdown;
+  EXPECT_TRUE(contains(markdown, "| 401.0 | 1.00× | – | – | – |\n")) << markdown;
+  EXPECT_TRUE(contains(markdown, "| 545.0 | 1.87× | 150.0 | default | **0.51×¹ slower** |\n")) << markdown;
+  std::size_t marked = 0;
+  for (std::size_t at = markdown.find(" slower**"); at != std::string::npos; at = markdown.find(" slower**", at + 1))
+    ++marked;
+  EXPECT_EQ(marked, 3u) << markdown;
 }
 
 TEST(MarkdownFormat, ACallerTemplateAndABrokenOne) {

@@ -3,8 +3,8 @@
 
     time_op.py KERNEL_DIR BENCH_REPORT.json OP [OP ...]
 
-For each OP, takes the largest bfloat16 case that `kcheck bench` timed in
-BENCH_REPORT.json, imports the variant package found under KERNEL_DIR/build
+For each OP and each of DTYPES (bfloat16, float32) that `kcheck bench`
+timed in BENCH_REPORT.json, takes the largest case, imports the variant package found under KERNEL_DIR/build
 (importlib, as the Hub loader does), builds inputs of the same shape, and
 times the op the way kcheck's worker does, but with Python and
 torch.cuda.Event: warm-up, then 30 samples, each a batch of back-to-back
@@ -13,7 +13,7 @@ median per call. Prints both
 medians and their difference; exit status 1 when they differ by more than 3%.
 Then the same for the op spec's eager Torch baseline that kcheck timed beside
 the op (`eager_median_us`), written here in Python as a user writes it
-(EAGER below): the figure the speed-up is computed from, checked the same way.
+(OPS below): the figure the speed-up is computed from, checked the same way.
 Then that baseline compiled here with torch.compile in every mode the report
 timed (`compiled`), COMPILES times afresh, each compile timed by kcheck's
 helper code and by torch.cuda.Event (must agree within 3%), and kcheck
@@ -30,10 +30,32 @@ import torch
 
 import torch.nn.functional as F
 
-# The baselines of reference/ops/*.toml as Python, for the ops checked here.
-EAGER = {
-    "silu_and_mul": lambda x, d: F.silu(x[..., :d]) * x[..., d:],
-    "gelu_and_mul": lambda x, d: F.gelu(x[..., :d]) * x[..., d:],
+DTYPES = ("bfloat16", "float32")
+
+
+class Inputs:
+    """The tensors of one case, made from its shape ("ROWSxCOLUMNS") as the op spec describes them."""
+
+    def __init__(self, shape, dtype, gated):
+        rows, columns = (int(x) for x in shape.split("x"))
+        self.d = columns // 2 if gated else columns
+        self.x = torch.rand(rows, columns, device="cuda", dtype=torch.float32).mul_(8).sub_(4).to(dtype)
+        self.out = torch.empty(rows, self.d, device="cuda", dtype=dtype)
+        self.weight = torch.rand(columns, device="cuda", dtype=torch.float32).add_(0.5).to(dtype)
+
+
+EPSILON = 1e-6  # reference/ops/rms_norm.toml
+
+
+# Per op checked here: whether its input is gated (d = columns / 2), the kernel
+# call, and the op spec's eager baseline (reference/ops/baseline_forms.cpp)
+# written in Python as a user writes it.
+OPS = {
+    "silu_and_mul": (True, lambda ops, t: ops.silu_and_mul(t.out, t.x), lambda t: F.silu(t.x[..., :t.d]) * t.x[..., t.d:]),
+    "gelu_and_mul": (True, lambda ops, t: ops.gelu_and_mul(t.out, t.x), lambda t: F.gelu(t.x[..., :t.d]) * t.x[..., t.d:]),
+    "relu": (False, lambda ops, t: ops.relu(t.out, t.x), lambda t: torch.relu(t.x)),
+    "rms_norm": (False, lambda ops, t: ops.rms_norm(t.out, t.x, t.weight, EPSILON),
+                 lambda t: F.rms_norm(t.x, (t.d,), t.weight, EPSILON)),
 }
 
 
@@ -79,33 +101,36 @@ def main():
     variant_name, package = import_variant(kernel_dir)
     status = 0
     for op in ops:
-        timed = [b for b in report["dynamic"]["benchmarks"]
-                 if b["op"].endswith("::" + op) and b["dtype"] == "bfloat16" and b["variant"] == variant_name]
-        if not timed:
-            print(f"{op}: no bfloat16 result in {report_path}")
-            status = 1
-            continue
-        result = max(timed, key=lambda b: b["bytes"])
-        rows, columns = (int(x) for x in result["shape"].split("x"))
-        x = torch.rand(rows, columns, device="cuda", dtype=torch.float32).mul_(8).sub_(4).to(torch.bfloat16)
-        out = torch.empty(rows, columns // 2, device="cuda", dtype=torch.bfloat16)
-        function = getattr(package.ops, op)
-        ours, batch = median_us(lambda: function(out, x))
-        difference = 100 * (result["median_us"] - ours) / ours
-        verdict = "agree" if abs(difference) <= 3 else "DISAGREE"
-        print(f"{op} bfloat16 [{result['shape']}]: kcheck bench {result['median_us']:.1f} us, "
-              f"torch.cuda.Event {ours:.1f} us (batch {batch}): {difference:+.2f}% -> {verdict} within 3%")
-        status |= abs(difference) > 3
-        if op in EAGER and result.get("eager_median_us", 0) > 0:
-            eager, batch = median_us(lambda: EAGER[op](x, columns // 2))
-            difference = 100 * (result["eager_median_us"] - eager) / eager
+        gated, kernel, eager_form = OPS[op]
+        for dtype in DTYPES:
+            timed = [b for b in report["dynamic"]["benchmarks"]
+                     if b["op"].endswith("::" + op) and b["dtype"] == dtype and b["variant"] == variant_name]
+            if not timed:
+                print(f"{op}: no {dtype} result in {report_path}")
+                status = 1
+                continue
+            result = max(timed, key=lambda b: b["bytes"])
+            label = f"{op} {dtype} [{result['shape']}]"
+            t = Inputs(result["shape"], getattr(torch, dtype), gated)
+            ours, batch = median_us(lambda: kernel(package.ops, t))
+            difference = 100 * (result["median_us"] - ours) / ours
             verdict = "agree" if abs(difference) <= 3 else "DISAGREE"
-            print(f"{op} bfloat16 [{result['shape']}] eager {result['eager']}: kcheck bench "
-                  f"{result['eager_median_us']:.1f} us, torch.cuda.Event {eager:.1f} us (batch {batch}): "
-                  f"{difference:+.2f}% -> {verdict} within 3%; speed-up {result['speedup']:.2f}x "
-                  f"(Python's figures: {eager / ours:.2f}x)")
+            print(f"{label}: kcheck bench {result['median_us']:.1f} us, "
+                  f"torch.cuda.Event {ours:.1f} us (batch {batch}): {difference:+.2f}% -> {verdict} within 3%")
             status |= abs(difference) > 3
-            status |= check_compiled(op, result, x, columns // 2)
+            if result.get("eager_median_us", 0) > 0:
+                eager, batch = median_us(lambda: eager_form(t))
+                difference = 100 * (result["eager_median_us"] - eager) / eager
+                verdict = "agree" if abs(difference) <= 3 else "DISAGREE"
+                print(f"{label} eager {result['eager']}: kcheck bench "
+                      f"{result['eager_median_us']:.1f} us, torch.cuda.Event {eager:.1f} us (batch {batch}): "
+                      f"{difference:+.2f}% -> {verdict} within 3%; speed-up {result['speedup']:.2f}x "
+                      f"(Python's figures: {eager / ours:.2f}x)")
+                status |= abs(difference) > 3
+                status |= check_compiled(label, result, t, eager_form)
+            else:
+                print(f"{label}: kcheck bench timed no eager baseline: {result.get('eager_problem', '')}")
+                status = 1
     return status
 
 
@@ -130,7 +155,7 @@ def kcheck_helper():
     return module
 
 
-def check_compiled(op, result, x, d):
+def check_compiled(case_label, result, t, eager_form):
     """1 when kcheck's helper and torch.cuda.Event time a compile more than 3% apart, or kcheck bench's
     figure lies more than 3% outside the range of the compiles here."""
     import torch._inductor.config as inductor
@@ -138,19 +163,19 @@ def check_compiled(op, result, x, d):
     inductor.fx_graph_cache = False
     inductor.autotune_local_cache = False
     helper = kcheck_helper()
-    timer = helper.Timer(torch, x.device)
+    timer = helper.Timer(torch, t.x.device)
     status = 0
     for mode in result.get("compiled", []):
-        label = f"{op} bfloat16 [{result['shape']}] torch.compile {mode['mode']}"
+        label = f"{case_label} torch.compile {mode['mode']}"
         if not mode["median_us"] > 0:
             print(f"{label}: not timed by kcheck: {mode['problem']}")
             continue
         events = []
         for attempt in range(COMPILES):
             torch._dynamo.reset()
-            compiled = torch.compile(lambda x: EAGER[op](x, d), mode=mode["mode"], dynamic=False)
-            mine, batch = median_us(lambda: compiled(x))
-            helpers, _ = helper.time_calls(timer, lambda i: compiled(x), 1, 30, 2e-3)
+            compiled = torch.compile(lambda: eager_form(t), mode=mode["mode"], dynamic=False)
+            mine, batch = median_us(compiled)
+            helpers, _ = helper.time_calls(timer, lambda i: compiled(), 1, 30, 2e-3)
             helpers *= 1e6
             difference = 100 * (helpers - mine) / mine
             verdict = "agree" if abs(difference) <= 3 else "DISAGREE"

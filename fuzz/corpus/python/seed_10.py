@@ -1,7 +1,0 @@
-import torch
-from . import _relu_cuda_0a1b2c3
-ops = torch.ops._relu_cuda_0a1b2c3
-
-
-def add_op_namespace_prefix(op_name: str):
-    return f"_relu_cuda_0a1b2c3::{op_name}"

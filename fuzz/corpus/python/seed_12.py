@@ -1,3 +1,0 @@
-from .. import relu
-
-__all__ = ["relu"]

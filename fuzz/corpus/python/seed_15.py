@@ -1,7 +1,0 @@
-import torch
-from . import _relu_cpu_0a1b2c3
-ops = torch.ops._relu_cpu_ffffff0
-
-
-def add_op_namespace_prefix(op_name: str):
-    return f"_relu_cpu_0a1b2c3::{op_name}"

@@ -1,4 +1,0 @@
-import typing
-import os.path
-import torch.nn.functional as F
-import einops

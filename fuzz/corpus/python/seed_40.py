@@ -1,1 +1,0 @@
-"""wrong directory: the module is fused_rope"""

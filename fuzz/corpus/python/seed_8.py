@@ -1,3 +1,0 @@
-from .. import relu, gelu
-
-__all__ = ["relu", "gelu"]

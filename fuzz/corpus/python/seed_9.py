@@ -1,3 +1,0 @@
-import subprocess
-
-DRIVER = subprocess.run(["nvidia-smi"], capture_output=True).stdout
