@@ -100,17 +100,19 @@ std::string load_libpython() {
   return error ? error : std::string("cannot load ") + chosen;
 }
 
-// The baselines this worker can time: every form of baseline_forms.cpp that
-// reference_ops.cpp computes (a test checks that none is missing).
-std::vector<std::string> timeable_baselines() {
+// The baselines an op spec may name (baseline_forms.cpp, which kcheck
+// checks specs against) that reference_ops.cpp cannot time: none in a
+// consistent build, so --info refuses to describe a worker with one (a test
+// runs it).
+std::vector<std::string> untimeable_baselines() {
   std::vector<std::string> names;
   for (const kcheck::reference::BaselineForm& form : kcheck::reference::baseline_forms())
-    if (kcheck::reference::find_baseline(form.name)) names.emplace_back(form.name);
+    if (!kcheck::reference::find_baseline(form.name)) names.emplace_back(form.name);
   return names;
 }
 
 kcheck::worker::WorkerInfo info() {
-  return {TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI == 1, kcheck::worker::available_backends(), timeable_baselines()};
+  return {TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI == 1, kcheck::worker::available_backends()};
 }
 
 // Checks (and times) the module's new ops as the plan says, recording the
@@ -151,6 +153,11 @@ void run_plan(const kcheck::worker::WorkerPlan& plan, WorkerResult& result, cons
 int main(int argc, char** argv) {
   std::string first = argc > 1 ? argv[1] : "";
   if (first == "--info") {
+    const std::vector<std::string> untimeable = untimeable_baselines();
+    for (const std::string& name : untimeable)
+      std::cerr << "kcheck_worker: baseline '" << name << "' of reference/ops/baseline_forms.cpp has no libtorch "
+                << "form in reference/ops/reference_ops.cpp\n";
+    if (!untimeable.empty()) return 1;
     std::cout << json(info()).dump() << "\n";
     return 0;
   }

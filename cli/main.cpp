@@ -528,10 +528,18 @@ int run_explain_command(const std::string& code) {
 // catalogue as docs/rules.md holds it.
 int run_rules_command(const ReportArguments& arguments) {
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
-  if (output_format(arguments) == kcheck::OutputFormat::markdown) {
+  const kcheck::OutputFormat format = output_format(arguments);
+  if (format == kcheck::OutputFormat::markdown) {
     std::cout << kcheck::rule_catalogue_markdown(kcheck::rule_catalogue(rules));
     return 0;
   }
+  if (format == kcheck::OutputFormat::json) {
+    std::cout << kcheck::rule_catalogue_json(kcheck::rule_catalogue(rules));
+    return 0;
+  }
+  if (format != kcheck::OutputFormat::text)
+    throw std::invalid_argument("kcheck rules lists the rules as text, json or markdown, not --format " +
+                                arguments.format);
   for (const kcheck::Rule* rule : rules.rules()) {
     const kcheck::RuleInfo& info = rule->info();
     std::string severity(kcheck::to_string(info.default_severity));

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that checker/'s #include arrows point only downward (issue #18).
+"""Checks that checker/'s #include and link arrows point only downward (issue #18).
 
 The layers, lowest first (docs/architecture.md draws them):
 
@@ -15,7 +15,10 @@ The layers, lowest first (docs/architecture.md draws them):
 
 A file may include its own layer and those below, never above; the static
 audit includes nothing of the harness but its facts and its rules (so it does
-not link the harness), and nothing under checker/ includes cli/.
+not link the harness), and nothing under checker/ includes cli/. The same
+holds for the libraries the top-level CMakeLists.txt makes of checker/'s
+folders (kcheck_<folder>): a target_link_libraries (or kcheck_link) of one
+may name only libraries of its own layer and those below.
 
 One arrow leaves the product (checker/, cli/, the top-level CMakeLists.txt)
 for reference/: to reference/ops/, the op specs and reference implementations
@@ -23,7 +26,8 @@ the harness and its worker embed. reference/kernels/ (the reference kernels)
 is an input to kcheck, never a part of it.
 
 Usage: scripts/check-layers.py [repository root]. Prints each offending
-include as path:line and exits 1 when there is one, 0 when there is none.
+include or link as path:line and exits 1 when there is one, 0 when there is
+none.
 """
 import pathlib
 import re
@@ -40,6 +44,17 @@ REFERENCE_OUTSIDE_OPS = re.compile(r"(?:^|[\s\"'/{}])reference/(?!ops/)[\w.${}-]
 # and the rules that judge them. Everything else in checker/harness/ runs
 # kernels and sits at the top.
 HARNESS_BELOW_AUDIT = re.compile(r"^checker/harness/(harness_facts\.h|rules/)")
+
+# The libraries of checker/'s folders (CMakeLists.txt) by layer; a library not
+# named here (a third-party one, an executable) is in no layer and not judged.
+LIBRARY_LAYERS = {"kcheck_core": "core", "kcheck_facts": "facts", "kcheck_harness_rules": "analysers",
+                  "kcheck_harness": "top", "kcheck_audit": "audit", "kcheck_report": "report",
+                  "kcheck_builder": "top", "kcheck_scan": "top",
+                  **{f"kcheck_{folder}": "analysers" for folder in ANALYSERS - {"harness"}}}
+# target_link_libraries(<target> [PUBLIC|PRIVATE|INTERFACE] <library>...), or
+# kcheck_link(<folder> <library>...), which links kcheck_<folder>.
+LINK_CALL = re.compile(r"\b(target_link_libraries|kcheck_link)\s*\(([^)]*)\)")
+LINK_KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE"}
 
 
 def layer_of(path: str) -> str:
@@ -65,7 +80,10 @@ def layer_of(path: str) -> str:
 
 
 def allowed(source_layer: str, target: str) -> bool:
-    target_layer = layer_of(target)
+    return layer_allowed(source_layer, layer_of(target))
+
+
+def layer_allowed(source_layer: str, target_layer: str) -> bool:
     if target_layer in ("cli", "unknown"):
         return False
     if source_layer == "report":  # renders a Report: core only
@@ -90,7 +108,33 @@ def check(root: pathlib.Path) -> list[str]:
             if match and not allowed(source_layer, match.group(1)):
                 problems.append(f"{path}:{number}: {source_layer} includes {match.group(1)} "
                                 f"({layer_of(match.group(1))}), a layer above it")
-    return problems + product_arrows_into_reference(root)
+    return problems + upward_links(root) + product_arrows_into_reference(root)
+
+
+def upward_links(root: pathlib.Path) -> list[str]:
+    """Links in the top-level CMakeLists.txt from a checker/ library to one of a layer above it."""
+    cmake = root / "CMakeLists.txt"
+    if not cmake.exists():
+        return []
+    code = "\n".join(line.split("#")[0] for line in cmake.read_text(encoding="utf-8").splitlines())
+    problems = []
+    for call in LINK_CALL.finditer(code):
+        words = call.group(2).split()
+        if not words:
+            continue
+        target = ("kcheck_" if call.group(1) == "kcheck_link" else "") + words[0]
+        source_layer = LIBRARY_LAYERS.get(target)
+        if source_layer is None:  # not a checker/ library (or a ${variable}): not judged
+            continue
+        number = code.count("\n", 0, call.start()) + 1
+        for library in words[1:]:
+            library_layer = LIBRARY_LAYERS.get(library)
+            if library in LINK_KEYWORDS or library_layer is None:
+                continue
+            if not layer_allowed(source_layer, library_layer):
+                problems.append(f"CMakeLists.txt:{number}: {source_layer} library {target} links {library} "
+                                f"({library_layer}), a layer above it")
+    return problems
 
 
 def product_arrows_into_reference(root: pathlib.Path) -> list[str]:
@@ -103,7 +147,8 @@ def product_arrows_into_reference(root: pathlib.Path) -> list[str]:
             code = line.split("#")[0] if file.name == "CMakeLists.txt" else (line if INCLUDE_ANY.match(line) else "")
             match = REFERENCE_OUTSIDE_OPS.search(code)
             if match:
-                problems.append(f"{path}:{number}: the product depends on {match.group(0).strip()}; "
+                target = match.group(0).lstrip(" \t\"'/{}")  # without the character before it
+                problems.append(f"{path}:{number}: the product depends on {target}; "
                                 f"only reference/ops/ may be part of kcheck")
     return problems
 
@@ -114,9 +159,9 @@ def main() -> int:
     for problem in problems:
         print(problem)
     if problems:
-        print(f"{len(problems)} include(s) point upward; docs/architecture.md shows the layers")
+        print(f"{len(problems)} arrow(s) point upward; docs/architecture.md shows the layers")
         return 1
-    print("checker/ layers: every include points down")
+    print("checker/ layers: every include and link points down")
     return 0
 
 

@@ -2,10 +2,11 @@
 # A longer fuzz campaign than CI's 20 s per target, by hand (fuzz/README.md):
 # builds the fuzz targets (clang, ASan + UBSan) in _build-fuzz, runs each
 # named target for SECONDS with a 1 MiB stack from the committed corpus (the
-# hand-made fuzz/corpus/<target>/ and the generated fuzz/generated/<target>.tar.xz)
-# into a scratch directory, and prints one line per target: executions, new
-# inputs, crashes. Crash artifacts are left in the scratch directory for
-# triage; KCHECK_FUZZ_NEW=<scratch> scripts/fuzz-minimise.sh keeps what is new.
+# hand-made fuzz/corpus/<target>/, the generated fuzz/generated/<target>.tar.xz
+# and the seed folders fuzz/seed_dirs.txt names) into a scratch directory, and
+# prints one line per target: executions, new inputs, crashes. Crash artifacts
+# are left in the scratch directory for triage; KCHECK_FUZZ_NEW=<scratch>
+# scripts/fuzz-minimise.sh keeps what is new.
 #
 #   scripts/fuzz-long.sh [SECONDS] [TARGET...]      (default 300 s; every target)
 set -euo pipefail
@@ -25,11 +26,12 @@ for target in "${targets[@]}"; do
   mkdir -p "$work/$target/new" "$work/$target/crashes" "$work/$target/generated"
   [[ ! -f fuzz/generated/$target.tar.xz ]] || tar -xJf "fuzz/generated/$target.tar.xz" -C "$work/$target/generated"
   dict=fuzz/dict/$target.dict
+  mapfile -t seed_dirs < <(awk -v target="$target" '$1 == target && NF == 2 {print $2}' fuzz/seed_dirs.txt)
   log=$work/$target/log
   status=0
   (ulimit -s 1024; "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
      -artifact_prefix="$work/$target/crashes/" ${dict:+$( [[ -f $dict ]] && echo -dict="$dict")} \
-     "$work/$target/new" "fuzz/corpus/$target" "$work/$target/generated" >"$log" 2>&1) || status=$?
+     "$work/$target/new" "fuzz/corpus/$target" "$work/$target/generated" "${seed_dirs[@]}" >"$log" 2>&1) || status=$?
   executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
   [[ -n $executions ]] || executions=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   crashes=$(find "$work/$target/crashes" -type f | wc -l)

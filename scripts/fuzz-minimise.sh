@@ -12,8 +12,9 @@
 # fuzz/corpus/<surface>/, and with KCHECK_FUZZ_NEW=DIR the new inputs of a
 # campaign in DIR/<surface>/new/, as scripts/fuzz-long.sh leaves them) are
 # replaced by what `-merge=1` keeps of them: the merge starts from the
-# hand-made files, so a generated input stays only where it adds coverage
-# (features) that they and the smaller generated inputs do not.
+# hand-made files and the seed folders fuzz/seed_dirs.txt names (test
+# fixtures, reference kernels), so a generated input stays only where it adds
+# coverage (features) that they and the smaller generated inputs do not.
 # Each surface is run with a 1 MiB stack, as CTest runs it, one merge at a
 # time. It prints one line per surface: files and bytes before and after, and
 # the coverage before and after as `-runs=0` reports it (`INITED cov: N ft: M`;
@@ -62,6 +63,9 @@ coverage() {
   rm -rf "$scratch"
 }
 
+# seed_dirs SURFACE: the repository folders that seed SURFACE besides fuzz/corpus/SURFACE/.
+seed_dirs() { awk -v surface="$1" '$1 == surface && NF == 2 {print $2}' fuzz/seed_dirs.txt; }
+
 # summary DIR...: "FILES files, BYTES bytes".
 summary() {
   echo "$(find "$@" -maxdepth 1 -type f | wc -l) files, $(find "$@" -maxdepth 1 -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}') bytes"
@@ -92,8 +96,17 @@ for surface in "${surfaces[@]}"; do
   done
   cp -rp "$before"/. "$candidates/"
   if [[ -n $new_inputs && -d $new_inputs/$surface/new ]]; then cp -rp "$new_inputs/$surface/new"/. "$candidates/"; fi
+  mapfile -t seeds < <(seed_dirs "$surface")
   before_files=$(summary "$out" "$before")
-  before_coverage=$(coverage "$binary" "$out" "$before")
+  before_coverage=$(coverage "$binary" "$out" "$before" "${seeds[@]}")
+  # The seed folders' features count as covered too: their files join OUT
+  # under names that are not SHA-1s, so none of them is kept as generated.
+  if ((${#seeds[@]} > 0)); then
+    seed_count=0
+    while IFS= read -r -d '' file; do
+      cp -p "$file" "$out/seed-folder-$((seed_count++))"
+    done < <(find "${seeds[@]}" -type f -print0)
+  fi
 
   # -merge=1 OUT CANDIDATES: OUT's own features count as covered; the candidates
   # are tried smallest first and written to OUT (by SHA-1) where they add one.
@@ -125,7 +138,7 @@ for surface in "${surfaces[@]}"; do
     if generated "${file##*/}"; then rm -f "$file"; fi
   done
   pack "$work/$surface/kept" "$archive"
-  after_coverage=$(coverage "$binary" "$corpus" "$work/$surface/kept")
+  after_coverage=$(coverage "$binary" "$corpus" "$work/$surface/kept" "${seeds[@]}")
   echo "fuzz_$surface: $before_files -> $(summary "$corpus") plain + $(summary "$work/$surface/kept") in" \
        "$archive ($(stat -c %s "$archive") bytes); coverage ${before_coverage:-?} -> ${after_coverage:-?}"
 done

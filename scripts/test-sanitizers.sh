@@ -8,7 +8,10 @@
 #     kcheck's own statuses 1 and 2. Left out: the reference kernel builds
 #     (they build Torch extensions, minutes each, and are run by the main
 #     suite) and the dynamic harness (kcheck_worker links libtorch, not built
-#     here), and the wheel (built once, by the main suite).
+#     here), and the wheel (built once, by the main suite), and what runs
+#     external compilers or services more than kcheck's own code: the fixture
+#     kernel builds (label fixture_kernel), the Slurm cluster (slurm) and the
+#     tests that download (network). The `asan` test preset's filter says so.
 #  2. _build-fuzz: the libFuzzer targets in fuzz/ (clang), each run for
 #     KCHECK_FUZZ_SECONDS from its committed corpus.
 set -euo pipefail

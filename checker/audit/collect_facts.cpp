@@ -226,6 +226,7 @@ void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFa
   }
 
   std::vector<std::uint64_t> costs;
+  costs.reserve(files.size() + hashes.size());
   for (const FileTask& task : files) costs.push_back(task.file->size);
   for (const HashTask& task : hashes) costs.push_back(task.file->size);
   std::vector<PythonFileFacts> python(files.size());

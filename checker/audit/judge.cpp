@@ -1,9 +1,8 @@
 #include "checker/audit/audit.h"
-#include <algorithm>
+#include <iterator>
 
 #include "checker/audit/repository_settings.h"
 #include "checker/audit/suppression_facts.h"
-#include "checker/config/rules/config_rule_support.h"
 #include "checker/facts/kernel_identity.h"
 
 namespace kcheck {
@@ -32,28 +31,6 @@ std::vector<VariantSummary> summarise_variants(const TreeFacts& tree) {
   return variants;
 }
 
-// A suppression that hid nothing (like ruff's RUF100) is a KC007 note: the
-// finding it was written for is gone, or its path never matched. Only one
-// whose rules ran is judged (--select, and the KD rules outside `kcheck run`,
-// leave others unmatched by design); one not applied is KC007's already.
-void report_unmatched_suppressions(const TreeFacts& tree, const Policy& policy, const AuditOptions& options,
-                                   const RuleRegistry& rules, const std::vector<bool>& matched, Report& report) {
-  const Rule* kc007 = rules.find("KC007");
-  if (!tree.suppressions || !kc007 || !options.selection.selects("KC007")) return;
-  const SuppressionTrust trust = suppression_trust(policy, options);
-  FindingSink sink(kc007->info(), report.findings);
-  for (std::size_t i = 0; i < tree.suppressions->entries.size() && i < matched.size(); ++i) {
-    const Suppression& suppression = tree.suppressions->entries[i];
-    if (matched[i] || !why_suppression_not_applied(suppression, trust).empty()) continue;
-    const bool ran = std::any_of(report.rules_run.begin(), report.rules_run.end(),
-                                 [&](const std::string& code) { return code.starts_with(suppression.code); });
-    if (!ran) continue;
-    sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) +
-                                                          " matched no finding: remove it (the finding it was "
-                                                          "written for is gone, or its path never matches)");
-  }
-}
-
 }  // namespace
 
 Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptions& given_options,
@@ -79,7 +56,17 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
   }
   const std::vector<bool> matched =
       apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings, options.deadline);
-  report_unmatched_suppressions(tree, policy, options, rules, matched, report);
+  // What the rules add once they see the judgement (KC007: suppressions that
+  // hid nothing), kept apart until all have looked at the same findings.
+  Findings afterwards;
+  const JudgedFindings judged{report.findings, report.rules_run, matched};
+  for (const Rule* rule : rules.rules()) {
+    if (!options.selection.selects(rule->info().code)) continue;
+    FindingSink sink(rule->info(), afterwards);
+    rule->after_judgement(context, judged, sink);
+  }
+  report.findings.insert(report.findings.end(), std::make_move_iterator(afterwards.begin()),
+                         std::make_move_iterator(afterwards.end()));
   finalise_report(report);
   return report;
 }

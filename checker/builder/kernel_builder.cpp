@@ -87,6 +87,7 @@ std::vector<std::string> component_cuda_capabilities(const BuildRequest& request
   const std::vector<std::string> defaults =
       request.cuda_capabilities.empty() ? toolkit_default_capabilities(cuda, policy) : request.cuda_capabilities;
   std::vector<std::string> targets;
+  targets.reserve(defaults.size());
   for (const std::string& capability : defaults) targets.push_back(build_config::without_ptx(capability));
   std::vector<std::string> chosen = component.cuda_capabilities.empty() ? defaults
                                                                         : build_config::intersect_cuda_capabilities(

@@ -131,7 +131,7 @@ void read_framework(const toml::table& root, BuildConfigFacts& facts) {
   std::vector<std::pair<ConfigPosition, FrameworkKind>> found;
   for (FrameworkKind kind : {FrameworkKind::torch, FrameworkKind::torch_noarch, FrameworkKind::tvm_ffi})
     if (const toml::table* table = root[to_string(kind)].as_table())
-      found.push_back({position_of(table->source()), kind});
+      found.emplace_back(position_of(table->source()), kind);
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     return std::pair(a.first.line, a.first.column) < std::pair(b.first.line, b.first.column);
   });

@@ -409,7 +409,7 @@ class SchemaChecker {
     std::vector<std::pair<ConfigPosition, std::string>> present;
     for (std::string_view framework : kFrameworkKeys)
       if (const toml::node* node = root.get(framework))
-        present.push_back({position_of(node->source()), "[" + std::string(framework) + "]"});
+        present.emplace_back(position_of(node->source()), "[" + std::string(framework) + "]");
     std::sort(present.begin(), present.end(), [](const auto& a, const auto& b) {
       return std::pair(a.first.line, a.first.column) < std::pair(b.first.line, b.first.column);
     });

@@ -2,6 +2,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "checker/core/finding.h"
 #include "checker/core/severity.h"
@@ -57,6 +58,14 @@ class FindingSink {
   Findings& out_;
 };
 
+// What the audit knows once every selected rule ran and the tree's
+// suppressions were applied.
+struct JudgedFindings {
+  const Findings& findings;                      // every rule's, the suppressed ones marked
+  const std::vector<std::string>& rules_run;     // the codes of the rules that ran
+  const std::vector<bool>& suppression_matched;  // per entry of the tree's suppressions: hid a finding
+};
+
 // One rule = one class: its info and a judgement of the facts against the
 // policy. Rules never read files, print or exit; they only report findings.
 class Rule {
@@ -64,6 +73,11 @@ class Rule {
   virtual ~Rule() = default;
   virtual const RuleInfo& info() const = 0;
   virtual void check(const RuleContext& context, FindingSink& sink) const = 0;
+  // Called once more, after every selected rule ran and the suppressions were
+  // applied, for a rule that judges the judgement itself (KC007: a
+  // suppression that matched no finding). Most rules have nothing to add.
+  virtual void after_judgement(const RuleContext& /*context*/, const JudgedFindings& /*judged*/,
+                               FindingSink& /*sink*/) const {}
 };
 
 }  // namespace kcheck

@@ -289,7 +289,7 @@ bool glob_matches(std::string_view pattern, std::string_view path) {
     for (std::size_t s = 0; s <= path_segments.size(); ++s) {
       if (segment == "**") {
         any_before = any_before || reached[s];
-        next[s] = any_before;
+        next[s] = static_cast<char>(any_before);
       } else if (s < path_segments.size() && reached[s] && match_segment(segment, path_segments[s])) {
         next[s + 1] = 1;
       }

@@ -119,20 +119,3 @@ std::string describe(const SymbolCeilingViolation& violation, const Policy& poli
 }
 
 }  // namespace kcheck
-
-namespace kcheck {
-
-void SymbolCeilingRule::check(const RuleContext& context, FindingSink& sink) const {
-  const auto judged = [this](std::string_view family) { return judges_family(family); };
-  for_each_elf_module(context.tree, [&](const NativeModuleView& view, const ElfFacts& elf) {
-    const std::string arch = ceiling_arch(view, elf);
-    for (const SymbolCeilingViolation& violation :
-         symbol_ceiling_violations(view, elf, context.policy.native, judged)) {
-      const std::string where =
-          violation.symbol.empty() ? violation.version : violation.symbol + "@" + violation.version;
-      sink.report(view.place(where), describe(violation, context.policy, arch));
-    }
-  });
-}
-
-}  // namespace kcheck

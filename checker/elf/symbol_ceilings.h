@@ -56,16 +56,3 @@ std::string describe(const SymbolCeilingViolation& violation, const Policy& poli
 std::string ceiling_arch(const NativeModuleView& view, const ElfFacts& elf);
 
 }  // namespace kcheck
-
-namespace kcheck {
-
-// KE001 and KE002 differ only in the version families they judge.
-class SymbolCeilingRule : public Rule {
- public:
-  void check(const RuleContext& context, FindingSink& sink) const override;
-
- protected:
-  virtual bool judges_family(std::string_view family) const = 0;
-};
-
-}  // namespace kcheck

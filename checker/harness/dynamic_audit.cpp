@@ -8,7 +8,7 @@ Report run_dynamic_audit(const std::filesystem::path& input, const Policy& polic
                          const RuleRegistry& rules, const HarnessOptions& harness) {
   if (options.selection.select.empty()) {
     options.selection.select = {"KD", "KO006"};
-    if (harness.bench) options.selection.select.push_back("KB");
+    if (harness.bench) options.selection.select.emplace_back("KB");
   }
   TreeFacts tree = collect_facts(input, options);
   run_harness(tree, harness);

@@ -30,6 +30,7 @@ using nlohmann::json;
 
 std::vector<DispatcherOp> dispatcher_ops(const std::vector<worker::RegisteredOp>& registered) {
   std::vector<DispatcherOp> ops;
+  ops.reserve(registered.size());
   for (const worker::RegisteredOp& op : registered) ops.push_back({op.name, op.op_namespace});
   return ops;
 }

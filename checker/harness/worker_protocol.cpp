@@ -4,13 +4,17 @@
 #include <utility>
 #include <type_traits>
 
+#include "checker/core/every_member.h"
+
 namespace kcheck::worker {
 
 using nlohmann::json;
 
 // Each message type lists its members once, as (key, member) pairs, in a
 // `fields` overload; both directions of the codec are made from that list,
-// so a member cannot be written and not read.
+// so a member cannot be written and not read. The list starts with every
+// member bound by position (KCHECK_BIND_EVERY_MEMBER), so a member added to
+// a message and not listed here does not compile.
 
 void expect_object(const json& value) { (void)value.get_ref<const json::object_t&>(); }  // throws type_error
 
@@ -42,62 +46,85 @@ void read_fields(const json& object, T& value) {
   fields(value, [&object](const char* key, auto& member) { take(object, key, member); });
 }
 
-#define KCHECK_PROTOCOL_FIELDS(Type, ...)                                        \
+#define KCHECK_PROTOCOL_UNPAREN(...) __VA_ARGS__
+// KCHECK_PROTOCOL_FIELDS(Type, (every member, in order), field("key", member); ...)
+#define KCHECK_PROTOCOL_FIELDS(Type, members, ...)                               \
   template <class Self, class Field>                                             \
   requires std::same_as<std::remove_const_t<Self>, Type>                         \
-  void fields(Self& v, Field&& field) { __VA_ARGS__; }                           \
+  void fields(Self& message, Field&& field) {                                    \
+    KCHECK_BIND_EVERY_MEMBER(message, KCHECK_PROTOCOL_UNPAREN members);          \
+    __VA_ARGS__;                                                                 \
+  }                                                                              \
   void to_json(json& object, const Type& value) { write_fields(object, value); } \
   void from_json(const json& object, Type& value) { read_fields(object, value); }
 
-KCHECK_PROTOCOL_FIELDS(CasePlan, field("size", v.size); field("shape", v.shape); field("args", v.args))
-KCHECK_PROTOCOL_FIELDS(Tolerance, field("rtol", v.rtol); field("atol", v.atol))
-KCHECK_PROTOCOL_FIELDS(OpPlan, field("name", v.name); field("schema", v.schema); field("reference", v.reference);
-                       field("baseline", v.baseline); field("dtypes", v.dtypes); field("tolerance", v.tolerance);
-                       field("bytes", v.bytes_args); field("cases", v.cases))
-KCHECK_PROTOCOL_FIELDS(BenchSettings, field("enabled", v.enabled); field("samples", v.samples);
-                       field("target_sample_seconds", v.target_sample_seconds))
-KCHECK_PROTOCOL_FIELDS(WorkerPlan, field("backend", v.backend); field("seed", v.seed); field("bench", v.bench);
-                       field("ops", v.ops))
-KCHECK_PROTOCOL_FIELDS(WorkerInfo, field("torch_version", v.torch_version); field("cxx11_abi", v.cxx11_abi);
-                       field("backends", v.backends); field("baselines", v.baselines))
-KCHECK_PROTOCOL_FIELDS(RegisteredOp, field("name", v.name); field("namespace", v.op_namespace))
-KCHECK_PROTOCOL_FIELDS(SmokeCall, field("called", v.called); field("error", v.error))
-KCHECK_PROTOCOL_FIELDS(CaseCheck, field("dtype", v.dtype); field("size", v.size); field("shape", v.shape);
-                       field("max_abs_error", v.max_abs_error); field("relative_error", v.relative_error);
-                       field("rtol", v.rtol); field("atol", v.atol); field("passed", v.passed);
-                       field("problem", v.problem); field("guard_violation", v.guard_violation);
-                       field("device_error", v.device_error))
-KCHECK_PROTOCOL_FIELDS(OpResult, field("op", v.op); field("has_kernel", v.has_kernel); field("spec", v.spec);
-                       field("schema_problem", v.schema_problem); field("smoke", v.smoke); field("checks", v.checks))
-KCHECK_PROTOCOL_FIELDS(CaseTiming, field("op", v.op); field("dtype", v.dtype); field("size", v.size);
-                       field("shape", v.shape); field("median_us", v.median_us); field("spread_us", v.spread_us);
-                       field("samples", v.samples); field("buffer_sets", v.buffer_sets); field("bytes", v.bytes);
-                       field("eager", v.eager); field("eager_problem", v.eager_problem);
-                       field("eager_median_us", v.eager_median_us); field("eager_spread_us", v.eager_spread_us))
-KCHECK_PROTOCOL_FIELDS(DeviceLimits, field("name", v.name); field("backend", v.backend);
-                       field("copy_bandwidth_gbs", v.copy_bandwidth_gbs); field("matmul_tflops", v.matmul_tflops);
-                       field("matmul_dtype", v.matmul_dtype))
-KCHECK_PROTOCOL_FIELDS(WorkerResult, field("stage", v.stage); field("load_error", v.load_error);
-                       field("libpython_problem", v.libpython_problem); field("new_ops", v.new_ops);
-                       field("changed_ops", v.changed_ops); field("new_fallbacks", v.new_fallbacks);
-                       field("running", v.running); field("run_problem", v.run_problem); field("device", v.device);
-                       field("ops", v.ops); field("benchmarks", v.benchmarks))
+KCHECK_PROTOCOL_FIELDS(CasePlan, (size, shape, args), field("size", size); field("shape", shape); field("args", args))
+KCHECK_PROTOCOL_FIELDS(Tolerance, (rtol, atol), field("rtol", rtol); field("atol", atol))
+KCHECK_PROTOCOL_FIELDS(OpPlan, (name, schema, reference, baseline, dtypes, tolerance, cases, bytes_args),
+                       field("name", name);
+                       field("schema", schema); field("reference", reference); field("baseline", baseline);
+                       field("dtypes", dtypes); field("tolerance", tolerance); field("bytes", bytes_args);
+                       field("cases", cases))
+KCHECK_PROTOCOL_FIELDS(BenchSettings, (enabled, samples, target_sample_seconds), field("enabled", enabled);
+                       field("samples", samples); field("target_sample_seconds", target_sample_seconds))
+KCHECK_PROTOCOL_FIELDS(WorkerPlan, (backend, seed, ops, bench), field("backend", backend); field("seed", seed);
+                       field("bench", bench); field("ops", ops))
+KCHECK_PROTOCOL_FIELDS(WorkerInfo, (torch_version, cxx11_abi, backends), field("torch_version", torch_version);
+                       field("cxx11_abi", cxx11_abi); field("backends", backends))
+KCHECK_PROTOCOL_FIELDS(RegisteredOp, (name, op_namespace), field("name", name); field("namespace", op_namespace))
+KCHECK_PROTOCOL_FIELDS(SmokeCall, (called, error), field("called", called); field("error", error))
+KCHECK_PROTOCOL_FIELDS(CaseCheck,
+                       (dtype, size, shape, max_abs_error, relative_error, rtol, atol, passed, problem, guard_violation,
+                        device_error),
+                       field("dtype", dtype);
+                       field("size", size); field("shape", shape); field("max_abs_error", max_abs_error);
+                       field("relative_error", relative_error); field("rtol", rtol); field("atol", atol);
+                       field("passed", passed); field("problem", problem); field("guard_violation", guard_violation);
+                       field("device_error", device_error))
+KCHECK_PROTOCOL_FIELDS(OpResult, (op, has_kernel, spec, schema_problem, smoke, checks), field("op", op);
+                       field("has_kernel", has_kernel); field("spec", spec); field("schema_problem", schema_problem);
+                       field("smoke", smoke); field("checks", checks))
+KCHECK_PROTOCOL_FIELDS(CaseTiming,
+                       (op, dtype, size, shape, median_us, spread_us, samples, buffer_sets, bytes, eager, eager_problem,
+                        eager_median_us, eager_spread_us),
+                       field("op", op);
+                       field("dtype", dtype); field("size", size); field("shape", shape); field("median_us", median_us);
+                       field("spread_us", spread_us); field("samples", samples); field("buffer_sets", buffer_sets);
+                       field("bytes", bytes); field("eager", eager); field("eager_problem", eager_problem);
+                       field("eager_median_us", eager_median_us); field("eager_spread_us", eager_spread_us))
+KCHECK_PROTOCOL_FIELDS(DeviceLimits, (name, backend, copy_bandwidth_gbs, matmul_tflops, matmul_dtype),
+                       field("name", name);
+                       field("backend", backend); field("copy_bandwidth_gbs", copy_bandwidth_gbs);
+                       field("matmul_tflops", matmul_tflops); field("matmul_dtype", matmul_dtype))
+KCHECK_PROTOCOL_FIELDS(WorkerResult,
+                       (stage, load_error, libpython_problem, new_ops, changed_ops, new_fallbacks, running, run_problem,
+                        device, ops, benchmarks),
+                       field("stage", stage);
+                       field("load_error", load_error); field("libpython_problem", libpython_problem);
+                       field("new_ops", new_ops); field("changed_ops", changed_ops);
+                       field("new_fallbacks", new_fallbacks); field("running", running);
+                       field("run_problem", run_problem); field("device", device); field("ops", ops);
+                       field("benchmarks", benchmarks))
 
 #undef KCHECK_PROTOCOL_FIELDS
+#undef KCHECK_PROTOCOL_UNPAREN
 
 // An argument is a tensor (a shape, and a value range when it is an input)
-// or a float scalar (a value): the wire form says which by its keys.
+// or a float scalar (a value): the wire form says which by its keys. Its
+// members are bound all the same (`scalar` is ArgPlan::value), so one added
+// and not coded here does not compile.
 void to_json(json& object, const ArgPlan& value) {
-  object = {{"name", value.name}};
-  if (!value.is_tensor) {
-    object["value"] = value.value;
+  KCHECK_BIND_EVERY_MEMBER(value, name, is_tensor, output, shape, low, high, scalar);
+  object = {{"name", name}};
+  if (!is_tensor) {
+    object["value"] = scalar;
     return;
   }
-  object["shape"] = value.shape;
-  object["output"] = value.output;
-  if (!value.output) {
-    object["low"] = value.low;
-    object["high"] = value.high;
+  object["shape"] = shape;
+  object["output"] = output;
+  if (!output) {
+    object["low"] = low;
+    object["high"] = high;
   }
 }
 

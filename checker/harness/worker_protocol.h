@@ -80,8 +80,7 @@ struct WorkerPlan {
 struct WorkerInfo {
   std::string torch_version;  // "2.11.0"
   bool cxx11_abi = true;
-  std::vector<std::string> backends;   // "cpu", plus "cuda" when a GPU is visible
-  std::vector<std::string> baselines;  // the baseline forms this worker can time
+  std::vector<std::string> backends;  // "cpu", plus "cuda" when a GPU is visible
 };
 
 // ---- worker -> kcheck: the result file ----

@@ -163,6 +163,7 @@ FileHashes hash_files(const std::vector<const FileEntry*>& files, DigestAlgorith
   };
   std::vector<Outcome> outcomes(files.size());
   std::vector<std::uint64_t> sizes;
+  sizes.reserve(files.size());
   for (const FileEntry* file : files) sizes.push_back(file->size);
   WorkPool pool(threads);
   pool.run(WorkKind::leaf, sizes, [&](std::size_t index) {

@@ -1,6 +1,7 @@
 #include "checker/report/explain_format.h"
 
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 namespace kcheck {
@@ -65,6 +66,19 @@ std::string rule_catalogue_markdown(const std::vector<RuleInfo>& catalogue) {
          "`kcheck explain CODE` prints one of them. Codes are stable. Severities are the defaults; "
          "a policy may change them.\n" +
          index + body;
+}
+
+std::string rule_catalogue_json(const std::vector<RuleInfo>& catalogue) {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const RuleInfo& rule : catalogue)
+    rules.push_back({{"code", rule.code},
+                     {"title", rule.title},
+                     {"default_severity", std::string(to_string(rule.default_severity))},
+                     {"security_severity", rule.security_severity},
+                     {"explanation", rule.explanation},
+                     {"example_violation", rule.example_violation},
+                     {"example_fix", rule.example_fix}});
+  return rules.dump(2) + "\n";
 }
 
 std::string explanation_with_examples(const RuleInfo& rule) {

@@ -21,6 +21,11 @@ std::string explanation_markdown(const RuleInfo& rule);
 // named after its code in lower case ("#ke001"), which SARIF's helpUri links to.
 std::string rule_catalogue_markdown(const std::vector<RuleInfo>& catalogue);
 
+// The whole catalogue as JSON (`kcheck rules --format json`): an array of
+// every rule in registry order, each with its code, title, default severity,
+// security severity (0: not a security rule), explanation and examples.
+std::string rule_catalogue_json(const std::vector<RuleInfo>& catalogue);
+
 // The anchor of a rule in that page: "ke001".
 std::string rule_anchor(const std::string& code);
 

@@ -7,21 +7,22 @@
 #include <type_traits>
 #include <vector>
 
+#include "checker/core/every_member.h"
+
 namespace kcheck {
 namespace {
 
 // The member lists: one line per facts struct, serving the writer, the
 // reader and the size bound alike. Each line binds the struct's members by
-// position (a structured binding), so a member added to a facts struct and
-// not listed here does not compile: the cache cannot forget a fact. (The
-// names are the members' own, for the reader of this file; the binding is by
-// position.) An older encoding is never read: every cache key holds the
-// analyser build id, a hash of checker/'s sources (cmake/build_id.cmake).
-#define KCHECK_FACT_MEMBERS(Type, ...)          \
-  template <typename Archive>                   \
-  void members(Archive& archive, Type& value) { \
-    auto& [__VA_ARGS__] = value;                \
-    archive(__VA_ARGS__);                       \
+// position (KCHECK_BIND_EVERY_MEMBER), so a member added to a facts struct
+// and not listed here does not compile: the cache cannot forget a fact. An
+// older encoding is never read: every cache key holds the analyser build id,
+// a hash of checker/'s sources (cmake/build_id.cmake).
+#define KCHECK_FACT_MEMBERS(Type, ...)            \
+  template <typename Archive>                     \
+  void members(Archive& archive, Type& value) {   \
+    KCHECK_BIND_EVERY_MEMBER(value, __VA_ARGS__); \
+    archive(__VA_ARGS__);                         \
   }
 
 KCHECK_FACT_MEMBERS(ElfImportedSymbol, name, version, library, weak)

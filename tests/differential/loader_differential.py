@@ -1,7 +1,9 @@
 """kcheck is at least as strict as the readers that load a kernel (issue #14).
 
-For every file of the metadata and Python fuzz corpora, the verdict of the
-real reader is compared with kcheck's parse step (kcheck_parse_probe):
+For every file of the metadata and Python fuzz corpora, and every
+metadata.json and *.py file of the seed folders fuzz/seed_dirs.txt names for
+those targets (test fixtures, reference kernels), the verdict of the real
+reader is compared with kcheck's parse step (kcheck_parse_probe):
 
 * metadata.json: the `kernels` package's reader (Metadata.from_bytes, the
   loader's serde_json) against kcheck's JSON parse and schema (KM002);
@@ -62,22 +64,36 @@ def compile_refusal(data: bytes) -> str | None:
     return None
 
 
+def seed_files(seed_dirs: Path, target: str, pattern: str) -> list[Path]:
+    """The files matching PATTERN under the folders that SEED_DIRS (fuzz/seed_dirs.txt) names for TARGET."""
+    root = seed_dirs.resolve().parent.parent
+    folders = [root / line.split()[1] for line in seed_dirs.read_text().splitlines()
+               if not line.startswith("#") and len(line.split()) == 2 and line.split()[0] == target]
+    for folder in folders:
+        if not folder.is_dir():
+            raise SystemExit(f"{seed_dirs}: no folder {folder}")
+    return [p for folder in folders for p in folder.rglob(pattern) if p.is_file()]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--probe", required=True)
     parser.add_argument("--metadata-corpus", type=Path, required=True)
     parser.add_argument("--python-corpus", type=Path, required=True)
+    parser.add_argument("--seed-dirs", type=Path, required=True, help="fuzz/seed_dirs.txt")
     args = parser.parse_args()
     misses = []
 
-    metadata_files = sorted(p for p in args.metadata_corpus.iterdir() if p.is_file())
+    metadata_files = sorted([p for p in args.metadata_corpus.iterdir() if p.is_file()]
+                            + seed_files(args.seed_dirs, "metadata", "metadata.json"))
     kcheck_metadata = probe(args.probe, "metadata", metadata_files)
     for path in metadata_files:
         refusal = loader_refusal(path.read_bytes())
         if refusal and kcheck_metadata[str(path)]["accepted"]:
-            misses.append(f"metadata {path.name}: the kernels loader refuses it ({refusal}), kcheck accepts it")
+            misses.append(f"metadata {path}: the kernels loader refuses it ({refusal}), kcheck accepts it")
 
-    python_files = sorted(p for p in args.python_corpus.iterdir() if p.is_file())
+    python_files = sorted([p for p in args.python_corpus.iterdir() if p.is_file()]
+                          + seed_files(args.seed_dirs, "python", "*.py"))
     kcheck_python = probe(args.probe, "python", python_files)
     grammar_only = 0
     for path in python_files:
@@ -85,7 +101,7 @@ def main() -> int:
         if not refusal or not kcheck_python[str(path)]["accepted"]:
             continue
         if any(marker in refusal for marker in TOKENIZER_LEVEL):
-            misses.append(f"python {path.name}: CPython refuses it ({refusal}), kcheck accepts it")
+            misses.append(f"python {path}: CPython refuses it ({refusal}), kcheck accepts it")
         else:
             grammar_only += 1
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <string_view>
 
 #include "tests/elf/elf_test_support.h"
 #include "checker/elf/elf_device_code.h"
@@ -299,9 +300,28 @@ TEST_P(DamagedElfFixture, ReportsTruncationAndSurvivesCorruption) {
   EXPECT_GT(errors, 0) << "no corrupted copy was read as an error";
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, DamagedElfFixture,
-                         ::testing::Values("_clean.abi3.so", "_torch_registrations.abi3.so", "_cuda_kernel.abi3.so",
-                                           "_hip_kernel.abi3.so"),
+// Every ELF fixture tests/elf/fixtures.cmake declares (KCHECK_ELF_FIXTURE_NAMES),
+// so a new one is damaged too without being named here.
+std::vector<std::string> every_elf_fixture() {
+  std::vector<std::string> names;
+  std::string_view list = KCHECK_ELF_FIXTURE_NAMES;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (comma != 0) names.emplace_back(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return names;
+}
+
+TEST(ElfFixtureList, NamesEveryElfFixtureOnce) {
+  const std::vector<std::string> names = every_elf_fixture();
+  for (const char* fixture : {"_clean.abi3.so", "_torch_registrations.abi3.so", "_cuda_kernel.abi3.so",
+                              "_hip_kernel.abi3.so", "_foreign.abi3.so", "_program.abi3.so", "_debug_leak.abi3.so"})
+    EXPECT_EQ(std::count(names.begin(), names.end(), fixture), 1) << fixture << " (built or not, it is listed)";
+  for (const std::string& name : names) EXPECT_FALSE(name.starts_with("_macho")) << name << " is no ELF file";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, DamagedElfFixture, ::testing::ValuesIn(every_elf_fixture()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name;
                            for (const char c : info.param)

@@ -7,6 +7,7 @@ set(elf_fixture_sources ${dir}/fixtures)
 set(elf_fixture_dir ${CMAKE_BINARY_DIR}/elf_fixtures)
 file(MAKE_DIRECTORY ${elf_fixture_dir})
 set(elf_fixture_outputs)
+set(elf_fixtures_not_built)  # optional fixtures whose toolchain is missing here
 set(elf_hardened -fvisibility=hidden -Wl,-z,relro,-z,now)
 
 # kcheck_elf_fixture(<output file> <source> <compiler> [flags...])
@@ -67,6 +68,8 @@ if(KCHECK_AARCH64_CC)
   # -nostdlib: Debian's cross compiler comes without the aarch64 libc (memcpy stays undefined).
   kcheck_elf_fixture(_foreign.abi3.so clean.c ${KCHECK_AARCH64_CC} ${elf_hardened} -nostdlib)
   set(KCHECK_FOREIGN_FIXTURE_MISSING "")
+else()
+  list(APPEND elf_fixtures_not_built _foreign.abi3.so)
 endif()
 
 find_program(KCHECK_NVCC nvcc HINTS /usr/local/cuda/bin)
@@ -83,6 +86,8 @@ if(KCHECK_NVCC)
     VERBATIM)
   list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_cuda_kernel.abi3.so)
   set(KCHECK_CUDA_FIXTURE_MISSING "")
+else()
+  list(APPEND elf_fixtures_not_built _cuda_kernel.abi3.so)
 endif()
 
 find_program(KCHECK_HIPCC hipcc)
@@ -97,6 +102,8 @@ if(KCHECK_HIPCC)
     VERBATIM)
   list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_hip_kernel.abi3.so)
   set(KCHECK_HIP_FIXTURE_MISSING "")
+else()
+  list(APPEND elf_fixtures_not_built _hip_kernel.abi3.so)
 endif()
 
 # Mach-O through clang's Darwin target and lld; no Apple SDK needed with -nostdlib.
@@ -111,9 +118,32 @@ if(KCHECK_CLANG AND KCHECK_LD64_LLD)
   set(KCHECK_MACHO_FIXTURE_MISSING "")
 endif()
 
+foreach(missing IN ITEMS KCHECK_FOREIGN_FIXTURE_MISSING KCHECK_CUDA_FIXTURE_MISSING KCHECK_HIP_FIXTURE_MISSING
+                        KCHECK_MACHO_FIXTURE_MISSING)
+  if(NOT "${${missing}}" STREQUAL "")
+    kcheck_suite_gap("${${missing}}: the ELF tests on its fixture skip")
+  endif()
+endforeach()
+set(KCHECK_CUOBJDUMP ${CMAKE_SOURCE_DIR}/.venv/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump)
+if(NOT EXISTS ${KCHECK_CUOBJDUMP})
+  kcheck_suite_gap("cuobjdump in .venv (nvidia-cuda-cuobjdump, scripts/setup.sh): ElfDifferential.FatBinaryArchsEqualCuobjdump skips")
+endif()
+
 add_custom_target(kcheck_elf_fixtures DEPENDS ${elf_fixture_outputs})
+# Every ELF fixture declared above (the Mach-O ones are not ELF), built or
+# not, for tests that go over them all (those not built skip with the reason):
+# comma-separated, as a define cannot hold ';'.
+set(elf_fixture_names ${elf_fixtures_not_built})
+foreach(output IN LISTS elf_fixture_outputs)
+  get_filename_component(name ${output} NAME)
+  list(APPEND elf_fixture_names ${name})
+endforeach()
+list(FILTER elf_fixture_names EXCLUDE REGEX "^_macho")
+list(SORT elf_fixture_names)
+list(JOIN elf_fixture_names "," elf_fixture_names)
 add_dependencies(${target} kcheck_elf_fixtures)
 target_compile_definitions(${target} PRIVATE KCHECK_ELF_FIXTURES_DIR="${elf_fixture_dir}"
+  KCHECK_ELF_FIXTURE_NAMES="${elf_fixture_names}"
   KCHECK_FOREIGN_FIXTURE_MISSING="${KCHECK_FOREIGN_FIXTURE_MISSING}" KCHECK_CUDA_FIXTURE_MISSING="${KCHECK_CUDA_FIXTURE_MISSING}"
   KCHECK_HIP_FIXTURE_MISSING="${KCHECK_HIP_FIXTURE_MISSING}" KCHECK_MACHO_FIXTURE_MISSING="${KCHECK_MACHO_FIXTURE_MISSING}"
-  KCHECK_CUOBJDUMP="${CMAKE_SOURCE_DIR}/.venv/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump")
+  KCHECK_CUOBJDUMP="${KCHECK_CUOBJDUMP}")

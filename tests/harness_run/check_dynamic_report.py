@@ -104,12 +104,14 @@ def check_bench(kcheck, kernel_dir, scratch):
         return status, [f for f in rerun["findings"] if f["code"] == "KB002"]
 
     status, regressions = against("slow", lambda median, spread: (median * 100, spread))
+    if status != 0 or regressions:
+        fail(f"faster than the baseline: status {status}, findings {regressions}")
     status, uncompiled = kcheck_json(kcheck, common, scratch / "uncompiled.json")
+    if status != 0:
+        fail(f"--compile none exit status {status}: {uncompiled['findings']}")
     for result in uncompiled["dynamic"]["benchmarks"]:
         if result.get("compiled") or result.get("compiled_problem") != "not timed: --compile none":
             fail(f"--compile none, yet {result}")
-    if status != 0 or regressions:
-        fail(f"faster than the baseline: status {status}, findings {regressions}")
     status, regressions = against("noisy", lambda median, spread: (median / 2, median * 10))
     if status != 0 or regressions:
         fail(f"slower only within the noise: status {status}, findings {regressions}")

@@ -20,7 +20,6 @@
 #include "checker/audit/audit.h"
 #include "checker/core/bounded_process.h"
 #include "checker/harness/harness.h"
-#include "reference/ops/baseline_forms.h"
 
 namespace kcheck {
 namespace {
@@ -317,15 +316,13 @@ TEST(HarnessRules, SilentWithoutDynamicFacts) {
 }
 
 // Every baseline an op spec may name (baseline_forms.cpp) has the libtorch
-// function that kcheck_worker times it with (reference_ops.cpp).
+// function that kcheck_worker times it with (reference_ops.cpp): --info
+// refuses to describe a worker that lacks one.
 TEST(HarnessWorker, TimesEveryBaselineKcheckKnows) {
   ProcessEnd end = run_bounded({HarnessOptions::default_worker_path().string(), "--info"},
                                ProcessLimits{std::chrono::milliseconds(60000), 64 * 1024});
   ASSERT_EQ(end.exit_code, 0) << end.output;
-  const nlohmann::json info = nlohmann::json::parse(end.output);
-  std::vector<std::string> forms;
-  for (const reference::BaselineForm& form : reference::baseline_forms()) forms.emplace_back(form.name);
-  EXPECT_EQ(info.at("baselines").get<std::vector<std::string>>(), forms);
+  EXPECT_TRUE(nlohmann::json::parse(end.output).contains("torch_version")) << end.output;
 }
 
 }  // namespace

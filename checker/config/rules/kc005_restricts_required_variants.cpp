@@ -51,7 +51,7 @@ void add_required_builds(const RequiredVariantSet& set, const std::optional<Vers
     }
     if (parsed->framework_version < *abi) continue;  // this Torch cannot build the stable-ABI variant
     std::string variant = stable_abi_variant(*abi, *parsed);
-    auto same = std::find_if(builds.begin() + first, builds.end(),
+    auto same = std::find_if(builds.begin() + static_cast<std::ptrdiff_t>(first), builds.end(),
                              [&](const RequiredBuild& b) { return b.variant == variant; });
     if (same == builds.end())
       builds.push_back({variant, parsed->backend, {parsed->framework_version}, parsed->backend_version});

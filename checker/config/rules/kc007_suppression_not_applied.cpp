@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/audit_options.h"
@@ -30,6 +32,27 @@ class SuppressionNotApplied final : public Rule {
                     suppression_named(tree, suppression) + " is not applied: " + why);
     }
     check_settings(context, trust, sink);
+  }
+
+  // A suppression that hid nothing (like ruff's RUF100): the finding it was
+  // written for is gone, or its path never matched. Only one whose rules ran
+  // is judged (--select, and the KD rules outside `kcheck run`, leave others
+  // unmatched by design); one not applied is check()'s already.
+  void after_judgement(const RuleContext& context, const JudgedFindings& judged, FindingSink& sink) const override {
+    const TreeFacts& tree = context.tree;
+    if (!tree.suppressions) return;
+    const SuppressionTrust trust = suppression_trust(context.policy, context.options);
+    const std::vector<Suppression>& entries = tree.suppressions->entries;
+    for (std::size_t i = 0; i < entries.size() && i < judged.suppression_matched.size(); ++i) {
+      const Suppression& suppression = entries[i];
+      if (judged.suppression_matched[i] || !why_suppression_not_applied(suppression, trust).empty()) continue;
+      const bool ran = std::any_of(judged.rules_run.begin(), judged.rules_run.end(),
+                                   [&](const std::string& code) { return code.starts_with(suppression.code); });
+      if (!ran) continue;
+      sink.report(suppression_place(tree, suppression), suppression_named(tree, suppression) +
+                                                            " matched no finding: remove it (the finding it was "
+                                                            "written for is gone, or its path never matches)");
+    }
   }
 
  private:

@@ -1,16 +1,19 @@
+#include "checker/elf/rules/elf_rule_support.h"
 #include "checker/elf/rules/elf_rule_table.h"
-#include "checker/elf/symbol_ceilings.h"
 
 namespace kcheck {
 namespace {
 
-class GlibcSymbolCeiling final : public SymbolCeilingRule {
+class GlibcSymbolCeiling final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
 
- private:
-  bool judges_family(std::string_view family) const override { return family == "GLIBC"; }
+  // glibc's version family only; KE002 judges the others.
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    report_symbol_ceiling_violations(context, sink, [](std::string_view family) { return family == "GLIBC"; });
+  }
 
+ private:
   RuleInfo info_{"KE001",
                  "Imported symbol needs a newer glibc than the policy allows",
                  Severity::error,

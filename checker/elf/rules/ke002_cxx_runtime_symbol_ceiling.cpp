@@ -1,18 +1,20 @@
+#include "checker/elf/rules/elf_rule_support.h"
 #include "checker/elf/rules/elf_rule_table.h"
-#include "checker/elf/symbol_ceilings.h"
 
 namespace kcheck {
 namespace {
 
-class CxxRuntimeSymbolCeiling final : public SymbolCeilingRule {
+class CxxRuntimeSymbolCeiling final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
 
- private:
   // Every capped family except glibc's (KE001): GLIBCXX, CXXABI, GCC, and
   // whatever else the policy caps (LIBATOMIC, ZLIB).
-  bool judges_family(std::string_view family) const override { return family != "GLIBC"; }
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    report_symbol_ceiling_violations(context, sink, [](std::string_view family) { return family != "GLIBC"; });
+  }
 
+ private:
   RuleInfo info_{"KE002",
                  "Imported symbol needs a newer libstdc++/libgcc than the policy allows",
                  Severity::error,

@@ -45,7 +45,7 @@ class DefaultVisibilityExports final : public Rule {
       std::vector<std::string> shown;
       for (std::size_t index = 0; index < exports.size() && index < kShown; ++index)
         shown.push_back(demangle_symbol(exports[index]));
-      if (exports.size() > kShown) shown.push_back("...");
+      if (exports.size() > kShown) shown.emplace_back("...");
       const std::string count = exports.size() == 1 ? "1 symbol besides PyInit_* is"
                                                     : std::to_string(exports.size()) + " symbols besides PyInit_* are";
       sink.report(view.place(exports.front()),

@@ -9,6 +9,7 @@ namespace {
 
 std::vector<std::string> dependency_names(const std::vector<AllowedPythonDependency>& dependencies) {
   std::vector<std::string> names;
+  names.reserve(dependencies.size());
   for (const AllowedPythonDependency& dependency : dependencies) names.push_back(dependency.name);
   return names;
 }

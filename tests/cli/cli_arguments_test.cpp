@@ -1,0 +1,283 @@
+// The kcheck executable's argument handling beyond cli_test.cpp: the rule
+// listing against the registry, arguments that conflict or have no place,
+// refusals of `config`, `build`, `run`, `bench`, `report` and `scan` before
+// any work, and options that mean the same before or after the command.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/audit/audit.h"
+#include "checker/core/rule_registry.h"
+#include "checker/core/severity.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+fs::path scratch_dir() {
+  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "cli-test-scratch" /
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::create_directories(dir);
+  return dir;
+}
+
+RunResult kcheck(const std::string& arguments) {
+  const fs::path dir = scratch_dir();
+  const std::string command = std::string("NO_COLOR= '") + KCHECK_EXECUTABLE + "' " + arguments + " >'" +
+                              (dir / "out").string() + "' 2>'" + (dir / "err").string() + "' </dev/null";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
+}
+
+std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+std::string fixture(const std::string& name) { return quoted(fs::path(KCHECK_TREE_FIXTURES_DIR) / name); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+// --- kcheck rules -------------------------------------------------------------
+
+// One line per registered rule, in the registry's order, nothing else: a rule
+// left out of the listing (or a stray line) fails.
+TEST(CliRules, ListsExactlyTheRegisteredRulesOneLineEach) {
+  const kcheck::RuleRegistry registry = kcheck::make_rule_registry();
+  const RunResult result = kcheck("rules");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = lines_of(result.out);
+  ASSERT_EQ(lines.size(), registry.rules().size()) << result.out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const kcheck::RuleInfo& info = registry.rules()[i]->info();
+    const std::string severity(kcheck::to_string(info.default_severity));
+    EXPECT_EQ(lines[i], info.code + "  " + severity + std::string(8 - severity.size(), ' ') + info.title);
+  }
+}
+
+TEST(CliRules, TheMarkdownCatalogueHasASectionForEveryRule) {
+  const kcheck::RuleRegistry registry = kcheck::make_rule_registry();
+  const RunResult result = kcheck("rules --format markdown");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const kcheck::Rule* rule : registry.rules()) {
+    const kcheck::RuleInfo& info = rule->info();
+    EXPECT_NE(result.out.find("\n### " + info.code + ": " + info.title + "\n"), std::string::npos) << info.code;
+  }
+}
+
+TEST(CliRules, AnUnknownFormatIsRefusedAndNothingIsListed) {
+  const RunResult result = kcheck("rules --format yaml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "kcheck: unknown --format 'yaml'\n");
+  EXPECT_EQ(result.out, "");
+}
+
+TEST(CliRules, TheJsonCatalogueListsEveryRuleWithItsDescription) {
+  const kcheck::RuleRegistry registry = kcheck::make_rule_registry();
+  const RunResult result = kcheck("rules --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json listed = nlohmann::json::parse(result.out);
+  ASSERT_TRUE(listed.is_array());
+  ASSERT_EQ(listed.size(), registry.rules().size());
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const kcheck::RuleInfo& info = registry.rules()[i]->info();
+    EXPECT_EQ(listed[i]["code"], info.code);
+    EXPECT_EQ(listed[i]["title"], info.title);
+    EXPECT_EQ(listed[i]["default_severity"], std::string(kcheck::to_string(info.default_severity)));
+    EXPECT_EQ(listed[i]["security_severity"], info.security_severity);
+    EXPECT_EQ(listed[i]["explanation"], info.explanation);
+  }
+}
+
+// A report format that has no meaning for a rule list is refused, never
+// answered with the text listing.
+TEST(CliRules, AReportOnlyFormatIsRefusedNamingTheOnesItHas) {
+  for (const std::string format : {"sarif", "junit", "html", "github", "concise"}) {
+    const RunResult result = kcheck("rules --format " + format);
+    EXPECT_EQ(result.exit_code, 2) << format;
+    EXPECT_EQ(result.err,
+              "kcheck: kcheck rules lists the rules as text, json or markdown, not --format " + format + "\n");
+    EXPECT_EQ(result.out, "") << format;
+  }
+}
+
+// --- arguments that have no place ------------------------------------------------
+
+// A subcommand takes its own positionals; another one has nowhere to go.
+TEST(CliArguments, AStrayArgumentAfterACommandIsRefusedNamingIt) {
+  for (const std::string& arguments : {std::string("explain KL006 stray-extra"), std::string("rules stray-extra")}) {
+    const RunResult result = kcheck(arguments);
+    EXPECT_EQ(result.exit_code, 2) << arguments;
+    EXPECT_NE(result.err.find("stray-extra"), std::string::npos) << arguments << ": " << result.err;
+    EXPECT_EQ(result.out, "") << arguments;
+  }
+}
+
+TEST(CliArguments, ExplainWithoutACodeIsAUsageError) {
+  const RunResult result = kcheck("explain");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("code"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "");
+}
+
+// The options belong to kcheck, not to a position: before or after the
+// command name, before or after the path, the audit is the same.
+TEST(CliArguments, ReportOptionsMeanTheSameBeforeOrAfterTheCommand) {
+  const std::string tree = fixture("kl005_files_that_must_not_ship");
+  const RunResult after = kcheck("check " + tree + " --format json --ignore KL005");
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out.find("\"KL005\""), std::string::npos) << "--ignore applied";
+  EXPECT_EQ(after.out.front(), '{') << "--format applied";
+  EXPECT_EQ(kcheck("--format json --ignore KL005 check " + tree).out, after.out);
+  EXPECT_EQ(kcheck("check --format json " + tree + " --ignore KL005").out, after.out);
+}
+
+// --security is the Hub-side profile: only structured output, whatever else is asked.
+TEST(CliArguments, SecurityRefusesEveryUnstructuredFormatNamingTheAllowedOnes) {
+  const std::string tree = fixture("clean_cpu_variants_from_template");
+  for (const char* format : {"text", "markdown", "html", "github", "concise"}) {
+    const RunResult result = kcheck(std::string("--security --format ") + format + " " + tree);
+    EXPECT_EQ(result.exit_code, 2) << format;
+    EXPECT_EQ(result.err, "kcheck: --security writes structured output only: --format json, sarif or junit\n")
+        << format;
+    EXPECT_EQ(result.out, "") << format;
+  }
+  for (const char* format : {"json", "sarif", "junit"})
+    EXPECT_EQ(kcheck(std::string("--security --format ") + format + " " + tree).exit_code, 0) << format;
+}
+
+// --- commands refused before any work -----------------------------------------------
+
+TEST(CliArguments, ConfigAndBuildWithoutBuildTomlNameTheDirectory) {
+  const fs::path empty = scratch_dir() / "no-build-toml";
+  fs::remove_all(empty);
+  fs::create_directories(empty);
+  const RunResult config = kcheck("config " + quoted(empty));
+  EXPECT_EQ(config.exit_code, 2);
+  EXPECT_EQ(config.err, "kcheck: no build.toml in " + empty.string() + "\n");
+  const RunResult build = kcheck("build " + quoted(empty) + " --output-dir " + quoted(empty / "out"));
+  EXPECT_EQ(build.exit_code, 2);
+  EXPECT_EQ(build.err, "kcheck: no build.toml in " + empty.string() + "\n");
+  EXPECT_FALSE(fs::exists(empty / "out"));
+}
+
+// A build.toml with errors: its KC findings are the report, nothing is built.
+TEST(CliArguments, BuildOfABuildTomlWithErrorsReportsThemAndBuildsNothing) {
+  const fs::path kernel = scratch_dir() / "broken-kernel";
+  fs::remove_all(kernel);
+  fs::create_directories(kernel);
+  std::ofstream(kernel / "build.toml") << "[general]\nname = \"toy\"\nversion = \"one\"\n";
+  const RunResult result =
+      kcheck("build " + quoted(kernel) + " --format concise --output-dir " + quoted(kernel / "out"));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("kcheck build: build.toml has errors; nothing was built"), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("KC00"), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(kernel / "out"));
+}
+
+TEST(CliArguments, BuildOfABackendThisMachineCannotBuildIsRefusedWithTheReason) {
+  const fs::path out = scratch_dir() / "metal-out";
+  fs::remove_all(out);
+  const RunResult result = kcheck("build " + quoted(fs::path(KCHECK_SOURCE_DIR) / "tests/fixtures/kernels/metal-only") +
+                                  " --backends metal --unique-id 0f1e2d3 --output-dir " + quoted(out) +
+                                  " --scratch-dir " + quoted(scratch_dir() / "metal-scratch"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(result.err.starts_with("kcheck: cannot build on this machine: metal: needs macOS with Xcode"))
+      << result.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(CliArguments, BuildOfABackendOutsideBuildTomlIsRefused) {
+  const RunResult result = kcheck("build " + quoted(fs::path(KCHECK_SOURCE_DIR) / "tests/fixtures/kernels/metal-only") +
+                                  " --backends cuda --output-dir " + quoted(scratch_dir() / "out"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "kcheck: backend 'cuda' is not in build.toml's general.backends (metal)\n");
+}
+
+// `run` and `bench` check their numbers before loading any kernel code.
+TEST(CliArguments, RunAndBenchRefuseBadSettingsBeforeLoadingAnything) {
+  const std::string tree = " " + fixture("clean_cpu_variants_from_template");
+  const struct {
+    std::string arguments;
+    std::string message;
+  } cases[] = {
+      {"bench --samples 0" + tree, "kcheck: --samples must be at least 1\n"},
+      {"bench --regression-threshold -5" + tree, "kcheck: --regression-threshold must be >= 0\n"},
+      {"bench --compile-timeout 0" + tree, "kcheck: --compile-timeout must be above 0\n"},
+      {"run --format yaml" + tree, "kcheck: unknown --format 'yaml'\n"},
+      {"run --select QQ" + tree, "kcheck: no rule code matches 'QQ' (see `kcheck rules`)\n"},
+  };
+  for (const auto& c : cases) {
+    const RunResult result = kcheck(c.arguments);
+    EXPECT_EQ(result.exit_code, 2) << c.arguments;
+    EXPECT_EQ(result.err, c.message) << c.arguments;
+    EXPECT_EQ(result.out, "") << c.arguments;
+  }
+  const RunResult compile = kcheck("bench --compile fastest" + tree);
+  EXPECT_EQ(compile.exit_code, 2);
+  EXPECT_TRUE(compile.err.starts_with("kcheck: --compile: 'fastest' is no torch.compile mode")) << compile.err;
+  const RunResult mixed = kcheck("bench --compile none,default" + tree);
+  EXPECT_EQ(mixed.exit_code, 2) << "none stands alone";
+  EXPECT_NE(mixed.err.find("'none'"), std::string::npos) << mixed.err;
+}
+
+TEST(CliArguments, ReportOfAMissingOrBrokenFileNamesIt) {
+  const RunResult missing = kcheck("report /no/such/saved-report.json");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/no/such/saved-report.json"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.out, "");
+  const fs::path broken = scratch_dir() / "broken.json";
+  std::ofstream(broken) << "{ not json";
+  const RunResult garbled = kcheck("report " + quoted(broken));
+  EXPECT_EQ(garbled.exit_code, 2);
+  EXPECT_NE(garbled.err.find(broken.string()), std::string::npos) << garbled.err;
+  EXPECT_EQ(garbled.out, "");
+}
+
+// A scan makes one report per repository: a one-file format needs a directory.
+TEST(CliArguments, ScanInAPerRepositoryFormatNeedsAReportDirectory) {
+  const fs::path root = scratch_dir() / "no-repositories";
+  fs::create_directories(root);
+  const RunResult result = kcheck("scan --no-cache --format sarif " + quoted(root));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "kcheck: --format sarif makes one file per repository: add --report-dir DIR\n");
+}
+
+// --output with the text format: the report goes to the file, uncoloured.
+TEST(CliArguments, TextOutputToAFileIsTheSameReportAsOnStdout) {
+  const fs::path report = scratch_dir() / "report.txt";
+  fs::remove(report);
+  const std::string tree = fixture("kl005_files_that_must_not_ship");
+  const RunResult written = kcheck("-o " + quoted(report) + " " + tree);
+  EXPECT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_EQ(written.out, "");
+  const std::string text = read_file(report);
+  EXPECT_NE(text.find("KL005"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\033["), std::string::npos) << "no colour in a file";
+  EXPECT_EQ(text, kcheck(tree).out);
+}
+
+}  // namespace
