@@ -17,42 +17,24 @@
 #include "checker/audit/audit.h"
 #include "checker/core/rule_registry.h"
 #include "checker/core/severity.h"
+#include "tests/support/kcheck_command.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using kcheck_test::RunResult;
+using kcheck_test::shell_quoted;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string read_file(const fs::path& path) { return kcheck_test::read_text(path); }
 
-fs::path scratch_dir() {
-  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "cli-test-scratch" /
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch_dir() { return kcheck_test::scratch_dir("cli"); }
 
-RunResult kcheck(const std::string& arguments) {
-  const fs::path dir = scratch_dir();
-  const std::string command = std::string("NO_COLOR= '") + KCHECK_EXECUTABLE + "' " + arguments + " >'" +
-                              (dir / "out").string() + "' 2>'" + (dir / "err").string() + "' </dev/null";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
-}
+RunResult kcheck(const std::string& arguments) { return kcheck_test::run_kcheck_in(scratch_dir(), arguments); }
 
-std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+std::string quoted(const fs::path& path) { return shell_quoted(path); }
 
-std::string fixture(const std::string& name) { return quoted(fs::path(KCHECK_TREE_FIXTURES_DIR) / name); }
+std::string fixture(const std::string& name) { return kcheck_test::tree_fixture(name); }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

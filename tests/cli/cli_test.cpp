@@ -10,42 +10,24 @@
 
 #include <algorithm>
 
+#include "tests/support/kcheck_command.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using kcheck_test::RunResult;
+using kcheck_test::shell_quoted;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string read_file(const fs::path& path) { return kcheck_test::read_text(path); }
 
-fs::path scratch_dir() {
-  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "cli-test-scratch" /
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch_dir() { return kcheck_test::scratch_dir("cli"); }
 
-RunResult run_command(const std::string& command) {
-  fs::path dir = scratch_dir();
-  std::string full = command + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-  int status = std::system(full.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
-}
+RunResult run_command(const std::string& command) { return kcheck_test::run_command_in(scratch_dir(), command); }
 
-RunResult kcheck(const std::string& arguments) {
-  return run_command(std::string("NO_COLOR= '") + KCHECK_EXECUTABLE + "' " + arguments);
-}
+RunResult kcheck(const std::string& arguments) { return kcheck_test::run_kcheck_in(scratch_dir(), arguments); }
 
-std::string fixture(const std::string& name) { return std::string("'") + KCHECK_TREE_FIXTURES_DIR + "/" + name + "'"; }
+std::string fixture(const std::string& name) { return kcheck_test::tree_fixture(name); }
 
 int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 

@@ -11,30 +11,17 @@
 #include <string>
 
 #include "checker/core/report.h"
+#include "tests/support/kcheck_command.h"
 
 namespace kcheck::testing {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using kcheck_test::read_text;
+using kcheck_test::RunResult;
+using kcheck_test::shell_quoted;
 
-inline std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-inline fs::path scratch_dir() {
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir = fs::path(KCHECK_BINARY_DIR) / "report-test-scratch" / test->test_suite_name() / test->name();
-  fs::create_directories(dir);
-  return dir;
-}
+inline fs::path scratch_dir() { return kcheck_test::scratch_dir("report"); }
 
 inline fs::path write_scratch(const std::string& name, const std::string& text) {
   fs::path path = scratch_dir() / name;
@@ -42,28 +29,17 @@ inline fs::path write_scratch(const std::string& name, const std::string& text) 
   return path;
 }
 
-inline RunResult run_command(const std::string& command) {
-  fs::path dir = scratch_dir();
-  std::string full = command + " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
-  int status = std::system(full.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(dir / "out"), read_text(dir / "err")};
-}
+inline RunResult run_command(const std::string& command) { return kcheck_test::run_command_in(scratch_dir(), command); }
 
-inline RunResult kcheck(const std::string& arguments) {
-  return run_command(std::string("NO_COLOR= '") + KCHECK_EXECUTABLE + "' " + arguments);
-}
+inline RunResult kcheck(const std::string& arguments) { return kcheck_test::run_kcheck_in(scratch_dir(), arguments); }
 
-inline std::string fixture(const std::string& path) {
-  return std::string("'") + KCHECK_TREE_FIXTURES_DIR + "/" + path + "'";
-}
+inline std::string fixture(const std::string& path) { return kcheck_test::tree_fixture(path); }
 
 // Runs a Python test tool from tests/ with the repo venv's python.
 inline RunResult venv_python(const std::string& script, const std::string& arguments) {
   return run_command(std::string("'") + KCHECK_VENV_PYTHON + "' '" + KCHECK_SOURCE_DIR + "/" + script + "' " +
                      arguments);
 }
-
-inline std::string shell_quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
 // A two-variant report with a Python finding (line), an ELF finding
 // (symbol), a metadata finding (JSON pointer), a tree-level one and a
