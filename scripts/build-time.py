@@ -13,8 +13,11 @@ import sys
 GROUPS = {
     "harness fixtures (Torch-linked)": lambda target: "harness_fixture" in target,
     "kcheck_worker (Torch-linked)": lambda target: "kcheck_worker" in target,
-    "tests (GoogleTest executables)": lambda target: target.startswith("tests/CMakeFiles/kcheck_tests_"),
-    "kcheck libraries and executable": lambda target: target.startswith("CMakeFiles/kcheck_")
+    # Compiling (CMakeFiles/<target>.dir/...o) and linking (the archive or executable itself).
+    "tests (GoogleTest executables)": lambda target: target.startswith(("tests/CMakeFiles/kcheck_tests_",
+                                                                         "tests/kcheck_tests_")),
+    "kcheck libraries and executable": lambda target: (target.startswith(("CMakeFiles/kcheck_", "libkcheck_"))
+                                                       or target in ("kcheck", "kcheck_macho_symbols.so"))
     and "kcheck_worker" not in target,
 }
 

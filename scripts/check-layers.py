@@ -45,12 +45,6 @@ REFERENCE_OUTSIDE_OPS = re.compile(r"(?:^|[\s\"'/{}])reference/(?!ops/)[\w.${}-]
 # kernels and sits at the top.
 HARNESS_BELOW_AUDIT = re.compile(r"^checker/harness/(harness_facts\.h|rules/)")
 
-# The libraries of checker/'s folders (CMakeLists.txt) by layer; a library not
-# named here (a third-party one, an executable) is in no layer and not judged.
-LIBRARY_LAYERS = {"kcheck_core": "core", "kcheck_facts": "facts", "kcheck_harness_rules": "analysers",
-                  "kcheck_harness": "top", "kcheck_audit": "audit", "kcheck_report": "report",
-                  "kcheck_builder": "top", "kcheck_scan": "top",
-                  **{f"kcheck_{folder}": "analysers" for folder in ANALYSERS - {"harness"}}}
 # target_link_libraries(<target> [PUBLIC|PRIVATE|INTERFACE] <library>...), or
 # kcheck_link(<folder> <library>...), which links kcheck_<folder>.
 LINK_CALL = re.compile(r"\b(target_link_libraries|kcheck_link)\s*\(([^)]*)\)")
@@ -77,6 +71,20 @@ def layer_of(path: str) -> str:
     if folder in ("builder", "scan"):
         return "top"
     return "unknown"
+
+
+def library_layer(root: pathlib.Path, library: str) -> str | None:
+    """The layer of a library CMakeLists.txt makes of a checker/ folder: kcheck_<folder> holds
+    checker/<folder>/, kcheck_harness_rules checker/harness/rules/. None for any other library
+    (third-party, an executable, a ${variable}); "unknown" for a checker/ folder in no layer."""
+    if not library.startswith("kcheck_"):
+        return None
+    name = library[len("kcheck_"):]
+    folder = "harness/rules" if name == "harness_rules" else name
+    layer = layer_of(f"checker/{folder}/library.cpp")
+    if layer == "unknown" and not (root / "checker" / folder).is_dir():
+        return None  # kcheck_worker, kcheck_tests_*: executables, no checker/ folder
+    return layer
 
 
 def allowed(source_layer: str, target: str) -> bool:
@@ -123,17 +131,21 @@ def upward_links(root: pathlib.Path) -> list[str]:
         if not words:
             continue
         target = ("kcheck_" if call.group(1) == "kcheck_link" else "") + words[0]
-        source_layer = LIBRARY_LAYERS.get(target)
-        if source_layer is None:  # not a checker/ library (or a ${variable}): not judged
+        source_layer = library_layer(root, target)
+        if source_layer is None:  # not a checker/ library: not judged
             continue
         number = code.count("\n", 0, call.start()) + 1
+        if source_layer == "unknown":
+            problems.append(f"CMakeLists.txt:{number}: library {target} is in no layer "
+                            "(add its folder to scripts/check-layers.py)")
+            continue
         for library in words[1:]:
-            library_layer = LIBRARY_LAYERS.get(library)
-            if library in LINK_KEYWORDS or library_layer is None:
+            target_layer = library_layer(root, library)
+            if library in LINK_KEYWORDS or target_layer is None:
                 continue
-            if not layer_allowed(source_layer, library_layer):
+            if not layer_allowed(source_layer, target_layer):
                 problems.append(f"CMakeLists.txt:{number}: {source_layer} library {target} links {library} "
-                                f"({library_layer}), a layer above it")
+                                f"({target_layer}), a layer above it")
     return problems
 
 

@@ -59,7 +59,7 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
   // What the rules add once they see the judgement (KC007: suppressions that
   // hid nothing), kept apart until all have looked at the same findings.
   Findings afterwards;
-  const JudgedFindings judged{report.findings, report.rules_run, matched};
+  const Judgement judged{report.rules_run, matched};
   for (const Rule* rule : rules.rules()) {
     if (!options.selection.selects(rule->info().code)) continue;
     FindingSink sink(rule->info(), afterwards);

@@ -60,8 +60,7 @@ class FindingSink {
 
 // What the audit knows once every selected rule ran and the tree's
 // suppressions were applied.
-struct JudgedFindings {
-  const Findings& findings;                      // every rule's, the suppressed ones marked
+struct Judgement {
   const std::vector<std::string>& rules_run;     // the codes of the rules that ran
   const std::vector<bool>& suppression_matched;  // per entry of the tree's suppressions: hid a finding
 };
@@ -76,7 +75,7 @@ class Rule {
   // Called once more, after every selected rule ran and the suppressions were
   // applied, for a rule that judges the judgement itself (KC007: a
   // suppression that matched no finding). Most rules have nothing to add.
-  virtual void after_judgement(const RuleContext& /*context*/, const JudgedFindings& /*judged*/,
+  virtual void after_judgement(const RuleContext& /*context*/, const Judgement& /*judged*/,
                                FindingSink& /*sink*/) const {}
 };
 

@@ -191,8 +191,6 @@ data dynamic_data(const VariantSection& section) {
   item.set("benchmarks", benchmarks);
   if (!section.benchmarks.empty()) {
     item.set("bandwidth_chart", render_bar_chart_svg(bandwidth_chart(section)));
-    BarChart roofline = roofline_chart(section);
-    if (!roofline.bars.empty()) item.set("roofline_chart", render_bar_chart_svg(roofline));
     BarChart speedups = speedup_chart(section);
     if (!speedups.bars.empty()) item.set("speedup_chart", render_bar_chart_svg(speedups));
     BarChart compile_speedups = compile_speedup_chart(section);

@@ -200,31 +200,26 @@ std::string render_bar_chart_svg(const BarChart& chart) {
 BarChart bandwidth_chart(const VariantSection& section) {
   BarChart chart;
   chart.css_class = "chart-bandwidth";
-  chart.title = "Achieved bandwidth per op and dtype (GB/s)";
-  chart.axis_unit = "";
-  double peak = section.device ? section.device->copy_bandwidth_gbs : 0;
-  if (peak > 0)
-    chart.reference = ChartReference{peak, "device peak " + format_number(peak, 0) + " GB/s (measured copy)"};
-  for (const BenchmarkResult* result : section.benchmarks) {
-    std::string value_text = format_number(result->achieved_gbs, 0) + " GB/s";
-    if (result->percent_of_peak > 0) value_text += " (" + format_number(result->percent_of_peak, 0) + "%)";
-    chart.bars.push_back(
-        {bar_label(*result, section.benchmarks), result->achieved_gbs, value_text, result_tooltip(*result), false});
+  const double copy = section.device ? section.device->copy_bandwidth_gbs : 0;
+  const bool against_roofline =
+      copy > 0 && std::any_of(section.benchmarks.begin(), section.benchmarks.end(),
+                              [](const BenchmarkResult* result) { return result->percent_of_peak > 0; });
+  if (against_roofline) {
+    // The roofline of a memory-bound op: its bytes at the measured copy bandwidth.
+    chart.title = "Achieved bandwidth as % of roofline (bytes at the measured copy bandwidth)";
+    chart.axis_unit = "%";
+    chart.reference = ChartReference{100.0, "100% = measured copy " + format_number(copy, 0) + " GB/s"};
+  } else {
+    chart.title = "Achieved bandwidth per op, dtype and size (GB/s; no copy bandwidth measured)";
+    chart.axis_unit = "";
   }
-  return chart;
-}
-
-BarChart roofline_chart(const VariantSection& section) {
-  BarChart chart;
-  chart.css_class = "chart-roofline";
-  chart.title = "% of roofline per op, dtype and size (the op's bytes at the measured copy bandwidth)";
-  chart.axis_unit = "%";
-  chart.reference = ChartReference{100.0, "100% (measured copy bandwidth)"};
   for (const BenchmarkResult* result : section.benchmarks) {
-    const double percent = result->percent_of_peak;
-    if (!(percent > 0)) continue;  // no copy bandwidth measured
-    chart.bars.push_back({bar_label(*result, section.benchmarks), percent, format_number(percent, 0) + "%",
-                          result_tooltip(*result), false});
+    const std::string gbs = format_number(result->achieved_gbs, 0) + " GB/s";
+    chart.bars.push_back(against_roofline ? ChartBar{bar_label(*result, section.benchmarks), result->percent_of_peak,
+                                                     format_number(result->percent_of_peak, 0) + "% · " + gbs,
+                                                     result_tooltip(*result), false}
+                                          : ChartBar{bar_label(*result, section.benchmarks), result->achieved_gbs, gbs,
+                                                     result_tooltip(*result), false});
   }
   return chart;
 }

@@ -41,13 +41,11 @@ struct BarChart {
 // The <svg> element; every text in it is escaped.
 std::string render_bar_chart_svg(const BarChart& chart);
 
-// Achieved bandwidth per op and dtype against the device's measured copy bandwidth.
+// Achieved bandwidth per op, dtype and size as % of the roofline, against
+// 100%: the roofline of a memory-bound op is its bytes at the device's
+// measured copy bandwidth (each bar's text gives its GB/s too). In GB/s, with
+// no reference, when no copy bandwidth was measured.
 BarChart bandwidth_chart(const VariantSection& section);
-
-// % of the roofline per op, dtype and size, against 100%: the roofline of a
-// memory-bound op is its bytes at the device's measured copy bandwidth. No
-// bars when that bandwidth was not measured.
-BarChart roofline_chart(const VariantSection& section);
 
 // Speed-up over the eager Torch baseline per op and dtype, against 1x.
 BarChart speedup_chart(const VariantSection& section);

@@ -52,6 +52,9 @@ expect_link_refused "kcheck_link(elf kcheck_facts
   kcheck_audit)  # over two lines" "CMakeLists.txt:2: analysers library kcheck_elf links kcheck_audit (audit)"
 expect_link_refused "target_link_libraries(kcheck_report PUBLIC kcheck_facts)" \
   "report library kcheck_report links kcheck_facts (facts)"
+plant newfolder/thing.cpp checker/core/finding.h
+printf 'target_link_libraries(kcheck_newfolder PUBLIC kcheck_core)\n' > "$scratch/CMakeLists.txt"
+refused "a library of a folder in no layer" "CMakeLists.txt:1: library kcheck_newfolder is in no layer"
 expect_link_refused "target_sources(kcheck_core PRIVATE reference/kernels/relu/relu.cpp)" \
   "CMakeLists.txt:2: the product depends on reference/kernels;"
 plant core/finding.h checker/core/severity.h

@@ -38,7 +38,7 @@ class SuppressionNotApplied final : public Rule {
   // written for is gone, or its path never matched. Only one whose rules ran
   // is judged (--select, and the KD rules outside `kcheck run`, leave others
   // unmatched by design); one not applied is check()'s already.
-  void after_judgement(const RuleContext& context, const JudgedFindings& judged, FindingSink& sink) const override {
+  void after_judgement(const RuleContext& context, const Judgement& judged, FindingSink& sink) const override {
     const TreeFacts& tree = context.tree;
     if (!tree.suppressions) return;
     const SuppressionTrust trust = suppression_trust(context.policy, context.options);
