@@ -14,6 +14,7 @@
 
 #include "checker/builder/generated_sources.h"
 #include "checker/elf/elf_facts.h"
+#include "tests/support/kcheck_command.h"
 
 namespace kcheck {
 namespace {
@@ -32,12 +33,7 @@ void write(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const fs::path& path) { return kcheck_test::read_text(path); }
 
 struct CommandEnd {
   int exit_code = -1;

@@ -18,6 +18,7 @@
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/config/build_config_facts.h"
 #include "checker/core/policy.h"
+#include "tests/support/kcheck_command.h"
 
 namespace kcheck {
 namespace {
@@ -25,12 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using Strings = std::vector<std::string>;
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const fs::path& path) { return kcheck_test::read_text(path); }
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
