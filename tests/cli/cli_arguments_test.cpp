@@ -17,24 +17,20 @@
 #include "checker/audit/audit.h"
 #include "checker/core/rule_registry.h"
 #include "checker/core/severity.h"
-#include "tests/support/kcheck_command.h"
+#include "tests/cli/cli_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-using kcheck_test::RunResult;
-using kcheck_test::shell_quoted;
-
-std::string read_file(const fs::path& path) { return kcheck_test::read_text(path); }
-
-fs::path scratch_dir() { return kcheck_test::scratch_dir("cli"); }
-
-RunResult kcheck(const std::string& arguments) { return kcheck_test::run_kcheck_in(scratch_dir(), arguments); }
+using cli_test::fixture;
+using cli_test::kcheck;
+using cli_test::read_file;
+using cli_test::RunResult;
+using cli_test::scratch_dir;
+using cli_test::shell_quoted;
 
 std::string quoted(const fs::path& path) { return shell_quoted(path); }
-
-std::string fixture(const std::string& name) { return kcheck_test::tree_fixture(name); }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

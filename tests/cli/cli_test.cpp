@@ -10,24 +10,19 @@
 
 #include <algorithm>
 
-#include "tests/support/kcheck_command.h"
+#include "tests/cli/cli_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-using kcheck_test::RunResult;
-using kcheck_test::shell_quoted;
-
-std::string read_file(const fs::path& path) { return kcheck_test::read_text(path); }
-
-fs::path scratch_dir() { return kcheck_test::scratch_dir("cli"); }
-
-RunResult run_command(const std::string& command) { return kcheck_test::run_command_in(scratch_dir(), command); }
-
-RunResult kcheck(const std::string& arguments) { return kcheck_test::run_kcheck_in(scratch_dir(), arguments); }
-
-std::string fixture(const std::string& name) { return kcheck_test::tree_fixture(name); }
+using cli_test::fixture;
+using cli_test::kcheck;
+using cli_test::read_file;
+using cli_test::run_command;
+using cli_test::RunResult;
+using cli_test::scratch_dir;
+using cli_test::shell_quoted;
 
 int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
