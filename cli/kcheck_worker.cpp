@@ -140,7 +140,11 @@ void run_plan(const kcheck::worker::WorkerPlan& plan, WorkerResult& result, cons
   }
   std::vector<std::string> names;
   for (const kcheck::worker::RegisteredOp& op : result.new_ops) names.push_back(op.name);
-  kcheck::worker::OpsRun ran = kcheck::worker::run_ops(names, plan, device, stage);
+  // The result file's directory: the worker's own scratch (kcheck passes an absolute path).
+  const std::string work_dir = result_path.rfind('/') == std::string::npos
+                                   ? std::string(".")
+                                   : result_path.substr(0, std::max<std::size_t>(result_path.rfind('/'), 1));
+  kcheck::worker::OpsRun ran = kcheck::worker::run_ops(names, plan, device, stage, work_dir);
   result.ops = std::move(ran.ops);
   result.benchmarks = std::move(ran.benchmarks);
   result.running.clear();

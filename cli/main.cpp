@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "checker/audit/audit.h"
 #include "checker/audit/repository_settings.h"
+#include "checker/core/display_text.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/harness/dynamic_audit.h"
@@ -325,7 +327,9 @@ struct DynamicArguments {
   double timeout_seconds = 0;  // 0 = 120 for run, 900 for bench
   std::uint64_t seed = 0;
   std::vector<std::string> sizes;
-  std::string python;  // "" = the repository venv's python when present; "none" = skip KD006
+  std::string python;  // "" = the active virtual environment's, else python3 on PATH; "none" = no Python
+  bool require_verified = false;    // KD007 an error
+  std::string tests;                 // --tests[=DIR]: DIR; "" = not asked for
   int samples = 30;
   std::string baseline;
   double regression_threshold = 10;                                                    // percent
@@ -344,7 +348,14 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
                   "named sizes of the op specs (default: small,medium on CPU, all on a GPU)")
       ->delimiter(',');
   command.add_option("--python", arguments.python,
-                     "Python for the import check KD006 (default: the repo venv; none: skip)");
+                     "Python with Torch for the import check (KD006), Python references and --tests (default: the "
+                     "active virtual environment's, else python3 on PATH; none: no Python)");
+  command.add_flag("--require-verified", arguments.require_verified,
+                   "an op that was not verified is an error (KD007), not a warning");
+  // A flag whose value, if any, follows '=': `--tests PATH` must not take PATH as its folder.
+  command.add_flag("--tests{tests}", arguments.tests,
+                   "run the kernel's own pytest suite against each variant (KD008): --tests for the repository's "
+                   "tests/, --tests=DIR for another folder");
   command
       .add_option("--worker-file-size", arguments.worker_file_size,
                   "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M)")
@@ -401,17 +412,29 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.compile_modes = compile_modes(dynamic.compile_modes);
   if (!(dynamic.compile_timeout_seconds > 0)) throw std::invalid_argument("--compile-timeout must be above 0");
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
-  fs::path venv_python = fs::path(KCHECK_DEFAULT_VENV) / "bin" / "python";
   if (dynamic.python.empty())
-    harness.python = fs::exists(venv_python) ? venv_python : fs::path();
+    harness.python = kcheck::default_python(std::getenv("VIRTUAL_ENV"), std::getenv("PATH"));
   else if (dynamic.python != "none")
     harness.python = dynamic.python;
+  if (!dynamic.tests.empty()) harness.tests = fs::path(dynamic.tests);
+  policy.require_verified_ops = policy.require_verified_ops || dynamic.require_verified;
   auto progress = terminal_progress();
   options.progress = progress.get();
   harness.progress = progress.get();
   kcheck::Report report = kcheck::run_dynamic_audit(dynamic.path, policy, options, rules, harness);
   if (progress) progress->finish();
+  if (report.dynamic.runs.empty()) {
+    std::cerr << "kcheck " << (bench ? "bench" : "run") << ": nothing to run in " << dynamic.path
+              << ": no variant has a native module to load (a Python-only or noarch kernel registers its ops from "
+                 "Python, which kcheck's harness does not run yet)\n";
+    return 2;
+  }
   emit(report, arguments);
+  if (report.verdict() == kcheck::Report::Verdict::not_run) {
+    std::cerr << "kcheck " << (bench ? "bench" : "run") << ": no variant could be run here:\n";
+    for (const kcheck::VariantRun& run : report.dynamic.runs)
+      std::cerr << "  " << kcheck::display_safe(run.variant) << ": " << kcheck::display_safe(run.reason) << "\n";
+  }
   return report.gate_status();
 }
 

@@ -109,6 +109,15 @@ Report display_safe_report(const Report& report) {
     for (std::string* text : {&check.variant, &check.op, &check.dtype, &check.shape}) make_safe(*text);
   for (BenchmarkResult& result : safe.dynamic.benchmarks)
     for (std::string* text : {&result.variant, &result.op, &result.dtype, &result.shape}) make_safe(*text);
+  for (VariantRun& run : safe.dynamic.runs)
+    for (std::string* text : {&run.variant, &run.reason}) make_safe(*text);
+  for (OpVerification& op : safe.dynamic.ops) {
+    for (std::string* text : {&op.variant, &op.op, &op.schema, &op.how, &op.reference, &op.why, &op.reported_as}) make_safe(*text);
+    for (std::string& key : op.dispatch_keys) make_safe(key);
+    for (std::string& dtype : op.unsupported_dtypes) make_safe(dtype);
+  }
+  for (TestOutcome& test : safe.dynamic.tests)
+    for (std::string* text : {&test.variant, &test.test, &test.outcome, &test.message}) make_safe(*text);
   return safe;
 }
 

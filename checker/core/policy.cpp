@@ -41,6 +41,7 @@ class PolicyReader {
     policy.rocm_supported_archs = string_list("rocm.supported-archs");
     for (const std::string& license : string_list("licenses.accepted")) policy.accepted_licenses.insert(license);
     policy.suppression_code_prefixes_allowed = optional_bool("suppressions.code-prefixes", false);
+    policy.require_verified_ops = optional_bool("harness.require-verified-ops", false);
     return policy;
   }
 

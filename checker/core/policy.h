@@ -96,6 +96,9 @@ struct Policy {
   std::set<std::string> accepted_licenses;                 // lowercase Hub license ids
   // Whether a repository suppression may name a code prefix ("KP") instead of one rule.
   bool suppression_code_prefixes_allowed = false;
+  // `kcheck run`: an op that was not verified is an error (KD007), not a
+  // warning; `[harness] require-verified-ops`, or --require-verified.
+  bool require_verified_ops = false;
 };
 
 // A policy file that cannot be used; the message names the file and key.

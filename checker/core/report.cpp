@@ -70,6 +70,65 @@ nlohmann::json compiled_to_json(const std::vector<CompiledBaseline>& compiled) {
   return list;
 }
 
+nlohmann::json runs_to_json(const std::vector<VariantRun>& runs) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const VariantRun& run : runs)
+    list.push_back({{"variant", run.variant},
+                    {"ran", run.ran},
+                    {"reason", run.reason},
+                    {"ops_registered", run.ops_registered},
+                    {"ops_verified", run.ops_verified}});
+  return list;
+}
+
+nlohmann::json ops_to_json(const std::vector<OpVerification>& ops) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const OpVerification& op : ops)
+    list.push_back({{"variant", op.variant},
+                    {"op", op.op},
+                    {"schema", op.schema},
+                    {"dispatch_keys", op.dispatch_keys},
+                    {"how", op.how},
+                    {"verified", op.verified},
+                    {"reference", op.reference},
+                    {"cases_run", op.cases_run},
+                    {"cases_passed", op.cases_passed},
+                    {"unsupported_dtypes", op.unsupported_dtypes},
+                    {"why", op.why},
+                    {"reported_as", op.reported_as}});
+  return list;
+}
+
+nlohmann::json tests_to_json(const std::vector<TestOutcome>& tests) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const TestOutcome& test : tests)
+    list.push_back({{"variant", test.variant},
+                    {"test", test.test},
+                    {"outcome", test.outcome},
+                    {"message", test.message},
+                    {"seconds", test.seconds}});
+  return list;
+}
+
+void runs_ops_and_tests_from_json(const nlohmann::json& json, DynamicResults& dynamic) {
+  for (const auto& item : json.value("runs", nlohmann::json::array()))
+    dynamic.runs.push_back({item.at("variant").get<std::string>(), item.at("ran").get<bool>(),
+                            item.at("reason").get<std::string>(), item.at("ops_registered").get<int>(),
+                            item.at("ops_verified").get<int>()});
+  for (const auto& item : json.value("ops", nlohmann::json::array()))
+    dynamic.ops.push_back({item.at("variant").get<std::string>(), item.at("op").get<std::string>(),
+                           item.at("schema").get<std::string>(),
+                           item.at("dispatch_keys").get<std::vector<std::string>>(), item.at("how").get<std::string>(),
+                           item.at("verified").get<bool>(), item.at("reference").get<std::string>(),
+                           item.at("cases_run").get<int>(), item.at("cases_passed").get<int>(),
+                           item.at("unsupported_dtypes").get<std::vector<std::string>>(),
+                           item.at("why").get<std::string>(), item.value("reported_as", "")});
+  for (const auto& item : json.value("tests", nlohmann::json::array()))
+    dynamic.tests.push_back({item.at("variant").get<std::string>(), item.at("test").get<std::string>(),
+                             item.at("outcome").get<std::string>(), item.at("message").get<std::string>(),
+                             item.at("seconds").get<double>()});
+}
+
 nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
   nlohmann::json devices = nlohmann::json::array();
   for (const DeviceLimits& device : dynamic.devices)
@@ -112,6 +171,9 @@ nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
   nlohmann::json json = {
       {"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
   if (!dynamic.containment.empty()) json["containment"] = dynamic.containment;
+  json["runs"] = runs_to_json(dynamic.runs);
+  json["ops"] = ops_to_json(dynamic.ops);
+  json["tests"] = tests_to_json(dynamic.tests);
   return json;
 }
 
@@ -165,15 +227,47 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
     }
     dynamic.benchmarks.push_back(std::move(result));
   }
+  runs_ops_and_tests_from_json(json, dynamic);  // since 1.5
   return dynamic;
 }
 
 }  // namespace
 
+Report::Verdict Report::verdict() const {
+  if (summary.errors > 0 || (strict && summary.warnings > 0)) return Verdict::fail;
+  const bool none_ran =
+      !dynamic.runs.empty() && std::none_of(dynamic.runs.begin(), dynamic.runs.end(), [](const VariantRun& run) {
+        return run.ran;
+      });
+  if (none_ran) return Verdict::not_run;
+  if (dynamic.ops_verified() < dynamic.ops_registered()) return Verdict::unverified;
+  return Verdict::pass;
+}
+
 int Report::gate_status() const {
-  if (summary.errors > 0) return 1;
-  if (strict && summary.warnings > 0) return 1;
-  return 0;
+  switch (verdict()) {
+    case Verdict::fail: return 1;
+    case Verdict::not_run: return 2;
+    default: return 0;
+  }
+}
+
+const char* verdict_name(Report::Verdict verdict) {
+  switch (verdict) {
+    case Report::Verdict::fail: return "fail";
+    case Report::Verdict::not_run: return "not-run";
+    case Report::Verdict::unverified: return "unverified";
+    default: return "pass";
+  }
+}
+
+const char* verdict_title(Report::Verdict verdict) {
+  switch (verdict) {
+    case Report::Verdict::fail: return "FAIL";
+    case Report::Verdict::not_run: return "NOT RUN";
+    case Report::Verdict::unverified: return "UNVERIFIED";
+    default: return "PASS";
+  }
 }
 
 void finalise_report(Report& report) {
@@ -223,7 +317,7 @@ nlohmann::json report_to_json(const Report& report) {
                          {"variants", variants},
                          {"findings", findings},
                          {"summary", counts_to_json(report.summary)},
-                         {"verdict", report.gate_status() == 0 ? "pass" : "fail"}};
+                         {"verdict", verdict_name(report.verdict())}};
   if (!report.dynamic.empty()) json["dynamic"] = dynamic_to_json(report.dynamic);
   return json;
 }
@@ -265,6 +359,10 @@ Report report_from_json(const nlohmann::json& json) {
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(std::string("not a kcheck JSON report: ") + error.what());
   }
+}
+
+int DynamicResults::ops_verified() const {
+  return static_cast<int>(std::count_if(ops.begin(), ops.end(), [](const OpVerification& op) { return op.verified; }));
 }
 
 const CompiledBaseline* fastest_timed(const std::vector<CompiledBaseline>& compiled) {

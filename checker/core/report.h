@@ -9,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.4";
+inline constexpr const char* kReportSchemaVersion = "1.5";
 
 struct SeverityCounts {
   int errors = 0;
@@ -98,6 +98,43 @@ struct BenchmarkResult {
   bool python_call_bound() const;
 };
 
+// One op a variant registered and how `kcheck run` verified it (KD007).
+struct OpVerification {
+  std::string variant;
+  std::string op;      // "ns::op"
+  std::string schema;  // as registered
+  std::vector<std::string> dispatch_keys;  // with a kernel: "CPU", "CUDA", ...
+  // "reference" (checked against a reference), "tests" (the kernel's own
+  // tests called it), "smoke" (called once on made-up inputs: not verified),
+  // "none" (not called).
+  std::string how;
+  bool verified = false;
+  std::string reference;  // the spec's reference, for "reference"
+  int cases_run = 0;      // reference cases the op computed (unsupported dtypes not counted)
+  int cases_passed = 0;
+  std::vector<std::string> unsupported_dtypes;  // refused cleanly (KD009)
+  std::string why;                              // why it is not verified; "" when it is
+  std::string reported_as;  // the finding that already says why (KD003, KD004); "" = KD007 says it
+};
+
+// One variant as `kcheck run` met it: run, or not and why.
+struct VariantRun {
+  std::string variant;
+  bool ran = false;    // the worker loaded it and reached the end of its plan
+  std::string reason;  // why it did not run (or could not be judged)
+  int ops_registered = 0;
+  int ops_verified = 0;
+};
+
+// One test of the kernel's own suite (`kcheck run --tests`) against a variant.
+struct TestOutcome {
+  std::string variant;
+  std::string test;     // pytest's node id
+  std::string outcome;  // "passed", "failed", "error", "skipped", "xfailed", "xpassed"
+  std::string message;  // failed/error: the assertion's message; skipped: the reason
+  double seconds = 0;
+};
+
 // What `kcheck run` / `kcheck bench` measured; empty for a static audit.
 struct DynamicResults {
   std::uint64_t seed = 0;
@@ -105,8 +142,15 @@ struct DynamicResults {
   std::vector<OpCheck> op_checks;
   std::vector<BenchmarkResult> benchmarks;
   std::string containment;  // what confined the kernel's code (ContainmentInForce::describe), "" if unknown
+  std::vector<VariantRun> runs;      // every variant with a native module
+  std::vector<OpVerification> ops;   // every op the variants that ran registered
+  std::vector<TestOutcome> tests;    // `--tests`
 
-  bool empty() const { return devices.empty() && op_checks.empty() && benchmarks.empty(); }
+  bool empty() const {
+    return devices.empty() && op_checks.empty() && benchmarks.empty() && runs.empty() && ops.empty() && tests.empty();
+  }
+  int ops_registered() const { return static_cast<int>(ops.size()); }
+  int ops_verified() const;
 };
 
 // The result of one audit: every output format renders from this value.
@@ -125,9 +169,20 @@ struct Report {
   SeverityCounts summary;
   DynamicResults dynamic;
 
-  // 0 = passes the gate, 1 = fails it.
+  // What the report concludes: `fail` with an error (or a warning under
+  // --strict); for `kcheck run`/`bench`, `not_run` when no variant could be
+  // run at all and `unverified` when an op that ran was not verified (so no
+  // output says PASS about an op nobody checked); else `pass`.
+  enum class Verdict { pass, unverified, fail, not_run };
+  Verdict verdict() const;
+  // 0 = passes the gate (pass, unverified: KD007 is a warning), 1 = fails it, 2 = nothing could be run.
   int gate_status() const;
 };
+
+// "pass", "unverified", "fail", "not-run": the JSON and SARIF spelling.
+const char* verdict_name(Report::Verdict verdict);
+// "PASS", "UNVERIFIED", "FAIL", "NOT RUN": how the human formats show it.
+const char* verdict_title(Report::Verdict verdict);
 
 // Sorts findings and fills the per-variant and overall counts.
 void finalise_report(Report& report);

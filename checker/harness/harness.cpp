@@ -16,7 +16,9 @@
 #include "checker/core/bounded_read.h"
 #include "checker/facts/kernel_identity.h"
 #include "checker/harness/compiled_baselines.h"
+#include "checker/core/embedded_files.h"
 #include "checker/harness/contained_run.h"
+#include "checker/harness/rules/op_verification.h"
 #include "checker/harness/op_spec.h"
 #include "checker/harness/worker_protocol.h"
 #include "checker/report/saved_report.h"
@@ -38,6 +40,8 @@ std::vector<DispatcherOp> dispatcher_ops(const std::vector<worker::RegisteredOp>
 OpRunFact op_run_fact(const worker::OpResult& result) {
   OpRunFact op;
   op.op = result.op;
+  op.schema = result.schema;
+  op.dispatch_keys = result.dispatch_keys;
   op.has_kernel = result.has_kernel;
   op.spec = result.spec;
   op.schema_problem = result.schema_problem;
@@ -47,7 +51,8 @@ OpRunFact op_run_fact(const worker::OpResult& result) {
   }
   for (const worker::CaseCheck& check : result.checks)
     op.checks.push_back({check.dtype, check.size, check.shape, check.max_abs_error, check.relative_error, check.rtol,
-                         check.atol, check.passed, check.problem, check.guard_violation, check.device_error});
+                         check.atol, check.passed, check.problem, check.guard_violation, check.device_error,
+                         check.unsupported, check.reference_problem});
   return op;
 }
 
@@ -228,7 +233,167 @@ void run_worker(const VariantFacts& variant, const NativeModuleFacts& module, co
     facts.harness_problem = "kcheck_worker wrote no result";
 }
 
+// Each checked op's reference as its spec writes it, for the report.
+void name_references(const OpSpecSet& specs, HarnessFacts& facts) {
+  for (OpRunFact& op : facts.ops)
+    if (const OpSpec* spec = op.spec.empty() ? nullptr : specs.find(op.spec)) op.reference = spec->reference;
+}
+
+// Writes kcheck's embedded helper `name` into `scratch`, where the contained processes can read it.
+fs::path write_helper(const std::string& name, const fs::path& scratch) {
+  const std::optional<std::string_view> text = find_embedded_file("checker/harness/" + name);
+  if (!text) return {};
+  const fs::path path = scratch / name;
+  std::ofstream(path, std::ios::binary) << *text;
+  return path;
+}
+
+worker::PythonReferenceSettings python_reference_settings(const HarnessOptions& options, const fs::path& repository,
+                                                          const fs::path& scratch) {
+  worker::PythonReferenceSettings settings;
+  settings.python = options.python.string();
+  settings.helper = write_helper("reference_runner.py", scratch).string();
+  std::error_code error;
+  settings.repository = repository.empty() ? std::string() : fs::absolute(repository, error).string();
+  return settings;
+}
+
+// The kernel's Python package name: build.toml's name, else the variant's
+// one compatibility package (<variant>/<name>/__init__.py); "" when neither says.
+std::string kernel_package_name(const TreeFacts& tree, const VariantFacts& variant) {
+  if (tree.build_config && !tree.build_config->module_name().empty()) return tree.build_config->module_name();
+  std::string found;
+  for (const FileEntry& file : variant.files) {
+    const std::string& path = file.relative_path;
+    const auto slash = path.find('/');
+    if (slash == std::string::npos || path.substr(slash + 1) != "__init__.py") continue;
+    if (!found.empty() && found != path.substr(0, slash)) return "";
+    found = path.substr(0, slash);
+  }
+  return found;
+}
+
+// A string from the test run, cut to what a report line can hold (display_safe escapes it when shown).
+std::string truncated(const std::string& text) {
+  constexpr std::size_t kMaxLength = 600;
+  return text.size() <= kMaxLength ? text : text.substr(0, kMaxLength) + "...";
+}
+
+// LOCAL_KERNELS for the tests (the `kernels` loader's override): the
+// kernel's Hub repository id, build.toml's [general.hub] repo-id or else
+// kernels-community/<name>, mapped to the variant under test, so a test that
+// calls kernels.get_kernel(REPO_ID) gets this build and nothing from the Hub.
+std::string local_kernels_override(const TreeFacts& tree, const VariantFacts& variant) {
+  if (!tree.build_config) return "";
+  const GeneralSection& general = tree.build_config->general;
+  std::string repo_id = general.hub_repo_id ? general.hub_repo_id->value : "";
+  if (repo_id.empty() && general.name) repo_id = "kernels-community/" + general.name->value;
+  if (repo_id.empty() || repo_id.find_first_of(":=") != std::string::npos) return "";
+  return repo_id + "=" + variant.path.string();
+}
+
+TestCaseFact test_case(const json& entry) {
+  TestCaseFact test;
+  test.id = truncated(entry.value("id", ""));
+  test.outcome = entry.value("outcome", "");
+  test.message = truncated(entry.value("message", ""));
+  test.seconds = entry.value("seconds", 0.0);
+  return test;
+}
+
+// Why a finished pytest run gave no test outcome, from its results; "" when it gave some.
+std::string suite_problem(const json& results, const std::string& directory) {
+  const json& errors = results.contains("collect_errors") ? results["collect_errors"] : json::array();
+  if (errors.is_array() && !errors.empty() && errors[0].is_object())
+    return "collecting " + truncated(errors[0].value("id", "")) + " failed: " +
+           truncated(errors[0].value("message", "")) +
+           (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : "");
+  if (results.value("collected", 0) == 0) return "pytest collected no test from " + directory;
+  return "";
+}
+
+// Runs the kernel's pytest suite against `variant`, contained like the
+// worker, with the variant importable under the kernel's package name.
+TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& variant, const fs::path& repository,
+                               const HarnessOptions& options, const fs::path& private_scratch) {
+  TestSuiteFact suite;
+  const fs::path directory = options.tests->is_absolute() ? *options.tests : repository / *options.tests;
+  suite.directory = options.tests->empty() ? "tests" : options.tests->string();
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    suite.cannot_start = "there is no test folder " + directory.string();
+    return suite;
+  }
+  if (options.python.empty()) {
+    suite.cannot_start = "no Python with Torch and pytest was given (--python)";
+    return suite;
+  }
+  const std::string package = kernel_package_name(tree, variant);
+  if (package.empty()) {
+    suite.cannot_start = "the kernel's package name is unknown (no build.toml beside build/, and the variant has "
+                         "no single compatibility package)";
+    return suite;
+  }
+  const PrivateScratch scratch(private_scratch);
+  const fs::path import_dir = scratch.path() / "import";
+  fs::create_directories(import_dir);
+  fs::create_directory_symlink(variant.path, import_dir / package, error);
+  const fs::path results_path = scratch.path() / "test-results.json";
+  const std::optional<std::string_view> runner = find_embedded_file("checker/harness/test_runner.py");
+  if (!runner || error) {
+    suite.cannot_start = runner ? "cannot link the variant as " + package + ": " + error.message()
+                                : "this kcheck was built without its test runner";
+    return suite;
+  }
+  const ProcessEnd end = run_bounded({options.python.string(), "-I", "-B", "-c", std::string(*runner),
+                                      results_path.string(), import_dir.string(), fs::absolute(directory).string(),
+                                      fs::absolute(repository).string(), local_kernels_override(tree, variant)},
+                                     contained_limits(variant, options, options.tests_timeout, scratch.path()));
+  std::string read_error;
+  const std::optional<std::string> text = read_bounded_file(results_path, kMaxParsedFileBytes, read_error);
+  const json results = text ? json::parse(*text, nullptr, false) : json();
+  if (!results.is_object()) {
+    std::string output = end.output;
+    while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+    const auto last_line = output.rfind('\n');
+    suite.cannot_start = end.timed_out ? "the tests did not finish within the time bound"
+                         : end.signal  ? "pytest was killed by " + describe_signal(end.signal)
+                                       : truncated(last_line == std::string::npos ? output
+                                                                                       : output.substr(last_line + 1));
+    if (suite.cannot_start.empty()) suite.cannot_start = "pytest wrote no results (exit status " +
+                                                         std::to_string(end.exit_code) + ")";
+    return suite;
+  }
+  if (results.contains("tests") && results["tests"].is_array())
+    for (const json& entry : results["tests"])
+      if (entry.is_object()) suite.cases.push_back(test_case(entry));
+  if (results.contains("ops_called") && results["ops_called"].is_array())
+    for (const json& name : results["ops_called"])
+      if (name.is_string()) suite.ops_called.push_back(name.get<std::string>());
+  if (suite.cases.empty()) suite.cannot_start = suite_problem(results, suite.directory);
+  if (end.timed_out) suite.cannot_start = "the tests did not finish within the time bound";
+  return suite;
+}
+
 }  // namespace
+
+fs::path default_python(const char* virtual_env, const char* path) {
+  std::error_code error;
+  if (virtual_env && *virtual_env) {
+    const fs::path python = fs::path(virtual_env) / "bin" / "python";
+    if (fs::exists(python, error)) return python;
+  }
+  std::string_view directories = path ? path : "";
+  while (!directories.empty()) {
+    const std::size_t colon = directories.find(':');
+    const std::string_view directory = directories.substr(0, colon);
+    directories = colon == std::string_view::npos ? std::string_view() : directories.substr(colon + 1);
+    if (directory.empty() || directory.front() != '/') continue;  // only absolute entries: never the current directory
+    const fs::path python = fs::path(directory) / "python3";
+    if (::access(python.c_str(), X_OK) == 0) return python;
+  }
+  return {};
+}
 
 fs::path HarnessOptions::default_worker_path() {
   // Next to the running kcheck first (an installed pair), else where the build put it.
@@ -311,12 +476,11 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   fs::path scratch = make_scratch_dir(options);
   std::uint64_t seed = options.seed ? options.seed : fresh_seed();
   std::map<std::string, BaselineTiming> baseline = read_baseline(options.baseline);
+  fs::path repository = options.repository;
+  if (repository.empty()) repository = tree.build_dir.empty() ? fs::path() : tree.build_dir.parent_path();
   std::optional<OpSpecSet> specs;
-  if (options.check_ops || options.bench) {
-    fs::path repository = options.repository;
-    if (repository.empty()) repository = tree.build_dir.empty() ? fs::path() : tree.build_dir.parent_path();
-    specs = op_specs_for(repository);
-  }
+  if (options.check_ops || options.bench) specs = op_specs_for(repository);
+  const worker::PythonReferenceSettings python_references = python_reference_settings(options, repository, scratch);
   std::size_t index = 0;
   for (VariantFacts& variant : tree.variants) {
     if (variant.name && !variant.name->compiled()) continue;  // python-only: nothing to load
@@ -339,10 +503,12 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         if (settings.sizes.empty() && settings.backend == "cpu") settings.sizes = {"small", "medium"};
         settings.bench = options.bench;
         settings.samples = options.samples;
+        settings.python_references = python_references;
         plan = scratch / ("plan-" + stem + ".json");
         std::ofstream(*plan, std::ios::binary) << json(worker_plan(*specs, settings)).dump();
       }
       run_worker(variant, *module, plan, options, scratch / ("worker-" + stem), facts);
+      if (specs) name_references(*specs, facts);
       if (options.bench && specs && !facts.benchmarks.empty()) {
         CompilePlanSettings compile{settings.backend, seed, options.samples, settings.target_sample_seconds,
                                     options.compile_modes};
@@ -353,8 +519,11 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
             baseline.find(variant.directory_name + "|" + benchmark.op + "|" + benchmark.dtype + "|" + benchmark.shape);
         if (found != baseline.end()) benchmark.baseline = found->second;
       }
-      if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out)
+      if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out) {
         facts.python_import = import_through_python(variant, options, scratch / ("import-" + stem));
+        if (options.tests)
+          facts.tests = run_kernel_tests(tree, variant, repository, options, scratch / ("tests-" + stem));
+      }
     }
     variant.harness = std::move(facts);
     report_progress(options.progress, ProgressCounter::variants_run);
@@ -370,6 +539,11 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
   for (const VariantFacts& variant : tree.variants) {
     if (!variant.harness) continue;
     const HarnessFacts& facts = *variant.harness;
+    dynamic.runs.push_back(variant_run(variant));
+    for (OpVerification& op : op_verifications(variant)) dynamic.ops.push_back(std::move(op));
+    if (facts.tests)
+      for (const TestCaseFact& test : facts.tests->cases)
+        dynamic.tests.push_back({variant.directory_name, test.id, test.outcome, test.message, test.seconds});
     if (facts.seed && facts.ops_planned) dynamic.seed = facts.seed;
     if (facts.worker.containment && dynamic.containment.empty())
       dynamic.containment = facts.worker.containment->describe();
@@ -377,10 +551,13 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
       dynamic.devices.push_back({variant.directory_name, facts.device_name, facts.device_backend,
                                  facts.copy_bandwidth_gbs, facts.matmul_tflops, facts.matmul_dtype});
     for (const OpRunFact& op : facts.ops)
-      for (const OpCheckFact& check : op.checks)
+      for (const OpCheckFact& check : op.checks) {
+        // A dtype the op refused, or a case without expected outputs, compared nothing: ops[] says why.
+        if (check.unsupported || !check.reference_problem.empty()) continue;
         dynamic.op_checks.push_back({variant.directory_name, op.op, check.dtype, check.shape,
                                      std::max(check.max_abs_error, 0.0), std::max(check.relative_error, 0.0),
                                      check.passed});
+      }
     for (const OpBenchmarkFact& benchmark : facts.benchmarks) {
       BenchmarkResult result;
       result.variant = variant.directory_name;

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,11 @@ struct HarnessOptions {
   std::vector<std::string> sizes;    // named sizes to run; empty = small,medium on CPU, all on a GPU
   int samples = 30;                  // timed samples per op, size and dtype
   std::filesystem::path repository;  // where kcheck-ops.toml may be; default: the parent of build/
-  std::filesystem::path python;      // KD006: import through this Python; empty = skip
+  std::filesystem::path python;      // KD006, Python references, --tests: this Python; empty = none
+  // `--tests [DIR]`: the kernel's own pytest suite run against each variant
+  // that loaded (KD008); unset = not run. Relative to the repository.
+  std::optional<std::filesystem::path> tests;
+  std::chrono::milliseconds tests_timeout{1800000};  // per variant
   std::filesystem::path baseline;    // KB002: a saved JSON report of an earlier bench
   // bench: the torch.compile modes each op's baseline is compiled in and timed
   // (compiled_baselines.h), through `python`; empty = none. One time bound
@@ -46,6 +51,12 @@ struct HarnessOptions {
 
   static std::filesystem::path default_worker_path();
 };
+
+// The Python `kcheck run` uses when --python is not given: the active virtual
+// environment's (`virtual_env`, $VIRTUAL_ENV) when it has one, else the first
+// python3 on `path` ($PATH); empty when there is neither. Never a path fixed
+// when kcheck was built.
+std::filesystem::path default_python(const char* virtual_env, const char* path);
 
 // The libtorch the worker was built against, as the worker itself reports it.
 struct LocalTorch {

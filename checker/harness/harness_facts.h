@@ -30,11 +30,16 @@ struct OpCheckFact {
   std::string problem;  // raised, unwritten elements, guard bytes changed
   bool guard_violation = false;
   std::string device_error;  // a sticky device (CUDA) error after the call
+  bool unsupported = false;       // refused the dtype cleanly before writing anything (KD009); `problem` says how
+  std::string reference_problem;  // no expected outputs for this case: kcheck's gap, not the kernel's (KD007)
 };
 
 // One op of the module's own namespace as the worker found and ran it.
 struct OpRunFact {
   std::string op;              // "ns::op"
+  std::string schema;          // as registered
+  std::vector<std::string> dispatch_keys;  // with a kernel
+  std::string reference;       // the spec's reference, as written
   bool has_kernel = true;      // for the variant's backend (KD004 when not)
   std::string spec;            // the op spec used; "" = smoke call only
   std::string schema_problem;  // the registered schema differs from the spec's
@@ -90,6 +95,22 @@ struct PythonImportFact {
   std::string error;  // last line of the traceback
 };
 
+// One test of the kernel's own suite, as pytest reported it.
+struct TestCaseFact {
+  std::string id;       // pytest's node id
+  std::string outcome;  // passed, failed, error, skipped, xfailed, xpassed
+  std::string message;
+  double seconds = 0;
+};
+
+// The kernel's own test suite run against one variant (KD008).
+struct TestSuiteFact {
+  std::string directory;        // the tests' folder, as reported
+  std::string cannot_start;     // the suite did not start (no pytest, a collection error): why
+  std::vector<TestCaseFact> cases;
+  std::vector<std::string> ops_called;  // the variant's ops the tests called ("ns::op")
+};
+
 // What `kcheck run` observed for one variant. Absent unless `kcheck run`
 // ran: the KD and KO006 rules stay silent without it.
 struct HarnessFacts {
@@ -122,6 +143,9 @@ struct HarnessFacts {
   std::uint64_t seed = 0;
 
   std::optional<PythonImportFact> python_import;
+
+  // `kcheck run --tests`: the kernel's own tests against this variant.
+  std::optional<TestSuiteFact> tests;
 };
 
 }  // namespace kcheck

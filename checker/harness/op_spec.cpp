@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -99,6 +100,9 @@ OpArgSpec read_arg(const toml::node& node, const std::string& source) {
   if (!table) fail(source, &node, "each of 'args' must be a table");
   OpArgSpec arg;
   arg.name = required_string(*table, "name", source);
+  if (!is_reference_argument_name(arg.name))
+    fail(source, &node,
+         "argument name '" + arg.name + "' must be an identifier (letters, digits, _; no leading _; no Python keyword)");
   if (const toml::node* shape = (*table)["shape"].node()) {
     arg.is_tensor = true;
     arg.shape = string_list(shape, "shape", source);
@@ -111,6 +115,7 @@ OpArgSpec read_arg(const toml::node& node, const std::string& source) {
       if (!(arg.low < arg.high)) fail(source, range, "'range' must have low < high");
     }
   } else if (const toml::node* value = (*table)["value"].node()) {
+    arg.integer = value->is_integer();
     arg.value = number(*value, "value", source);
   } else {
     fail(source, &node, "argument '" + arg.name + "' needs a 'shape' (tensor) or a 'value' (float)");
@@ -118,7 +123,74 @@ OpArgSpec read_arg(const toml::node& node, const std::string& source) {
   return arg;
 }
 
+constexpr std::size_t kMaxReferenceText = 4000;
+
+// The names reference_ops.cpp defines, as the built-in specs use them.
+const std::set<std::string>& reference_names() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> found;
+    for (const EmbeddedFile& file : embedded_files()) {
+      std::string path(file.path);
+      if (path.rfind("reference/ops/", 0) != 0 || !path.ends_with(".toml")) continue;
+      for (const OpSpec& spec : parse_op_specs(file.content, "embedded:" + path).ops)
+        if (spec.reference_kind == worker::ReferenceKind::builtin) found.insert(spec.reference);
+    }
+    return found;
+  }();
+  return names;
+}
+
+bool is_identifier(std::string_view text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// A python: reference's FILE must be a regular file inside the repository,
+// after every link is followed.
+void require_repository_file(const fs::path& repository, const fs::path& spec_file, const OpSpec& spec) {
+  const std::string target = spec.reference.substr(7);
+  const std::string file = target.substr(0, target.rfind(':'));
+  std::error_code error;
+  const fs::path root = fs::canonical(repository, error);
+  const fs::path path = fs::canonical(repository / file, error);
+  const auto relative = path.lexically_relative(root);
+  if (error || relative.empty() || *relative.begin() == ".." || !fs::is_regular_file(path, error))
+    throw OpSpecError(spec_file.string() + ": op '" + spec.name + "': its reference file '" + file +
+                      "' is no file inside the repository");
+}
+
 }  // namespace
+
+bool is_reference_argument_name(const std::string& name) {
+  static const std::set<std::string> keywords = {
+      "False", "None",   "True",    "and",      "as",   "assert", "async",  "await", "break",
+      "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
+      "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield",  "torch",
+      "F",     "math"};
+  return is_identifier(name) && name[0] != '_' && !keywords.contains(name);
+}
+
+worker::ReferenceKind reference_kind_of(const std::string& reference) {
+  if (reference.size() > kMaxReferenceText)
+    throw OpSpecError("the reference is longer than " + std::to_string(kMaxReferenceText) + " characters");
+  if (std::any_of(reference.begin(), reference.end(), [](unsigned char c) { return c < 0x20 || c >= 0x7f; }))
+    throw OpSpecError("the reference holds a control or non-ASCII character");
+  if (reference.rfind("python:", 0) == 0) {
+    const std::string target = reference.substr(7);
+    const auto colon = target.rfind(':');
+    const std::string file = colon == std::string::npos ? "" : target.substr(0, colon);
+    const std::string function = colon == std::string::npos ? "" : target.substr(colon + 1);
+    if (file.empty() || !is_identifier(function))
+      throw OpSpecError("'" + reference + "' is not python:FILE:FUNCTION");
+    const fs::path path(file);
+    if (path.is_absolute() || std::any_of(path.begin(), path.end(), [](const fs::path& part) { return part == ".."; }))
+      throw OpSpecError("'" + file + "' must be a path inside the repository (relative, without '..')");
+    if (path.extension() != ".py") throw OpSpecError("'" + file + "' is no Python file (.py)");
+    return worker::ReferenceKind::python;
+  }
+  return is_identifier(reference) ? worker::ReferenceKind::builtin : worker::ReferenceKind::expression;
+}
 
 const OpSpec* OpSpecSet::find(const std::string& name) const {
   for (const OpSpec& spec : ops)
@@ -187,6 +259,20 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
     spec.name = required_string(*table, "name", source);
     spec.schema = required_string(*table, "schema", source);
     spec.reference = required_string(*table, "reference", source);
+    try {
+      spec.reference_kind = reference_kind_of(spec.reference);
+    } catch (const OpSpecError& error) {
+      fail(source, table, "op '" + spec.name + "': " + error.what());
+    }
+    if ((*table)["reference-dtype"]) spec.reference_dtype = required_string(*table, "reference-dtype", source);
+    if (spec.reference_dtype != "float64" && spec.reference_dtype != "native")
+      fail(source, table, "op '" + spec.name + "': reference-dtype must be \"float64\" or \"native\"");
+    if (spec.reference_kind == worker::ReferenceKind::builtin && source.rfind("embedded:", 0) != 0 &&
+        !reference_names().contains(spec.reference))
+      fail(source, table,
+           "op '" + spec.name + "': '" + spec.reference +
+               "' is no built-in reference; a reference of your own is \"python:FILE:FUNCTION\" or a Torch "
+               "expression over the argument names (reference/ops/README.md)");
     if ((*table)["baseline"]) spec.baseline = required_string(*table, "baseline", source);
     if (!spec.baseline.empty() && !reference::find_baseline_form(spec.baseline))
       fail(source, table,
@@ -243,7 +329,10 @@ OpSpecSet op_specs_for(const fs::path& repository) {
     std::ifstream file(own, std::ios::binary);
     std::stringstream text;
     text << file.rdbuf();
-    for (OpSpec& spec : parse_op_specs(text.str(), own.string()).ops) set.add(std::move(spec));
+    for (OpSpec& spec : parse_op_specs(text.str(), own.string()).ops) {
+      if (spec.reference_kind == worker::ReferenceKind::python) require_repository_file(repository, own, spec);
+      set.add(std::move(spec));
+    }
   }
   return set;
 }
@@ -255,6 +344,7 @@ std::vector<worker::ArgPlan> concrete_args(const OpSpec& spec, const std::map<st
     concrete.name = arg.name;
     concrete.is_tensor = arg.is_tensor;
     concrete.value = arg.value;
+    concrete.integer = arg.integer;
     if (arg.is_tensor) {
       for (const std::string& dimension : arg.shape) concrete.shape.push_back(evaluate_dimension(dimension, size));
       concrete.output = arg.output;
@@ -282,8 +372,12 @@ worker::WorkerPlan worker_plan(const OpSpecSet& specs, const RunSettings& settin
   plan.backend = settings.backend;
   plan.seed = settings.seed;
   plan.bench = {settings.bench, settings.samples, settings.target_sample_seconds};
+  plan.python_references = settings.python_references;
   for (const OpSpec& spec : specs.ops) {
-    worker::OpPlan op{spec.name, spec.schema, spec.reference, spec.baseline, spec.dtypes, {}, {}, spec.bytes};
+    worker::OpPlan op{spec.name,           spec.schema,  spec.reference, spec.reference_kind,
+                      spec.reference_dtype, spec.baseline, spec.dtypes,   {},
+                      {},                  spec.bytes};
+    if (spec.reference_kind == worker::ReferenceKind::python) op.reference = spec.reference.substr(7);  // FILE:FUNCTION
     for (const auto& [dtype, value] : spec.tolerance) op.tolerance[dtype] = {value.rtol, value.atol};
     for (const auto& [size_name, size] : spec.sizes) {
       if (!settings.sizes.empty() &&

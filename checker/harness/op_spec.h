@@ -27,7 +27,8 @@ struct OpArgSpec {
   bool output = false;
   std::vector<std::string> shape;  // dimension expressions: "n", "2*d", "128"
   double low = -1, high = 1;       // input tensors
-  double value = 0;                // float scalars
+  double value = 0;                // scalars
+  bool integer = false;            // an int scalar (`value = 3` in TOML), else a float one
 };
 
 struct OpTolerance {
@@ -37,7 +38,9 @@ struct OpTolerance {
 struct OpSpec {
   std::string name;
   std::string schema;
-  std::string reference;
+  std::string reference;  // as written; reference_kind says how it is read
+  worker::ReferenceKind reference_kind = worker::ReferenceKind::builtin;
+  std::string reference_dtype = "float64";  // Python references: "float64" or "native"
   std::string baseline;  // what `kcheck bench` times the op against (reference_ops.cpp's baselines); "" = none
   std::vector<OpArgSpec> args;
   std::vector<std::string> dtypes;
@@ -58,6 +61,16 @@ OpSpecSet builtin_op_specs();                                                // 
 // The built-in specs plus `<repository>/kcheck-ops.toml` when present.
 OpSpecSet op_specs_for(const std::filesystem::path& repository);
 
+// How `reference` is read (reference/ops/README.md): "python:FILE:FUNCTION"
+// names a function of the repository, a bare name one of
+// reference/ops/reference_ops.cpp, anything else is a Torch expression.
+// Throws OpSpecError naming what is wrong.
+worker::ReferenceKind reference_kind_of(const std::string& reference);
+
+// Whether `name` can stand for an argument in a Python reference: an ASCII
+// identifier that is no Python keyword and has no leading underscore.
+bool is_reference_argument_name(const std::string& name);
+
 // Evaluates "2*d" against a size ({d: 4096} -> 8192); throws OpSpecError.
 std::int64_t evaluate_dimension(const std::string& expression, const std::map<std::string, std::int64_t>& size);
 
@@ -75,6 +88,7 @@ struct RunSettings {
   bool bench = false;
   int samples = 30;
   double target_sample_seconds = 2e-3;
+  worker::PythonReferenceSettings python_references;  // python and expression references
 };
 
 // The worker's plan (checker/harness/worker_protocol.h) with concrete shapes.

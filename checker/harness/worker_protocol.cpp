@@ -60,29 +60,38 @@ void read_fields(const json& object, T& value) {
 
 KCHECK_PROTOCOL_FIELDS(CasePlan, (size, shape, args), field("size", size); field("shape", shape); field("args", args))
 KCHECK_PROTOCOL_FIELDS(Tolerance, (rtol, atol), field("rtol", rtol); field("atol", atol))
-KCHECK_PROTOCOL_FIELDS(OpPlan, (name, schema, reference, baseline, dtypes, tolerance, cases, bytes_args),
+KCHECK_PROTOCOL_FIELDS(OpPlan,
+                       (name, schema, reference, reference_kind, reference_dtype, baseline, dtypes, tolerance, cases,
+                        bytes_args),
                        field("name", name);
-                       field("schema", schema); field("reference", reference); field("baseline", baseline);
+                       field("schema", schema); field("reference", reference);
+                       field("reference_kind", reference_kind); field("reference_dtype", reference_dtype);
+                       field("baseline", baseline);
                        field("dtypes", dtypes); field("tolerance", tolerance); field("bytes", bytes_args);
                        field("cases", cases))
 KCHECK_PROTOCOL_FIELDS(BenchSettings, (enabled, samples, target_sample_seconds), field("enabled", enabled);
                        field("samples", samples); field("target_sample_seconds", target_sample_seconds))
-KCHECK_PROTOCOL_FIELDS(WorkerPlan, (backend, seed, ops, bench), field("backend", backend); field("seed", seed);
-                       field("bench", bench); field("ops", ops))
+KCHECK_PROTOCOL_FIELDS(PythonReferenceSettings, (python, helper, repository), field("python", python);
+                       field("helper", helper); field("repository", repository))
+KCHECK_PROTOCOL_FIELDS(WorkerPlan, (backend, seed, ops, bench, python_references), field("backend", backend);
+                       field("seed", seed); field("bench", bench); field("ops", ops);
+                       field("python_references", python_references))
 KCHECK_PROTOCOL_FIELDS(WorkerInfo, (torch_version, cxx11_abi, backends), field("torch_version", torch_version);
                        field("cxx11_abi", cxx11_abi); field("backends", backends))
 KCHECK_PROTOCOL_FIELDS(RegisteredOp, (name, op_namespace), field("name", name); field("namespace", op_namespace))
 KCHECK_PROTOCOL_FIELDS(SmokeCall, (called, error), field("called", called); field("error", error))
 KCHECK_PROTOCOL_FIELDS(CaseCheck,
                        (dtype, size, shape, max_abs_error, relative_error, rtol, atol, passed, problem, guard_violation,
-                        device_error),
+                        device_error, unsupported, reference_problem),
                        field("dtype", dtype);
                        field("size", size); field("shape", shape); field("max_abs_error", max_abs_error);
                        field("relative_error", relative_error); field("rtol", rtol); field("atol", atol);
                        field("passed", passed); field("problem", problem); field("guard_violation", guard_violation);
-                       field("device_error", device_error))
-KCHECK_PROTOCOL_FIELDS(OpResult, (op, has_kernel, spec, schema_problem, smoke, checks), field("op", op);
-                       field("has_kernel", has_kernel); field("spec", spec); field("schema_problem", schema_problem);
+                       field("device_error", device_error); field("unsupported", unsupported);
+                       field("reference_problem", reference_problem))
+KCHECK_PROTOCOL_FIELDS(OpResult, (op, schema, dispatch_keys, has_kernel, spec, schema_problem, smoke, checks),
+                       field("op", op);
+                       field("schema", schema); field("dispatch_keys", dispatch_keys); field("has_kernel", has_kernel); field("spec", spec); field("schema_problem", schema_problem);
                        field("smoke", smoke); field("checks", checks))
 KCHECK_PROTOCOL_FIELDS(CaseTiming,
                        (op, dtype, size, shape, median_us, spread_us, samples, buffer_sets, bytes, eager, eager_problem,
@@ -114,10 +123,13 @@ KCHECK_PROTOCOL_FIELDS(WorkerResult,
 // members are bound all the same (`scalar` is ArgPlan::value), so one added
 // and not coded here does not compile.
 void to_json(json& object, const ArgPlan& value) {
-  KCHECK_BIND_EVERY_MEMBER(value, name, is_tensor, output, shape, low, high, scalar);
+  KCHECK_BIND_EVERY_MEMBER(value, name, is_tensor, output, shape, low, high, scalar, integer);
   object = {{"name", name}};
   if (!is_tensor) {
-    object["value"] = scalar;
+    if (integer)
+      object["int"] = static_cast<std::int64_t>(scalar);
+    else
+      object["value"] = scalar;
     return;
   }
   object["shape"] = shape;
@@ -133,7 +145,14 @@ void from_json(const json& object, ArgPlan& value) {
   take(object, "name", value.name);
   value.is_tensor = object.contains("shape");
   if (!value.is_tensor) {
-    take(object, "value", value.value);
+    value.integer = object.contains("int");
+    if (value.integer) {
+      std::int64_t integer = 0;
+      take(object, "int", integer);
+      value.value = static_cast<double>(integer);
+    } else {
+      take(object, "value", value.value);
+    }
     return;
   }
   take(object, "shape", value.shape);
@@ -147,6 +166,25 @@ constexpr std::pair<WorkerStage, const char*> kStageNames[] = {{WorkerStage::loa
                                                                {WorkerStage::loaded, "loaded"},
                                                                {WorkerStage::running, "running"},
                                                                {WorkerStage::done, "done"}};
+
+constexpr std::pair<ReferenceKind, const char*> kReferenceKindNames[] = {
+    {ReferenceKind::builtin, "builtin"}, {ReferenceKind::expression, "expression"}, {ReferenceKind::python, "python"}};
+
+void to_json(json& object, const ReferenceKind& value) {
+  object = nullptr;
+  for (const auto& [kind, name] : kReferenceKindNames)
+    if (kind == value) object = name;
+}
+
+// An unknown kind is an error: a reference the worker cannot compute must not read as a built-in one.
+void from_json(const json& object, ReferenceKind& value) {
+  for (const auto& [kind, name] : kReferenceKindNames)
+    if (object.is_string() && object.get_ref<const std::string&>() == name) {
+      value = kind;
+      return;
+    }
+  throw json::type_error::create(302, "unknown reference kind " + object.dump(), &object);
+}
 
 void to_json(json& object, const WorkerStage& value) {
   object = nullptr;

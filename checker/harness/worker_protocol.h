@@ -39,6 +39,7 @@ struct ArgPlan {
   std::vector<std::int64_t> shape;  // tensors
   double low = -1, high = 1;        // input tensors: uniform in [low, high)
   double value = 0;                 // scalars (float arguments)
+  bool integer = false;             // an int scalar (`value` holds it): on the wire "int" instead of "value"
 };
 
 struct CasePlan {
@@ -51,10 +52,20 @@ struct Tolerance {
   double rtol = 0, atol = 0;
 };
 
+// What an op's outputs are compared with (reference/ops/README.md):
+//   builtin      a function of reference/ops/reference_ops.cpp, by name
+//   expression   a Torch expression over the spec's argument names, evaluated
+//                by kcheck's own helper (checker/harness/reference_runner.py)
+//   python       FILE:FUNCTION, a function of the repository, imported by that
+//                helper inside the worker's containment
+enum class ReferenceKind { builtin, expression, python };
+
 struct OpPlan {
   std::string name;       // without namespace
   std::string schema;     // the expected schema, without namespace
-  std::string reference;  // in reference/ops/reference_ops.cpp
+  std::string reference;  // builtin: its name; expression: the text; python: "FILE:FUNCTION"
+  ReferenceKind reference_kind = ReferenceKind::builtin;
+  std::string reference_dtype = "float64";  // python and expression: "float64" or "native" (the case's dtype)
   std::string baseline;   // the same file's baselines; "" = none declared
   std::vector<std::string> dtypes;
   std::map<std::string, Tolerance> tolerance;  // by dtype
@@ -68,11 +79,20 @@ struct BenchSettings {
   double target_sample_seconds = 2e-3;
 };
 
+// How the worker computes Python references (python and expression kinds):
+// it starts `python helper MANIFEST` inside its own containment.
+struct PythonReferenceSettings {
+  std::string python;      // the interpreter; "" = none given (those ops are not verified, and say why)
+  std::string helper;      // kcheck's reference_runner.py
+  std::string repository;  // where python: FILE paths are relative to
+};
+
 struct WorkerPlan {
   std::string backend = "cpu";
   std::uint64_t seed = 0;
   std::vector<OpPlan> ops;
   BenchSettings bench;
+  PythonReferenceSettings python_references;
 };
 
 // ---- worker -> kcheck: --info ----
@@ -105,10 +125,18 @@ struct CaseCheck {
   std::string problem;  // the op raised, wrote outside its output, left elements unwritten, ...
   bool guard_violation = false;
   std::string device_error;  // the device is unusable after this case (a sticky CUDA error)
+  // The op refused the dtype with a clean error before writing any output
+  // (`problem` holds its message): unsupported, not wrong (KD009).
+  bool unsupported = false;
+  // The reference could not give this case's expected outputs (a Python
+  // reference that raised, no Python): kcheck's gap, not the kernel's fault.
+  std::string reference_problem;
 };
 
 struct OpResult {
   std::string op;  // "ns::op"
+  std::string schema;                      // as registered
+  std::vector<std::string> dispatch_keys;  // those with a kernel: "CPU", "CUDA", "CompositeImplicitAutograd", ...
   bool has_kernel = true;
   std::string spec;  // the op spec checked against; "" when none
   std::string schema_problem;
@@ -158,6 +186,10 @@ void to_json(nlohmann::json& json, const OpPlan& value);
 void from_json(const nlohmann::json& json, OpPlan& value);
 void to_json(nlohmann::json& json, const BenchSettings& value);
 void from_json(const nlohmann::json& json, BenchSettings& value);
+void to_json(nlohmann::json& json, const ReferenceKind& value);
+void from_json(const nlohmann::json& json, ReferenceKind& value);
+void to_json(nlohmann::json& json, const PythonReferenceSettings& value);
+void from_json(const nlohmann::json& json, PythonReferenceSettings& value);
 void to_json(nlohmann::json& json, const WorkerPlan& value);
 void from_json(const nlohmann::json& json, WorkerPlan& value);
 void to_json(nlohmann::json& json, const WorkerInfo& value);

@@ -268,10 +268,12 @@ data rule_explanations(const Report& report, const std::vector<RuleInfo>& rules)
 }
 
 data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
-  bool passes = report.gate_status() == 0;
+  const Report::Verdict verdict = report.verdict();
   data root = counts_data(report.summary);
-  root.set("verdict", passes ? "PASS" : "FAIL");
-  root.set("verdict_class", passes ? (report.summary.warnings ? "warn" : "pass") : "fail");
+  root.set("verdict", verdict_title(verdict));
+  root.set("verdict_class", verdict == Report::Verdict::fail                                  ? "fail"
+                            : verdict != Report::Verdict::pass || report.summary.warnings ? "warn"
+                                                                                          : "pass");
   root.set("summary_line",
            plural(static_cast<int>(report.variants.size()), "variant") + " · " +
                plural(report.summary.errors, "error") + " · " + plural(report.summary.warnings, "warning") + " · " +

@@ -126,9 +126,9 @@ void set_dynamic_data(data& root, const DynamicResults& dynamic) {
 
 data report_data(const Report& report) {
   const SeverityCounts& counts = report.summary;
-  bool passes = report.gate_status() == 0;
+  bool passes = report.verdict() == Report::Verdict::pass;
   data root;
-  root.set("verdict", passes ? "PASS" : "FAIL");
+  root.set("verdict", verdict_title(report.verdict()));
   root.set("passes", passes);
   root.set("variant_count", plural(static_cast<int>(report.variants.size()), "variant"));
   root.set("errors", plural(counts.errors, "error"));

@@ -171,7 +171,7 @@ nlohmann::json render_sarif(const Report& report, const std::vector<RuleInfo>& r
        {{"policy", report.policy_name},
         {"scope", report.scope},
         {"strict", report.strict},
-        {"verdict", report.gate_status() == 0 ? "pass" : "fail"}}}};
+        {"verdict", verdict_name(report.verdict())}}}};
   return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", nlohmann::json::array({run})}};
 }
 

@@ -84,6 +84,39 @@ std::string hidden_summary(const SeverityCounts& counts, const TextStyle& style)
   return text;
 }
 
+// "12 passed, 1 failed" over one variant's test outcomes.
+std::string test_counts(const std::vector<TestOutcome>& tests, const std::string& variant) {
+  std::map<std::string, int> by_outcome;
+  for (const TestOutcome& test : tests)
+    if (test.variant == variant) ++by_outcome[test.outcome];
+  std::string text;
+  for (const char* outcome : {"passed", "failed", "error", "skipped", "xfailed", "xpassed"})
+    if (by_outcome[outcome]) text += (text.empty() ? "" : ", ") + std::to_string(by_outcome[outcome]) + " " + outcome;
+  return text;
+}
+
+// What `kcheck run` did with each variant, shown whatever the severity
+// threshold (a variant not run is a note, KD005): run with its op counts,
+// or not run and why; and the kernel's tests.
+std::string harness_summary(const DynamicResults& dynamic) {
+  if (dynamic.runs.empty()) return "";
+  const auto ran = std::count_if(dynamic.runs.begin(), dynamic.runs.end(), [](const VariantRun& run) { return run.ran; });
+  std::ostringstream out;
+  out << "\nkcheck run: " << ran << " of " << plural(static_cast<int>(dynamic.runs.size()), "variant") << " run, "
+      << plural(dynamic.ops_registered(), "op") << " registered, " << dynamic.ops_verified() << " verified\n";
+  for (const VariantRun& run : dynamic.runs) {
+    out << "  " << run.variant << ": ";
+    if (run.ran)
+      out << plural(run.ops_registered, "op") << " registered, " << run.ops_verified << " verified";
+    else
+      out << run.reason;
+    const std::string tests = test_counts(dynamic.tests, run.variant);
+    if (!tests.empty()) out << "; its tests: " << tests;
+    out << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string one_line_fix(const RuleInfo& rule) {
@@ -130,13 +163,17 @@ std::string render_text(const Report& report, const TextStyle& style, const std:
   }
   if (style.quiet) return out.str();
   const SeverityCounts& counts = report.summary;
-  const bool passes = report.gate_status() == 0;
+  const Report::Verdict verdict = report.verdict();
+  out << harness_summary(report.dynamic);
   out << "\n"
       << plural(static_cast<int>(report.variants.size()), "variant") << ", " << plural(counts.errors, "error") << ", "
       << plural(counts.warnings, "warning") << ", " << plural(counts.notes, "note");
   if (counts.suppressed) out << ", " << counts.suppressed << " suppressed";
   out << hidden_summary(counts, style);
-  out << ": " << (passes ? writer.paint("PASS", "\033[32m") : writer.paint("FAIL", "\033[31m")) << "\n";
+  const char* colour = verdict == Report::Verdict::pass   ? "\033[32m"
+                       : verdict == Report::Verdict::fail ? "\033[31m"
+                                                          : "\033[33m";
+  out << ": " << writer.paint(verdict_title(verdict), colour) << "\n";
   return out.str();
 }
 

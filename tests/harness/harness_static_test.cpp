@@ -46,5 +46,16 @@ TEST(BoundedProcess, DecodesExitSignalAndTimeout) {
   EXPECT_TRUE(flood.output_truncated);
 }
 
+// Issue #27 item 5: the Python `kcheck run` uses comes from where the user
+// is, never from a path fixed when kcheck was built.
+TEST(DefaultPython, TheActiveVirtualEnvironmentThenPython3OnPathThenNone) {
+  const std::filesystem::path venv = std::filesystem::path(KCHECK_VENV_PYTHON).parent_path().parent_path();
+  EXPECT_EQ(default_python(venv.c_str(), "/usr/bin"), venv / "bin" / "python");
+  EXPECT_EQ(default_python("/no/such/venv", "/no/such/bin:/usr/bin"), std::filesystem::path("/usr/bin/python3"));
+  EXPECT_EQ(default_python(nullptr, ".:bin:/no/such/bin"), std::filesystem::path())
+      << "relative PATH entries (the current directory) are never searched";
+  EXPECT_EQ(default_python("", nullptr), std::filesystem::path());
+}
+
 }  // namespace
 }  // namespace kcheck

@@ -152,5 +152,75 @@ TEST(OpSpec, WorkerPlanHasConcreteShapesForTheChosenSizes) {
       << wire["ops"][0]["cases"][0]["args"].dump();
 }
 
+// Issue #27: a repository's own references, read without recompiling kcheck.
+TEST(OpSpec, AReferenceIsABuiltInNameARepositoryFunctionOrAnExpression) {
+  EXPECT_EQ(reference_kind_of("silu_and_mul"), worker::ReferenceKind::builtin);
+  EXPECT_EQ(reference_kind_of("python:torch-ext/relu/reference.py:relu"), worker::ReferenceKind::python);
+  EXPECT_EQ(reference_kind_of("torch.relu(input)"), worker::ReferenceKind::expression);
+  EXPECT_EQ(reference_kind_of("x * factor"), worker::ReferenceKind::expression);
+  for (const char* refused : {"python:/etc/passwd.py:f", "python:../outside.py:f", "python:a/../../b.py:f",
+                              "python:reference.py", "python:reference.py:not-a-name", "python:notes.txt:f",
+                              "x\n* 2", "x \u202e* 2"})
+    EXPECT_THROW(reference_kind_of(refused), OpSpecError) << refused;
+  EXPECT_THROW(reference_kind_of(std::string(5000, 'x') + "+1"), OpSpecError) << "longer than 4000 characters";
+}
+
+std::string own_spec(const std::string& reference, const std::string& extra = "") {
+  std::string spec = kSpec;
+  spec.replace(spec.find("reference = \"silu_and_mul\""), 26, "reference = " + reference + "\n" + extra);
+  return spec;
+}
+
+TEST(OpSpec, ARepositorysBareReferenceNameMustBeBuiltInAndSaysWhatElseItCanBe) {
+  const std::string error = error_of(own_spec("\"my_silu\""));
+  EXPECT_NE(error.find("'my_silu' is no built-in reference; a reference of your own is \"python:FILE:FUNCTION\""),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error_of(own_spec("\"silu_and_mul\"")), "");
+}
+
+TEST(OpSpec, ReferenceDtypeAndIntArgumentsAndIdentifierNames) {
+  OpSpecSet set = parse_op_specs(own_spec("\"input * threshold\"", "reference-dtype = \"native\""), "my-ops.toml");
+  EXPECT_EQ(set.find("silu_and_mul")->reference_kind, worker::ReferenceKind::expression);
+  EXPECT_EQ(set.find("silu_and_mul")->reference_dtype, "native");
+  EXPECT_NE(error_of(own_spec("\"input\"", "reference-dtype = \"int8\"")).find("reference-dtype must be"),
+            std::string::npos);
+  std::string with_int = kSpec;
+  with_int.replace(with_int.find("value = 0.5"), 11, "value = 3");
+  const OpSpec& spec = *parse_op_specs(with_int, "my-ops.toml").find("silu_and_mul");
+  EXPECT_TRUE(spec.args[2].integer);
+  EXPECT_FALSE(parse_op_specs(kSpec, "my-ops.toml").find("silu_and_mul")->args[2].integer);
+  for (const char* name : {"__class__", "import", "torch", "2x", "a-b"}) {
+    std::string bad = kSpec;
+    bad.replace(bad.find("name = \"threshold\""), 18, std::string("name = \"") + name + "\"");
+    EXPECT_NE(error_of(bad).find("must be an identifier"), std::string::npos) << name << ": " << error_of(bad);
+  }
+}
+
+TEST(OpSpec, APythonReferenceFileMustBeARegularFileInsideTheRepository) {
+  const fs::path repository = fs::path(KCHECK_BINARY_DIR) / "op-spec-test-python-reference";
+  fs::remove_all(repository);
+  fs::create_directories(repository / "torch-ext");
+  std::ofstream(repository / "torch-ext" / "reference.py") << "def silu_and_mul(input):\n    return input\n";
+  std::ofstream(repository / "kcheck-ops.toml") << own_spec("\"python:torch-ext/reference.py:silu_and_mul\"");
+  const OpSpecSet set = op_specs_for(repository);
+  EXPECT_EQ(set.find("silu_and_mul")->reference_kind, worker::ReferenceKind::python);
+  for (const worker::OpPlan& op : worker_plan(set, RunSettings{}).ops) {
+    if (op.name != "silu_and_mul") continue;
+    EXPECT_EQ(op.reference, "torch-ext/reference.py:silu_and_mul") << "the worker gets FILE:FUNCTION";
+  }
+  fs::create_symlink("/etc/hostname", repository / "linked.py");
+  for (const char* file : {"missing.py", "linked.py"}) {
+    std::ofstream(repository / "kcheck-ops.toml")
+        << own_spec(std::string("\"python:") + file + ":silu_and_mul\"");
+    try {
+      op_specs_for(repository);
+      ADD_FAILURE() << file << " was accepted";
+    } catch (const OpSpecError& error) {
+      EXPECT_NE(std::string(error.what()).find("is no file inside the repository"), std::string::npos) << error.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kcheck

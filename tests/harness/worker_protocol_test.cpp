@@ -25,12 +25,15 @@ WorkerResult full_result() {
   result.device = DeviceLimits{"NVIDIA H100", "cuda", 3000.5, 700.25, "bfloat16"};
   OpResult op;
   op.op = "_relu_abc::relu";
+  op.schema = "_relu_abc::relu(Tensor(a!) out, Tensor input) -> ()";
+  op.dispatch_keys = {"CPU", "Meta"};
   op.has_kernel = false;
   op.spec = "relu";
   op.schema_problem = "differs";
   op.smoke = SmokeCall{true, "raised"};
   op.checks.push_back(
-      {"float16", "small", "7x3", 0.5, -1, 1e-3, 1e-5, true, "left elements unwritten", true, "sticky"});
+      {"float16", "small", "7x3", 0.5, -1, 1e-3, 1e-5, true, "left elements unwritten", true, "sticky", true,
+       "the reference raised"});
   result.ops = {op};
   CaseTiming timing{"relu", "bfloat16", "large", "16384x8192", 204.5, 3.25, 30, 4, 536870912, "torch.relu(x, out=out)",
                     "",     190.0,      2.0};
@@ -51,6 +54,9 @@ TEST(WorkerProtocol, EveryResultMemberSurvivesTheRoundTrip) {
   EXPECT_EQ(got.ops[0].smoke->error, "raised");
   EXPECT_TRUE(got.ops[0].checks.at(0).guard_violation);
   EXPECT_EQ(got.ops[0].checks.at(0).device_error, "sticky");
+  EXPECT_TRUE(got.ops[0].checks.at(0).unsupported);
+  EXPECT_EQ(got.ops[0].checks.at(0).reference_problem, "the reference raised");
+  EXPECT_EQ(got.ops[0].dispatch_keys, (std::vector<std::string>{"CPU", "Meta"}));
   EXPECT_EQ(got.benchmarks.at(0).bytes, 536870912);
   EXPECT_EQ(got.benchmarks.at(0).buffer_sets, 4);
   EXPECT_EQ(got.new_ops.at(0).op_namespace, "_relu_abc");
@@ -62,9 +68,12 @@ TEST(WorkerProtocol, EveryPlanMemberSurvivesTheRoundTrip) {
   plan.backend = "cuda";
   plan.seed = (1ull << 53) - 1;
   plan.bench = {true, 12, 5e-3};
+  plan.python_references = {"/venv/bin/python", "/scratch/reference_runner.py", "/repo"};
   OpPlan op{"fatrelu_and_mul",
             "fatrelu_and_mul(Tensor! out, Tensor input, float threshold) -> ()",
-            "fatrelu_and_mul",
+            "torch.where(input > threshold, input, 0)",
+            ReferenceKind::expression,
+            "native",
             "fatrelu_and_mul",
             {"float32", "bfloat16"},
             {{"bfloat16", {1.6e-2, 1e-2}}},
@@ -74,6 +83,7 @@ TEST(WorkerProtocol, EveryPlanMemberSurvivesTheRoundTrip) {
   small.args.push_back({"out", true, true, {7, 3}, -1, 1, 0});
   small.args.push_back({"input", true, false, {7, 6}, -2, 2, 0});
   small.args.push_back({"threshold", false, false, {}, -1, 1, 0.25});
+  small.args.push_back({"block", false, false, {}, -1, 1, 64, true});
   op.cases = {small};
   plan.ops = {op};
   const json wire = plan;
@@ -87,7 +97,17 @@ TEST(WorkerProtocol, EveryPlanMemberSurvivesTheRoundTrip) {
   EXPECT_EQ(input.low, -2);
   EXPECT_FALSE(got.ops.at(0).cases.at(0).args.at(2).is_tensor);
   EXPECT_EQ(got.ops.at(0).cases.at(0).args.at(2).value, 0.25);
+  EXPECT_TRUE(got.ops.at(0).cases.at(0).args.at(3).integer);
+  EXPECT_EQ(wire["ops"][0]["cases"][0]["args"][3]["int"], 64) << "an int scalar goes on the wire as an integer";
+  EXPECT_EQ(got.ops.at(0).reference_kind, ReferenceKind::expression);
+  EXPECT_EQ(got.python_references.helper, "/scratch/reference_runner.py");
   EXPECT_FALSE(wire["ops"][0]["cases"][0]["args"][0].contains("low")) << "an output has no value range";
+}
+
+TEST(WorkerProtocol, AnUnknownReferenceKindIsRefusedNotReadAsABuiltInOne) {
+  EXPECT_THROW((void)json::parse(R"({"name": "x", "reference_kind": "shell"})").get<OpPlan>(), json::exception);
+  EXPECT_EQ(json::parse(R"({"name": "x"})").get<OpPlan>().reference_kind, ReferenceKind::builtin)
+      << "a plan without the member (an earlier kcheck) names a built-in reference";
 }
 
 TEST(WorkerProtocol, InfoSurvivesTheRoundTrip) {

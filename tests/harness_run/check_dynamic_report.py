@@ -2,10 +2,12 @@
 """Checks a `kcheck run` or `kcheck bench` JSON report of a clean kernel.
 
     check_dynamic_report.py run REPORT.json OPS
-    check_dynamic_report.py bench KCHECK KERNEL_DIR SCRATCH_DIR
+    check_dynamic_report.py bench KCHECK KERNEL_DIR SCRATCH_DIR PYTHON
 
-run: the report has variants, no finding at all, and op checks for each of
-the OPS (comma-separated) in float32, float16 and bfloat16, all passed.
+run: the report has variants, no finding at all, op checks for each of the
+OPS (comma-separated) in float32, float16 and bfloat16, all passed, every
+op it registered listed as verified against a reference, and the verdict
+"pass".
 
 bench: runs `kcheck bench` on KERNEL_DIR (small size, 3 samples): one KB001
 note per benchmark result, a measured copy bandwidth, achieved bandwidth and
@@ -44,7 +46,13 @@ def check_run(report_path, ops):
                 fail(f"no check of {op} in {dtype}")
             if not all(c["passed"] for c in mine):
                 fail(f"{op} {dtype} failed: {mine}")
-    print(f"ok: {len(checks)} op checks passed")
+    ops = report["dynamic"]["ops"]
+    unverified = [op for op in ops if not op["verified"] or op["how"] != "reference"]
+    if not ops or unverified:
+        fail(f"ops not verified against a reference: {unverified or 'none listed'}")
+    if report["verdict"] != "pass":
+        fail(f"verdict {report['verdict']}")
+    print(f"ok: {len(checks)} op checks passed, {len(ops)} ops verified")
 
 
 def kcheck_json(kcheck, arguments, output):
@@ -54,10 +62,10 @@ def kcheck_json(kcheck, arguments, output):
     return done.returncode, json.loads(Path(output).read_text())
 
 
-def check_bench(kcheck, kernel_dir, scratch):
+def check_bench(kcheck, kernel_dir, scratch, python):
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
-    common = ["bench", kernel_dir, "--sizes", "small", "--samples", "3", "--seed", "7"]
+    common = ["bench", kernel_dir, "--sizes", "small", "--samples", "3", "--seed", "7", "--python", python]
     status, report = kcheck_json(kcheck, common + ["--compile", "default"], scratch / "bench.json")
     # The reruns compare medians only: compiling again would add minutes and prove nothing new.
     common += ["--compile", "none"]
@@ -128,7 +136,7 @@ def check_bench(kcheck, kernel_dir, scratch):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"] and len(sys.argv) == 4:
         check_run(sys.argv[2], sys.argv[3])
-    elif sys.argv[1:2] == ["bench"] and len(sys.argv) == 5:
+    elif sys.argv[1:2] == ["bench"] and len(sys.argv) == 6:
         check_bench(*sys.argv[2:])
     else:
         print(__doc__)

@@ -33,6 +33,20 @@ foreach(source IN LISTS harness_fixture_sources)
   add_custom_command(TARGET ${fixture} POST_BUILD
     COMMAND ${CMAKE_COMMAND} -E copy ${init}
             ${KCHECK_HARNESS_FIXTURES_DIR}/${case}/build/torch211-cxx11-cpu-x86_64-linux/__init__.py)
+  # The case's repository files beside build/ (issue #27's own references and
+  # tests): fixtures/<case>.<name> becomes <case>/<name>, copied when CMake
+  # configures (configure_file re-copies a file that changed).
+  foreach(name kcheck-ops.toml reference.py build.toml tests broken_tests)
+    set(repository_file ${CMAKE_CURRENT_LIST_DIR}/fixtures/${case}.${name})
+    if(IS_DIRECTORY ${repository_file})
+      file(GLOB_RECURSE repository_files RELATIVE ${repository_file} CONFIGURE_DEPENDS ${repository_file}/*)
+      foreach(file IN LISTS repository_files)
+        configure_file(${repository_file}/${file} ${KCHECK_HARNESS_FIXTURES_DIR}/${case}/${name}/${file} COPYONLY)
+      endforeach()
+    elseif(EXISTS ${repository_file})
+      configure_file(${repository_file} ${KCHECK_HARNESS_FIXTURES_DIR}/${case}/${name} COPYONLY)
+    endif()
+  endforeach()
   add_dependencies(${target} ${fixture})
 endforeach()
 
@@ -48,13 +62,13 @@ foreach(kernel relu activation rms_norm)
   set(report ${CMAKE_BINARY_DIR}/harness-reference/${kernel}-run.json)
   add_test(NAME harness_reference_run_${kernel}
            COMMAND sh -c "mkdir -p '${CMAKE_BINARY_DIR}/harness-reference' && \
-                          '$<TARGET_FILE:kcheck>' run '${CMAKE_BINARY_DIR}/reference/hub/${kernel}' --format json -o '${report}' && \
+                          '$<TARGET_FILE:kcheck>' run '${CMAKE_BINARY_DIR}/reference/hub/${kernel}' --python '${KCHECK_VENV_PYTHON}' --format json -o '${report}' && \
                           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_LIST_DIR}/check_dynamic_report.py' run '${report}' '${reference_ops_${kernel}}'")
   set_tests_properties(harness_reference_run_${kernel} PROPERTIES
     FIXTURES_REQUIRED reference_${kernel}_hub LABELS "harness;reference")
 endforeach()
 add_test(NAME harness_reference_bench_relu
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_dynamic_report.py bench $<TARGET_FILE:kcheck>
-                 ${CMAKE_BINARY_DIR}/reference/hub/relu ${CMAKE_BINARY_DIR}/harness-reference/bench)
+                 ${CMAKE_BINARY_DIR}/reference/hub/relu ${CMAKE_BINARY_DIR}/harness-reference/bench ${KCHECK_VENV_PYTHON})
 set_tests_properties(harness_reference_bench_relu PROPERTIES
   FIXTURES_REQUIRED reference_relu_hub LABELS "harness;reference")

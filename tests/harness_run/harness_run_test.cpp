@@ -48,7 +48,8 @@ const std::vector<std::string> kCases = {"good",
                                          "fork_bomb_init",
                                          "setsid_daemon_init",
                                          "fill_disk_init",
-                                         "write_outside_init"};
+                                         "write_outside_init",
+                                         "float32_only"};
 
 // Outside every scratch directory: where setsid_daemon_init's daemon and
 // write_outside_init write, if they can.
@@ -104,15 +105,25 @@ const HarnessRun& harness_run() {
   return run;
 }
 
+// A case's findings other than KD007 (an op not verified), which
+// Harness.EveryOpWithoutAReferenceIsKD007 checks for every case at once.
+std::vector<Finding> findings_besides_kd007(const std::string& name) {
+  std::vector<Finding> found;
+  auto all = harness_run().findings.find(name);
+  if (all == harness_run().findings.end()) return found;
+  for (const Finding& finding : all->second)
+    if (finding.code != "KD007") found.push_back(finding);
+  return found;
+}
+
 void expect_one(const std::string& name, const std::string& code, const std::vector<std::string>& fragments) {
-  const auto& findings = harness_run().findings;
-  auto found = findings.find(name);
-  ASSERT_NE(found, findings.end()) << name << ": no finding";
-  ASSERT_EQ(found->second.size(), 1u) << name << ": " << found->second.front().message;
-  EXPECT_EQ(found->second.front().code, code) << found->second.front().message;
+  const std::vector<Finding> findings = findings_besides_kd007(name);
+  ASSERT_FALSE(findings.empty()) << name << ": no finding";
+  ASSERT_EQ(findings.size(), 1u) << name << ": " << findings.front().message;
+  EXPECT_EQ(findings.front().code, code) << findings.front().message;
   for (const std::string& fragment : fragments)
-    EXPECT_NE(found->second.front().message.find(fragment), std::string::npos)
-        << name << ": '" << fragment << "' not in: " << found->second.front().message;
+    EXPECT_NE(findings.front().message.find(fragment), std::string::npos)
+        << name << ": '" << fragment << "' not in: " << findings.front().message;
 }
 
 class Harness : public ::testing::Test {};
@@ -128,7 +139,7 @@ TEST_F(Harness, EveryFixtureVariantWasRun) {
 }
 
 TEST_F(Harness, GoodVariantLoadsCleanlyAndRegistersItsOwnOp) {
-  EXPECT_FALSE(harness_run().findings.contains("good"));
+  EXPECT_EQ(findings_besides_kd007("good").size(), 0u);
   const HarnessFacts& facts = harness_run().facts("good");
   EXPECT_TRUE(facts.loaded);
   EXPECT_EQ(facts.own_namespace, "_good_cpu_abc123");
@@ -152,7 +163,7 @@ TEST_F(Harness, HangAtLoadIsKD003) {
 }
 
 TEST_F(Harness, OutputFloodIsCappedAndTheVariantStillLoads) {
-  EXPECT_FALSE(harness_run().findings.contains("flood_init"));
+  EXPECT_EQ(findings_besides_kd007("flood_init").size(), 0u);
   const HarnessFacts& facts = harness_run().facts("flood_init");
   EXPECT_TRUE(facts.loaded);
   EXPECT_GE(facts.worker.output_bytes, 32u * 1024 * 1024);
@@ -305,6 +316,84 @@ TEST_F(Harness, SeedAndChecksGoIntoTheReportsDynamicResults) {
   std::size_t failed = 0;
   for (const OpCheck& check : dynamic.op_checks) failed += check.passed ? 0 : 1;
   EXPECT_EQ(failed, 4u + 6u + 6u) << "wrong_result float32/float16 x 2 sizes, guard_overrun x 6, partial_write x 6";
+}
+
+// Issue #27: no silent pass. Every case whose op has no reference (a smoke
+// call only) has exactly one KD007 naming the op and why; ops checked
+// against a reference, ops that crashed (KD003) or have no kernel (KD004),
+// and variants that did not load have none.
+TEST_F(Harness, EveryOpWithoutAReferenceIsKD007) {
+  std::map<std::string, std::vector<std::string>> unverified;  // case -> KD007 symbols
+  for (const auto& [name, findings] : harness_run().findings)
+    for (const Finding& finding : findings)
+      if (finding.code == "KD007") {
+        unverified[name].push_back(finding.location.symbol);
+        EXPECT_EQ(finding.severity, Severity::warning) << "a warning under a policy that does not require verification";
+        EXPECT_NE(finding.message.find("was not verified: no reference"), std::string::npos) << finding.message;
+      }
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"good", {"_good_cpu_abc123::identity"}},
+      {"flood_init", {"_flood_init_cpu_abc123::identity"}},
+      {"foreign_namespace", {"_foreign_namespace_cpu_abc123::identity", "kcheck_foreign_ns::leak"}},
+      {"aten_override", {"_aten_override_cpu_abc123::identity"}},
+      {"fallback", {"_fallback_cpu_abc123::identity"}},
+  };
+  EXPECT_EQ(unverified, expected);
+}
+
+// Issue #27 item 4: a dtype refused cleanly is a KD009 note naming it, not
+// KD002; the dtype that is supported is checked, so the op is verified.
+TEST_F(Harness, ADtypeRefusedBeforeWritingAnythingIsKD009NotKD002) {
+  std::map<std::string, std::string> notes;  // dtype -> message
+  for (const Finding& finding : findings_besides_kd007("float32_only")) {
+    ASSERT_EQ(finding.code, "KD009") << finding.message;
+    EXPECT_EQ(finding.severity, Severity::note);
+    for (const char* dtype : {"float16", "bfloat16", "float32"})
+      if (finding.message.find(std::string("support ") + dtype + " ") != std::string::npos) notes[dtype] = finding.message;
+  }
+  ASSERT_EQ(notes.size(), 2u) << "one note per refused dtype, not per size";
+  EXPECT_NE(notes.at("float16").find("relu_kernel only supports float32"), std::string::npos) << notes.at("float16");
+  EXPECT_TRUE(notes.contains("bfloat16"));
+  EXPECT_FALSE(harness_run().findings.contains("float32_only") &&
+               std::any_of(harness_run().findings.at("float32_only").begin(),
+                           harness_run().findings.at("float32_only").end(),
+                           [](const Finding& finding) { return finding.code == "KD007"; }));
+  for (const OpVerification& op : dynamic_results(harness_run().tree).ops)
+    if (op.op == "_float32_only_cpu_abc123::relu") {
+      EXPECT_TRUE(op.verified);
+      EXPECT_EQ(op.cases_run, 2) << "float32 at small and medium";
+      EXPECT_EQ(op.cases_passed, 2);
+      EXPECT_EQ(op.unsupported_dtypes, (std::vector<std::string>{"bfloat16", "float16"}));
+    }
+}
+
+TEST_F(Harness, TheReportListsEveryRegisteredOpAndHowItWasVerified) {
+  const DynamicResults dynamic = dynamic_results(harness_run().tree);
+  std::map<std::string, OpVerification> by_op;
+  for (const OpVerification& op : dynamic.ops) by_op[op.op] = op;
+  const OpVerification& smoke = by_op.at("_good_cpu_abc123::identity");
+  EXPECT_EQ(smoke.how, "smoke");
+  EXPECT_FALSE(smoke.verified);
+  EXPECT_EQ(smoke.schema, "_good_cpu_abc123::identity(Tensor x) -> Tensor");
+  EXPECT_EQ(smoke.dispatch_keys, std::vector<std::string>{"CPU"});
+  const OpVerification& checked = by_op.at("_wrong_result_cpu_abc123::silu");
+  EXPECT_EQ(checked.how, "reference");
+  EXPECT_TRUE(checked.verified) << "checked, and found wrong (KD002): verification happened";
+  EXPECT_EQ(checked.reference, "silu");
+  EXPECT_EQ(checked.cases_run, 6);
+  EXPECT_EQ(checked.cases_passed, 2);
+  EXPECT_EQ(by_op.at("_cuda_only_op_cpu_abc123::gelu").reported_as, "KD004");
+  EXPECT_EQ(by_op.at("_abort_in_op_cpu_abc123::relu").reported_as, "KD003");
+  std::map<std::string, VariantRun> runs;
+  for (const VariantRun& run : dynamic.runs) runs[run.variant] = run;
+  EXPECT_EQ(runs.size(), kCases.size());
+  EXPECT_TRUE(runs.at("good").ran);
+  EXPECT_EQ(runs.at("good").ops_registered, 1);
+  EXPECT_EQ(runs.at("good").ops_verified, 0);
+  EXPECT_FALSE(runs.at("segv_init").ran);
+  EXPECT_EQ(runs.at("segv_init").ops_registered, 0);
+  EXPECT_FALSE(runs.at("abort_in_op").ran);
+  EXPECT_NE(runs.at("abort_in_op").reason.find("ended before its ops were all run"), std::string::npos);
 }
 
 TEST(HarnessRules, SilentWithoutDynamicFacts) {

@@ -13,7 +13,10 @@
   RULE(kd003_crash_or_hang)         \
   RULE(kd004_no_kernel_for_backend) \
   RULE(kd005_variant_not_runnable)  \
-  RULE(kd006_python_import_fails)
+  RULE(kd006_python_import_fails)   \
+  RULE(kd007_op_not_verified)       \
+  RULE(kd008_kernel_test_failed)    \
+  RULE(kd009_unsupported_dtype)
 
 namespace kcheck {
 

@@ -15,6 +15,7 @@ class WrongResult final : public Rule {
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           if (check.passed || check.guard_violation || !check.device_error.empty()) continue;  // KD003
+          if (check.unsupported || !check.reference_problem.empty()) continue;               // KD009, KD007
           std::string what =
               op.op + " " + check.dtype + " [" + check.shape + "] (seed " + std::to_string(facts.seed) + "): ";
           if (!check.problem.empty()) {
@@ -37,13 +38,14 @@ class WrongResult final : public Rule {
                  R"(`kcheck run` calls each op that has a spec (reference/ops/*.toml, or the
 repository's own kcheck-ops.toml) on fresh random inputs of every listed
 dtype and size, with its outputs poisoned (NaN) beforehand, and compares
-them in float64 with the reference implementation computed from the same
-inputs. The check passes when every element satisfies
+them in float64 with the reference computed from the same inputs (a
+built-in one, or the repository's Python reference or Torch expression). The check passes when every element satisfies
 |out - ref| <= atol + rtol * |ref| for the dtype's tolerance. The finding
 gives the op, dtype, shape, the seed of the inputs (`--seed` reproduces
 them), the maximum absolute error and the relative error ||out - ref|| /
 ||ref||. An op that raises on valid inputs, or leaves output elements
-unwritten, is reported here too.
+unwritten, is reported here too; one that refuses a dtype with a clean
+error before writing anything is KD009 instead.
 
 Fix: reproduce with `kcheck run --seed N`, compare with the reference in
 reference/ops/reference_ops.cpp, and fix the kernel (accumulate in float32,

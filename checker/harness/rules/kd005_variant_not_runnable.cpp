@@ -29,7 +29,9 @@ class VariantNotRunnable final : public Rule {
 libtorch (the one kcheck_worker was built against) must have the variant's
 Torch major.minor version and C++ ABI, and its backend must be present (CPU
 always). Other variants are skipped with this note, which says what would
-be needed.
+be needed; the text summary lists them whatever the severity shown. When
+no variant of the build could be run, `kcheck run` exits with status 2 and
+the reasons on standard error: nothing was checked, so nothing passes.
 
 Fix: nothing in the kernel; run `kcheck run` on a machine (or with a venv)
 that has the Torch version and device named in the note.

@@ -1,6 +1,7 @@
 #include "checker/harness/worker/op_runner.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
 
 #include "checker/harness/worker/op_timing.h"
+#include "checker/harness/worker/python_reference.h"
 #include "reference/ops/reference_ops.h"
 
 namespace kcheck::worker {
@@ -94,6 +96,12 @@ Comparison compare(const at::Tensor& output, const at::Tensor& reference, const 
   return result;
 }
 
+// A scalar argument as the op takes it: an int or a float.
+c10::IValue scalar_value(const ArgPlan& arg) {
+  if (arg.integer) return c10::IValue(static_cast<std::int64_t>(arg.value));
+  return c10::IValue(arg.value);
+}
+
 // The op's arguments for one case in one dtype.
 struct CaseTensors {
   std::vector<c10::IValue> op_args;
@@ -107,8 +115,8 @@ CaseTensors make_case(const OpPlan& op, const CasePlan& plan_case, at::ScalarTyp
   CaseTensors tensors;
   for (const ArgPlan& arg : plan_case.args) {
     if (!arg.is_tensor) {
-      tensors.op_args.emplace_back(arg.value);
-      tensors.reference_args.emplace_back(arg.value);
+      tensors.op_args.push_back(scalar_value(arg));
+      tensors.reference_args.push_back(scalar_value(arg));
       tensors.outputs.emplace_back();
       continue;
     }
@@ -136,7 +144,7 @@ std::vector<std::vector<c10::IValue>> timing_sets(const CasePlan& plan_case, at:
   for (int s = 0; s < sets; ++s)
     for (const ArgPlan& arg : plan_case.args) {
       if (!arg.is_tensor)
-        result[s].emplace_back(arg.value);
+        result[s].push_back(scalar_value(arg));
       else if (arg.output)
         result[s].emplace_back(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
       else
@@ -150,6 +158,42 @@ bool has_kernel_for(const c10::OperatorHandle& handle, const WorkerDevice& devic
   return handle.hasKernelForDispatchKey(backend) ||
          handle.hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd) ||
          handle.hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd);
+}
+
+// The dispatch keys an op has a kernel for, among those a kernel registers for.
+std::vector<std::string> dispatch_keys_with_kernels(const c10::OperatorHandle& handle) {
+  using Key = c10::DispatchKey;
+  static constexpr Key kKeys[] = {Key::CPU,
+                                  Key::CUDA,
+                                  Key::HIP,
+                                  Key::XPU,
+                                  Key::MPS,
+                                  Key::Meta,
+                                  Key::PrivateUse1,
+                                  Key::CompositeImplicitAutograd,
+                                  Key::CompositeExplicitAutograd,
+                                  Key::CompositeExplicitAutogradNonFunctional,
+                                  Key::Autograd,
+                                  Key::AutogradCPU,
+                                  Key::AutogradCUDA};
+  std::vector<std::string> keys;
+  for (Key key : kKeys)
+    if (handle.hasKernelForDispatchKey(key)) keys.emplace_back(c10::toString(key));
+  return keys;
+}
+
+// The tensors an op returned (left on the stack by callBoxed), in order.
+std::vector<at::Tensor> returned_tensors(const std::vector<c10::IValue>& stack) {
+  std::vector<at::Tensor> tensors;
+  for (const c10::IValue& value : stack) {
+    if (value.isTensor()) tensors.push_back(value.toTensor());
+    if (value.isTensorList())
+      for (const at::Tensor& tensor : value.toTensorVector()) tensors.push_back(tensor);
+    if (value.isTuple())
+      for (const c10::IValue& element : value.toTupleRef().elements())
+        if (element.isTensor()) tensors.push_back(element.toTensor());
+  }
+  return tensors;
 }
 
 // "" when the registered schema takes the arguments the plan expects.
@@ -196,8 +240,9 @@ std::string first_line(const std::string& text) {
 
 class OpRunner {
  public:
-  OpRunner(const WorkerPlan& plan, const WorkerDevice& device, const StageCallback& stage)
-      : plan_(plan), device_(device), stage_(stage) {}
+  OpRunner(const WorkerPlan& plan, const WorkerDevice& device, const StageCallback& stage,
+           std::string work_dir)
+      : plan_(plan), device_(device), stage_(stage), work_dir_(std::move(work_dir)) {}
 
   OpsRun run(const std::vector<std::string>& op_names) {
     OpsRun run;
@@ -221,6 +266,8 @@ class OpRunner {
       result.has_kernel = false;
       return result;
     }
+    result.schema = c10::toString(handle->schema());
+    result.dispatch_keys = dispatch_keys_with_kernels(*handle);
     result.has_kernel = has_kernel_for(*handle, device_);
     if (!result.has_kernel || device_failed_) return result;
     const OpPlan* op = find_plan(base);
@@ -238,12 +285,40 @@ class OpRunner {
       return result;
     }
     result.spec = op->name;
+    std::map<std::string, ReferenceOutputs> python_outputs;
+    if (op->reference_kind != ReferenceKind::builtin) python_outputs = python_references(full_name, *op);
     for (const std::string& dtype_name : op->dtypes)
       for (const CasePlan& plan_case : op->cases) {
         if (device_failed_) return result;
-        result.checks.push_back(check_case(*handle, full_name, *op, plan_case, dtype_name));
+        auto found = python_outputs.find(case_id(dtype_name, plan_case));
+        result.checks.push_back(check_case(*handle, full_name, *op, plan_case, dtype_name,
+                                           found == python_outputs.end() ? nullptr : &found->second));
       }
     return result;
+  }
+
+  static std::string case_id(const std::string& dtype_name, const CasePlan& plan_case) {
+    return dtype_name + "-" + plan_case.size;
+  }
+
+  // Every case's expected outputs from the op's Python reference, in one
+  // run of the helper, on the very inputs check_case will give the op.
+  std::map<std::string, ReferenceOutputs> python_references(const std::string& full_name, const OpPlan& op) {
+    stage_(full_name + " (Python reference)");
+    PythonReferenceBatch batch(op, plan_.python_references, device_.device.is_cpu() ? "cpu" : "cuda",
+                               work_dir_ + "/python-reference");
+    for (const std::string& dtype_name : op.dtypes)
+      for (const CasePlan& plan_case : op.cases) {
+        auto dtype = dtype_named(dtype_name);
+        if (!dtype) continue;
+        CaseTensors tensors = make_case(op, plan_case, *dtype, device_, case_inputs_seed(op, dtype_name, plan_case));
+        batch.add(case_id(dtype_name, plan_case), plan_case.args, tensors.op_args);
+      }
+    return batch.run();
+  }
+
+  std::uint64_t case_inputs_seed(const OpPlan& op, const std::string& dtype_name, const CasePlan& plan_case) const {
+    return case_seed(plan_.seed, op.name + " " + dtype_name + " " + plan_case.shape);
   }
 
   const OpPlan* find_plan(const std::string& base) const {
@@ -253,49 +328,91 @@ class OpRunner {
   }
 
   CaseCheck check_case(const c10::OperatorHandle& handle, const std::string& full_name, const OpPlan& op,
-                       const CasePlan& plan_case, const std::string& dtype_name) {
+                       const CasePlan& plan_case, const std::string& dtype_name, const ReferenceOutputs* python) {
     CaseCheck check;
     check.dtype = dtype_name;
     check.size = plan_case.size;
     check.shape = plan_case.shape;
     auto dtype = dtype_named(dtype_name);
-    auto reference = reference::find_reference(op.reference);
-    if (!dtype || !reference) {
-      check.problem = !dtype ? "unknown dtype " + dtype_name : "no reference implementation " + op.reference;
+    reference::ReferenceFunction builtin = nullptr;
+    if (op.reference_kind == ReferenceKind::builtin) builtin = reference::find_reference(op.reference);
+    if (!dtype) {
+      check.problem = "unknown dtype " + dtype_name;
+      return check;
+    }
+    if (op.reference_kind == ReferenceKind::builtin && !builtin) {
+      check.reference_problem = "no reference implementation " + op.reference;
+      return check;
+    }
+    if (op.reference_kind != ReferenceKind::builtin && (!python || !python->problem.empty())) {
+      check.reference_problem = python ? python->problem : "the Python reference gave nothing for this case";
       return check;
     }
     Tolerance tolerance = op.tolerance.contains(dtype_name) ? op.tolerance.at(dtype_name) : Tolerance{};
     check.rtol = tolerance.rtol;
     check.atol = tolerance.atol;
     std::string what = full_name + " " + dtype_name + " " + plan_case.shape;
-    std::uint64_t seed = case_seed(plan_.seed, op.name + " " + dtype_name + " " + plan_case.shape);
+    std::uint64_t seed = case_inputs_seed(op, dtype_name, plan_case);
     CaseTensors tensors = make_case(op, plan_case, *dtype, device_, seed);
+    std::vector<at::Tensor> returned;
     try {
       device_.synchronize();
       stage_(what);
       std::vector<c10::IValue> stack = tensors.op_args;
       handle.callBoxed(stack);
       device_.synchronize();
+      returned = returned_tensors(stack);
+    } catch (const c10::Error& error) {
+      check.problem = "the op raised: " + first_line(error.what_without_backtrace());
+      if (!device_.device.is_cpu()) confirm_device(check);
+      check.unsupported = check.device_error.empty() && nothing_written(tensors);
+      return check;
     } catch (const std::exception& error) {
       check.problem = "the op raised: " + first_line(error.what());
       if (!device_.device.is_cpu()) confirm_device(check);
       return check;
     }
-    stage_(what + " (reference)");
-    reference(tensors.reference_args);
-    bool passed = true;
-    double max_abs = 0, relative = 0;
+    // What the op produced, in order: its out arguments, then what it returned.
+    std::vector<std::pair<std::string, at::Tensor>> produced;
     for (std::size_t i = 0; i < plan_case.args.size(); ++i) {
       if (!tensors.outputs[i]) continue;
       const GuardedOutput& output = *tensors.outputs[i];
       if (!output.guards_intact()) {
         check.problem = "wrote outside its output '" + plan_case.args[i].name + "' (guard bytes changed)";
         check.guard_violation = true;
-        passed = false;
       }
-      Comparison comparison = compare(output.view, tensors.reference_args[i].toTensor(), tolerance);
+      produced.emplace_back(plan_case.args[i].name, output.view);
+    }
+    std::vector<at::Tensor> expected;
+    if (builtin) {
+      stage_(what + " (reference)");
+      builtin(tensors.reference_args);
+      for (std::size_t i = 0; i < plan_case.args.size(); ++i)
+        if (tensors.outputs[i]) expected.push_back(tensors.reference_args[i].toTensor());
+    } else {
+      expected = python->outputs;
+      for (std::size_t i = 0; i < returned.size(); ++i)
+        produced.emplace_back("returned value " + std::to_string(i), returned[i]);
+    }
+    if (expected.size() != produced.size()) {
+      check.reference_problem = "the reference gives " + std::to_string(expected.size()) + " output(s), the op has " +
+                                std::to_string(produced.size()) + " (out arguments, then returned tensors)";
+      return check;
+    }
+    bool passed = !check.guard_violation;
+    double max_abs = 0, relative = 0;
+    for (std::size_t i = 0; i < produced.size(); ++i) {
+      const auto& [name, output] = produced[i];
+      if (output.sizes() != expected[i].sizes()) {
+        if (check.problem.empty())
+          check.problem = "'" + name + "' has shape " + c10::str(output.sizes()) + ", the reference's is " +
+                          c10::str(expected[i].sizes());
+        passed = false;
+        continue;
+      }
+      Comparison comparison = compare(output, expected[i].to(output.device()), tolerance);
       if (comparison.unwritten && check.problem.empty())
-        check.problem = "left elements of '" + plan_case.args[i].name + "' unwritten (NaN poison remains)";
+        check.problem = "left elements of '" + name + "' unwritten (NaN poison remains)";
       max_abs = std::max(max_abs, comparison.max_abs_error);
       relative = std::max(relative, comparison.relative_error);
       passed = passed && comparison.within_tolerance;
@@ -306,6 +423,14 @@ class OpRunner {
     if (plan_.bench.enabled && passed)
       benchmark_case(handle, full_name, op, plan_case, *dtype, dtype_name, tensors.bytes, seed);
     return check;
+  }
+
+  // After a clean refusal: every output still holds only its NaN poison and
+  // its guards are intact, so the op wrote nothing (an unsupported dtype).
+  static bool nothing_written(const CaseTensors& tensors) {
+    for (const std::optional<GuardedOutput>& output : tensors.outputs)
+      if (output && (!output->guards_intact() || !at::isnan(output->view).all().item<bool>())) return false;
+    return true;
   }
 
   // After an exception on a GPU: is the device still usable? A sticky CUDA
@@ -366,6 +491,7 @@ class OpRunner {
   const WorkerPlan& plan_;
   const WorkerDevice& device_;
   const StageCallback& stage_;
+  std::string work_dir_;  // the worker's scratch: the Python references' exchange files
   std::vector<CaseTiming> benchmarks_;
   bool device_failed_ = false;
 };
@@ -373,8 +499,8 @@ class OpRunner {
 }  // namespace
 
 OpsRun run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
-               const StageCallback& stage) {
-  return OpRunner(plan, device, stage).run(op_names);
+               const StageCallback& stage, const std::string& work_dir) {
+  return OpRunner(plan, device, stage, work_dir).run(op_names);
 }
 
 DeviceLimits measure_device_limits(const WorkerDevice& device, const BenchSettings& settings) {

@@ -21,9 +21,10 @@ struct OpsRun {
   std::vector<CaseTiming> benchmarks;
 };
 
-// `op_names`: the module's new ops in its own namespace ("ns::op").
+// `op_names`: the module's new ops in its own namespace ("ns::op");
+// `work_dir`: a writable directory for the Python references' exchange files.
 OpsRun run_ops(const std::vector<std::string>& op_names, const WorkerPlan& plan, const WorkerDevice& device,
-               const StageCallback& stage);
+               const StageCallback& stage, const std::string& work_dir);
 
 // The device's measured device-to-device copy bandwidth and matrix-multiply rate.
 DeviceLimits measure_device_limits(const WorkerDevice& device, const BenchSettings& settings);

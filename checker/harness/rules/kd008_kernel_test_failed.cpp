@@ -1,0 +1,55 @@
+#include "checker/harness/rules/harness_rule_support.h"
+#include "checker/harness/rules/harness_rule_table.h"
+
+namespace kcheck {
+namespace {
+
+class KernelTestFailed final : public Rule {
+ public:
+  const RuleInfo& info() const override { return info_; }
+
+  void check(const RuleContext& context, FindingSink& sink) const override {
+    for (const VariantFacts& variant : context.tree.variants) {
+      if (!variant.harness || !variant.harness->tests) continue;
+      const TestSuiteFact& suite = *variant.harness->tests;
+      const Place place = harness_place(variant);
+      if (!suite.cannot_start.empty()) {
+        sink.report(place, "the kernel's tests (" + suite.directory + ") did not run: " + suite.cannot_start);
+        continue;
+      }
+      for (const TestCaseFact& test : suite.cases) {
+        if (test.outcome != "failed" && test.outcome != "error") continue;
+        Place at_test = place;
+        at_test.location.symbol = test.id;
+        sink.report(at_test, "test " + test.id + (test.outcome == "error" ? " errored" : " failed") +
+                                 (test.message.empty() ? "" : ": " + test.message));
+      }
+    }
+  }
+
+ private:
+  RuleInfo info_{"KD008",
+                 "A test of the kernel's own suite failed against the variant",
+                 Severity::error,
+                 R"(`kcheck run --tests [DIR]` runs the kernel's own pytest suite (default: the
+repository's `tests/`) against each variant that loaded, inside the same
+containment as the worker, with the variant importable under the kernel's
+package name. Each failed or erroring test is a finding naming the test id
+and the assertion's message; a suite that cannot start (no pytest in the
+Python given, a collection error, no test collected) is one finding saying
+why, never a pass. Every test's outcome is in the report.
+
+Fix: reproduce with `python -m pytest TEST_ID` against the build
+(`kernels.get_local_kernel`), and fix the kernel or the test.
+)",
+                 R"ex(def test_scale():
+    assert torch.equal(ops.scale(x, 2.0), x * 3)  # wrong expectation, or a wrong kernel)ex",
+                 R"ex(def test_scale():
+    assert torch.equal(ops.scale(x, 2.0), x * 2))ex"};
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_kd008_kernel_test_failed() { return std::make_unique<KernelTestFailed>(); }
+
+}  // namespace kcheck

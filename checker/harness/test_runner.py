@@ -1,0 +1,141 @@
+"""kcheck's runner of a kernel's own tests (`kcheck run --tests`).
+
+Started by kcheck inside the worker's containment, through the Python the
+user gave (--python), never in kcheck's own process:
+
+    python -I -B -c "<this file>" RESULTS IMPORT_DIR TESTS_DIR ROOT_DIR LOCAL_KERNELS [PYTEST ARGS...]
+
+IMPORT_DIR holds the variant under the kernel's package name (a link kcheck
+made), so `import <name>` in a test imports the build under test; it is put
+first on sys.path and on PYTHONPATH for the tests' own subprocesses.
+LOCAL_KERNELS ("REPO_ID=VARIANT_PATH", or empty) is the `kernels` loader's
+override, so `kernels.get_kernel(REPO_ID)` in a test loads the variant under
+test; HF_HUB_OFFLINE=1 keeps the Hub out of it. pytest
+runs TESTS_DIR with ROOT_DIR as its root and this module's Recorder as a
+plugin, which writes RESULTS (JSON) at the end: every test's outcome and
+message, collection errors, and the ops the tests called through torch.ops
+(their qualified names, for "verified by the kernel's tests"). Exit status
+3: pytest is not importable in this Python.
+"""
+
+import json
+import os
+import sys
+import time
+
+MAX_TESTS = 100000
+MAX_MESSAGE = 500
+MAX_OPS = 10000
+SKIPPED_NAMESPACES = ("aten::", "prim::", "prims::", "_c10d_functional::", "profiler::", "inductor::")
+
+
+def short(text):
+    text = str(text or "")
+    lines = [line for line in text.splitlines() if line.strip()]
+    for line in lines:  # pytest's "E   assert ..." lines say what failed
+        if line.startswith("E "):
+            return line[1:].strip()[:MAX_MESSAGE]
+    return (lines[-1] if lines else "")[:MAX_MESSAGE]
+
+
+class Recorder:
+    def __init__(self, results_path):
+        self.results_path = results_path
+        self.tests = {}
+        self.order = []
+        self.collect_errors = []
+        self.collected = 0
+        self.ops_called = set()
+        self.started = time.time()
+        self.record_op_calls()
+
+    def record_op_calls(self):
+        """Notes each op called through torch.ops (packet or overload), by its qualified name."""
+        try:
+            import torch._ops as ops
+        except Exception:
+            return
+        recorder = self
+
+        def wrap(cls, name_of):
+            original = cls.__call__
+
+            def call(self, *args, **kwargs):
+                try:
+                    name = name_of(self)
+                    if len(recorder.ops_called) < MAX_OPS and not name.startswith(SKIPPED_NAMESPACES):
+                        recorder.ops_called.add(name)
+                except Exception:
+                    pass
+                return original(self, *args, **kwargs)
+
+            cls.__call__ = call
+
+        wrap(ops.OpOverloadPacket, lambda packet: packet._qualified_op_name)
+        wrap(ops.OpOverload, lambda overload: overload._schema.name)
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append({"id": report.nodeid or "(collection)", "message": short(report.longrepr)})
+
+    def pytest_collection_finish(self, session):
+        self.collected = len(session.items)
+
+    def pytest_runtest_logreport(self, report):
+        if report.nodeid not in self.tests:
+            if len(self.order) >= MAX_TESTS:
+                return
+            self.order.append(report.nodeid)
+            self.tests[report.nodeid] = {"id": report.nodeid, "outcome": "passed", "message": "", "seconds": 0.0}
+        entry = self.tests[report.nodeid]
+        entry["seconds"] += float(getattr(report, "duration", 0.0) or 0.0)
+        if hasattr(report, "wasxfail"):
+            entry["outcome"] = "xfailed" if report.skipped else "xpassed"
+            entry["message"] = str(report.wasxfail)[:MAX_MESSAGE]
+        elif report.failed:
+            entry["outcome"] = "failed" if report.when == "call" else "error"
+            entry["message"] = short(report.longrepr)
+        elif report.skipped and entry["outcome"] == "passed":
+            entry["outcome"] = "skipped"
+            longrepr = report.longrepr
+            entry["message"] = str(longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else "")[
+                :MAX_MESSAGE]
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.write(int(exitstatus))
+
+    def write(self, exit_status):
+        document = {
+            "exit_status": exit_status,
+            "collected": self.collected,
+            "collect_errors": self.collect_errors[:100],
+            "tests": [self.tests[nodeid] for nodeid in self.order],
+            "ops_called": sorted(self.ops_called),
+        }
+        with open(self.results_path, "w") as handle:
+            json.dump(document, handle)
+
+
+def main():
+    results, import_dir, tests_dir, root_dir, local_kernels = sys.argv[1:6]
+    extra = sys.argv[6:]
+    sys.path.insert(0, import_dir)
+    os.environ["PYTHONPATH"] = import_dir + os.pathsep + os.environ.get("PYTHONPATH", "")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    if local_kernels:
+        os.environ["LOCAL_KERNELS"] = local_kernels
+    try:
+        import pytest
+    except Exception as error:
+        print("kcheck-tests: pytest cannot be imported in %s: %s" % (sys.executable, error))
+        sys.exit(3)
+    recorder = Recorder(results)
+    args = [tests_dir, "--rootdir", root_dir, "-p", "no:cacheprovider", "-q", "-rN"] + extra
+    status = pytest.main(args, plugins=[recorder])
+    if not os.path.exists(results):
+        recorder.write(int(status))
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+#include "checker/harness/worker/python_reference.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace kcheck::worker {
+namespace {
+
+using nlohmann::json;
+
+// No std::filesystem here: libtorch.so exports a copy of some of its
+// functions that the worker's own calls bind to, and that copy crashed
+// (remove_all called a null pointer). Plain POSIX calls instead.
+std::string joined(const std::string& directory, const std::string& name) { return directory + "/" + name; }
+
+std::string file_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+
+void remove_tree(const std::string& path) { ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+constexpr std::size_t kMaxHelperResultBytes = 16 << 20;
+constexpr std::size_t kLogTailBytes = 2000;
+
+const char* dtype_name(at::ScalarType type) {
+  switch (type) {
+    case at::kDouble: return "float64";
+    case at::kFloat: return "float32";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    default: return nullptr;
+  }
+}
+
+void write_tensor(const at::Tensor& tensor, const std::string& path) {
+  at::Tensor host = tensor.detach().to(at::kCPU).contiguous();
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(static_cast<const char*>(host.data_ptr()), static_cast<std::streamsize>(host.nbytes()));
+  if (!file) throw std::runtime_error("cannot write " + path);
+}
+
+// The manifest entry of one argument: a tensor file, a scalar, or an output (left out of the call).
+json argument_entry(const ArgPlan& arg, const c10::IValue& value, const at::ScalarType reference_dtype,
+                    bool native_dtype, const std::string& file) {
+  json entry = {{"name", arg.name}};
+  if (!arg.is_tensor) {
+    if (arg.integer)
+      entry["int"] = static_cast<std::int64_t>(arg.value);
+    else
+      entry["value"] = arg.value;
+    return entry;
+  }
+  if (arg.output) {
+    entry["output"] = true;
+    entry["shape"] = arg.shape;
+    return entry;
+  }
+  at::Tensor tensor = native_dtype ? value.toTensor() : value.toTensor().to(reference_dtype);
+  entry["file"] = file_name(file);
+  entry["dtype"] = dtype_name(tensor.scalar_type());
+  entry["shape"] = tensor.sizes().vec();
+  write_tensor(tensor, file);
+  return entry;
+}
+
+std::string file_tail(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string all = text.str();
+  if (all.size() > kLogTailBytes) all = "..." + all.substr(all.size() - kLogTailBytes);
+  while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
+  return all;
+}
+
+// Starts `argv` with standard output and error into `log`; its exit status, or -1 when it could not start.
+int run_helper(const std::vector<std::string>& argv, const std::string& log, std::string& problem) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t child = -1;
+  int error = ::posix_spawn(&child, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    problem = "cannot start " + argv[0] + ": " + std::strerror(error);
+    return -1;
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    problem = "the reference helper was killed by signal " + std::to_string(WTERMSIG(status));
+    return -1;
+  }
+  return WEXITSTATUS(status);
+}
+
+// One output of the helper's result: a float64 tensor of the shape it states.
+at::Tensor read_output(const json& entry, const std::string& directory) {
+  std::vector<std::int64_t> shape = entry.at("shape").get<std::vector<std::int64_t>>();
+  std::string file = entry.at("file").get<std::string>();
+  if (file.find('/') != std::string::npos || file.empty() || file[0] == '.')
+    throw std::runtime_error("the helper named an output file outside its directory");
+  at::Tensor tensor = at::empty(shape, at::TensorOptions().dtype(at::kDouble));
+  const std::string path = joined(directory, file);
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0 || static_cast<std::size_t>(status.st_size) != tensor.nbytes())
+    throw std::runtime_error("output file " + file + " does not hold " + std::to_string(tensor.numel()) +
+                             " float64 values");
+  std::ifstream input(path, std::ios::binary);
+  input.read(static_cast<char*>(tensor.data_ptr()), static_cast<std::streamsize>(tensor.nbytes()));
+  if (!input) throw std::runtime_error("cannot read " + file);
+  return tensor;
+}
+
+std::map<std::string, ReferenceOutputs> read_results(const std::string& directory) {
+  std::map<std::string, ReferenceOutputs> results;
+  std::ifstream file(joined(directory, "result.json"), std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (text.size() > kMaxHelperResultBytes) throw std::runtime_error("the helper's result is too large");
+  json document = json::parse(text);
+  for (const json& entry : document.at("cases")) {
+    ReferenceOutputs outputs;
+    outputs.problem = entry.value("problem", "");
+    if (outputs.problem.empty())
+      for (const json& output : entry.at("outputs")) outputs.outputs.push_back(read_output(output, directory));
+    results[entry.at("id").get<std::string>()] = std::move(outputs);
+  }
+  return results;
+}
+
+}  // namespace
+
+PythonReferenceBatch::PythonReferenceBatch(const OpPlan& op, const PythonReferenceSettings& settings,
+                                           std::string device, std::string work_dir)
+    : op_(op), settings_(settings), work_dir_(std::move(work_dir)) {
+  remove_tree(work_dir_);
+  if (::mkdir(work_dir_.c_str(), 0700) != 0) problem_ = "cannot make " + work_dir_ + ": " + std::strerror(errno);
+  manifest_ = {{"kind", op.reference_kind == ReferenceKind::python ? "python" : "expression"},
+               {"reference", op.reference},
+               {"repository", settings.repository},
+               {"device", std::move(device)},
+               {"cases", json::array()}};
+}
+
+PythonReferenceBatch::~PythonReferenceBatch() { remove_tree(work_dir_); }
+
+void PythonReferenceBatch::add(const std::string& id, const std::vector<ArgPlan>& args,
+                               const std::vector<c10::IValue>& values) {
+  ids_.push_back(id);
+  if (!problem_.empty()) return;
+  const bool native = op_.reference_dtype == "native";
+  try {
+    json entry = {{"id", id}, {"args", json::array()}};
+    for (std::size_t i = 0; i < args.size(); ++i)
+      entry["args"].push_back(
+          argument_entry(args[i], values[i], at::kDouble, native, joined(work_dir_, id + "-arg" + std::to_string(i) + ".bin")));
+    manifest_["cases"].push_back(std::move(entry));
+  } catch (const std::exception& error) {
+    problem_ = std::string("the reference's inputs could not be written: ") + error.what();
+  }
+}
+
+std::map<std::string, ReferenceOutputs> PythonReferenceBatch::every_case(const std::string& problem) const {
+  std::map<std::string, ReferenceOutputs> results;
+  for (const std::string& id : ids_) results[id].problem = problem;
+  return results;
+}
+
+std::map<std::string, ReferenceOutputs> PythonReferenceBatch::run() {
+  if (settings_.python.empty()) return every_case("its reference is Python and no Python was given (--python)");
+  if (settings_.helper.empty()) return every_case("kcheck gave the worker no reference helper");
+  if (!problem_.empty()) return every_case(problem_);
+  const std::string manifest = joined(work_dir_, "manifest.json");
+  std::ofstream(manifest, std::ios::binary) << manifest_.dump();
+  std::string problem;
+  const std::string log = joined(work_dir_, "helper.log");
+  int status = run_helper({settings_.python, "-I", "-B", settings_.helper, manifest}, log, problem);
+  if (status != 0) {
+    if (problem.empty()) problem = "the reference helper failed (exit status " + std::to_string(status) + ")";
+    std::string tail = file_tail(log);
+    return every_case(problem + (tail.empty() ? "" : ": " + tail));
+  }
+  try {
+    std::map<std::string, ReferenceOutputs> results = read_results(work_dir_);
+    for (const std::string& id : ids_)
+      if (!results.contains(id)) results[id].problem = "the reference helper gave no result for this case";
+    return results;
+  } catch (const std::exception& error) {
+    return every_case(std::string("the reference helper's result is unusable: ") + error.what());
+  }
+}
+
+}  // namespace kcheck::worker
