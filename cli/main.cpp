@@ -327,9 +327,9 @@ struct DynamicArguments {
   double timeout_seconds = 0;  // 0 = 120 for run, 900 for bench
   std::uint64_t seed = 0;
   std::vector<std::string> sizes;
-  std::string python;  // "" = the active virtual environment's, else python3 on PATH; "none" = no Python
-  bool require_verified = false;    // KD007 an error
-  std::string tests;                 // --tests[=DIR]: DIR; "" = not asked for
+  std::string python;             // "" = the active virtual environment's, else python3 on PATH; "none" = no Python
+  bool require_verified = false;  // KD007 an error
+  std::string tests;              // --tests[=DIR]: DIR; "" = not asked for
   int samples = 30;
   std::string baseline;
   double regression_threshold = 10;                                                    // percent
@@ -414,8 +414,9 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
   if (dynamic.python.empty())
     harness.python = kcheck::default_python(std::getenv("VIRTUAL_ENV"), std::getenv("PATH"));
-  else if (dynamic.python != "none")
-    harness.python = dynamic.python;
+  else if (dynamic.python != "none" &&
+           (harness.python = kcheck::resolve_python(dynamic.python, std::getenv("PATH"))).empty())
+    throw std::invalid_argument("--python: no '" + dynamic.python + "' on PATH");
   if (!dynamic.tests.empty()) harness.tests = fs::path(dynamic.tests);
   policy.require_verified_ops = policy.require_verified_ops || dynamic.require_verified;
   auto progress = terminal_progress();

@@ -112,7 +112,8 @@ Report display_safe_report(const Report& report) {
   for (VariantRun& run : safe.dynamic.runs)
     for (std::string* text : {&run.variant, &run.reason}) make_safe(*text);
   for (OpVerification& op : safe.dynamic.ops) {
-    for (std::string* text : {&op.variant, &op.op, &op.schema, &op.how, &op.reference, &op.why, &op.reported_as}) make_safe(*text);
+    for (std::string* text : {&op.variant, &op.op, &op.schema, &op.how, &op.reference, &op.why, &op.reported_as})
+      make_safe(*text);
     for (std::string& key : op.dispatch_keys) make_safe(key);
     for (std::string& dtype : op.unsupported_dtypes) make_safe(dtype);
   }

@@ -116,13 +116,12 @@ void runs_ops_and_tests_from_json(const nlohmann::json& json, DynamicResults& dy
                             item.at("reason").get<std::string>(), item.at("ops_registered").get<int>(),
                             item.at("ops_verified").get<int>()});
   for (const auto& item : json.value("ops", nlohmann::json::array()))
-    dynamic.ops.push_back({item.at("variant").get<std::string>(), item.at("op").get<std::string>(),
-                           item.at("schema").get<std::string>(),
-                           item.at("dispatch_keys").get<std::vector<std::string>>(), item.at("how").get<std::string>(),
-                           item.at("verified").get<bool>(), item.at("reference").get<std::string>(),
-                           item.at("cases_run").get<int>(), item.at("cases_passed").get<int>(),
-                           item.at("unsupported_dtypes").get<std::vector<std::string>>(),
-                           item.at("why").get<std::string>(), item.value("reported_as", "")});
+    dynamic.ops.push_back(
+        {item.at("variant").get<std::string>(), item.at("op").get<std::string>(), item.at("schema").get<std::string>(),
+         item.at("dispatch_keys").get<std::vector<std::string>>(), item.at("how").get<std::string>(),
+         item.at("verified").get<bool>(), item.at("reference").get<std::string>(), item.at("cases_run").get<int>(),
+         item.at("cases_passed").get<int>(), item.at("unsupported_dtypes").get<std::vector<std::string>>(),
+         item.at("why").get<std::string>(), item.value("reported_as", "")});
   for (const auto& item : json.value("tests", nlohmann::json::array()))
     dynamic.tests.push_back({item.at("variant").get<std::string>(), item.at("test").get<std::string>(),
                              item.at("outcome").get<std::string>(), item.at("message").get<std::string>(),
@@ -235,10 +234,8 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
 
 Report::Verdict Report::verdict() const {
   if (summary.errors > 0 || (strict && summary.warnings > 0)) return Verdict::fail;
-  const bool none_ran =
-      !dynamic.runs.empty() && std::none_of(dynamic.runs.begin(), dynamic.runs.end(), [](const VariantRun& run) {
-        return run.ran;
-      });
+  const bool none_ran = !dynamic.runs.empty() && std::none_of(dynamic.runs.begin(), dynamic.runs.end(),
+                                                              [](const VariantRun& run) { return run.ran; });
   if (none_ran) return Verdict::not_run;
   if (dynamic.ops_verified() < dynamic.ops_registered()) return Verdict::unverified;
   return Verdict::pass;
@@ -246,27 +243,38 @@ Report::Verdict Report::verdict() const {
 
 int Report::gate_status() const {
   switch (verdict()) {
-    case Verdict::fail: return 1;
-    case Verdict::not_run: return 2;
-    default: return 0;
+    case Verdict::fail:
+      return 1;
+    case Verdict::not_run:
+      return 2;
+    default:
+      return 0;
   }
 }
 
 const char* verdict_name(Report::Verdict verdict) {
   switch (verdict) {
-    case Report::Verdict::fail: return "fail";
-    case Report::Verdict::not_run: return "not-run";
-    case Report::Verdict::unverified: return "unverified";
-    default: return "pass";
+    case Report::Verdict::fail:
+      return "fail";
+    case Report::Verdict::not_run:
+      return "not-run";
+    case Report::Verdict::unverified:
+      return "unverified";
+    default:
+      return "pass";
   }
 }
 
 const char* verdict_title(Report::Verdict verdict) {
   switch (verdict) {
-    case Report::Verdict::fail: return "FAIL";
-    case Report::Verdict::not_run: return "NOT RUN";
-    case Report::Verdict::unverified: return "UNVERIFIED";
-    default: return "PASS";
+    case Report::Verdict::fail:
+      return "FAIL";
+    case Report::Verdict::not_run:
+      return "NOT RUN";
+    case Report::Verdict::unverified:
+      return "UNVERIFIED";
+    default:
+      return "PASS";
   }
 }
 

@@ -101,8 +101,8 @@ struct BenchmarkResult {
 // One op a variant registered and how `kcheck run` verified it (KD007).
 struct OpVerification {
   std::string variant;
-  std::string op;      // "ns::op"
-  std::string schema;  // as registered
+  std::string op;                          // "ns::op"
+  std::string schema;                      // as registered
   std::vector<std::string> dispatch_keys;  // with a kernel: "CPU", "CUDA", ...
   // "reference" (checked against a reference), "tests" (the kernel's own
   // tests called it), "smoke" (called once on made-up inputs: not verified),
@@ -114,7 +114,7 @@ struct OpVerification {
   int cases_passed = 0;
   std::vector<std::string> unsupported_dtypes;  // refused cleanly (KD009)
   std::string why;                              // why it is not verified; "" when it is
-  std::string reported_as;  // the finding that already says why (KD003, KD004); "" = KD007 says it
+  std::string reported_as;                      // the finding that already says why (KD003, KD004); "" = KD007 says it
 };
 
 // One variant as `kcheck run` met it: run, or not and why.
@@ -141,10 +141,10 @@ struct DynamicResults {
   std::vector<DeviceLimits> devices;
   std::vector<OpCheck> op_checks;
   std::vector<BenchmarkResult> benchmarks;
-  std::string containment;  // what confined the kernel's code (ContainmentInForce::describe), "" if unknown
-  std::vector<VariantRun> runs;      // every variant with a native module
-  std::vector<OpVerification> ops;   // every op the variants that ran registered
-  std::vector<TestOutcome> tests;    // `--tests`
+  std::string containment;          // what confined the kernel's code (ContainmentInForce::describe), "" if unknown
+  std::vector<VariantRun> runs;     // every variant with a native module
+  std::vector<OpVerification> ops;  // every op the variants that ran registered
+  std::vector<TestOutcome> tests;   // `--tests`
 
   bool empty() const {
     return devices.empty() && op_checks.empty() && benchmarks.empty() && runs.empty() && ops.empty() && tests.empty();

@@ -243,7 +243,7 @@ void name_references(const OpSpecSet& specs, HarnessFacts& facts) {
 fs::path write_helper(const std::string& name, const fs::path& scratch) {
   const std::optional<std::string_view> text = find_embedded_file("checker/harness/" + name);
   if (!text) return {};
-  const fs::path path = scratch / name;
+  fs::path path = scratch / name;
   std::ofstream(path, std::ios::binary) << *text;
   return path;
 }
@@ -305,8 +305,8 @@ TestCaseFact test_case(const json& entry) {
 std::string suite_problem(const json& results, const std::string& directory) {
   const json& errors = results.contains("collect_errors") ? results["collect_errors"] : json::array();
   if (errors.is_array() && !errors.empty() && errors[0].is_object())
-    return "collecting " + truncated(errors[0].value("id", "")) + " failed: " +
-           truncated(errors[0].value("message", "")) +
+    return "collecting " + truncated(errors[0].value("id", "")) +
+           " failed: " + truncated(errors[0].value("message", "")) +
            (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : "");
   if (results.value("collected", 0) == 0) return "pytest collected no test from " + directory;
   return "";
@@ -330,8 +330,9 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
   }
   const std::string package = kernel_package_name(tree, variant);
   if (package.empty()) {
-    suite.cannot_start = "the kernel's package name is unknown (no build.toml beside build/, and the variant has "
-                         "no single compatibility package)";
+    suite.cannot_start =
+        "the kernel's package name is unknown (no build.toml beside build/, and the variant has "
+        "no single compatibility package)";
     return suite;
   }
   const PrivateScratch scratch(private_scratch);
@@ -345,10 +346,10 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
                                 : "this kcheck was built without its test runner";
     return suite;
   }
-  const ProcessEnd end = run_bounded({options.python.string(), "-I", "-B", "-c", std::string(*runner),
-                                      results_path.string(), import_dir.string(), fs::absolute(directory).string(),
-                                      fs::absolute(repository).string(), local_kernels_override(tree, variant)},
-                                     contained_limits(variant, options, options.tests_timeout, scratch.path()));
+  const ProcessEnd end = run_bounded(
+      {options.python.string(), "-I", "-B", "-c", std::string(*runner), results_path.string(), import_dir.string(),
+       fs::absolute(directory).string(), fs::absolute(repository).string(), local_kernels_override(tree, variant)},
+      contained_limits(variant, options, options.tests_timeout, scratch.path()));
   std::string read_error;
   const std::optional<std::string> text = read_bounded_file(results_path, kMaxParsedFileBytes, read_error);
   const json results = text ? json::parse(*text, nullptr, false) : json();
@@ -357,11 +358,11 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
     while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
     const auto last_line = output.rfind('\n');
     suite.cannot_start = end.timed_out ? "the tests did not finish within the time bound"
-                         : end.signal  ? "pytest was killed by " + describe_signal(end.signal)
-                                       : truncated(last_line == std::string::npos ? output
-                                                                                       : output.substr(last_line + 1));
-    if (suite.cannot_start.empty()) suite.cannot_start = "pytest wrote no results (exit status " +
-                                                         std::to_string(end.exit_code) + ")";
+                         : end.signal
+                             ? "pytest was killed by " + describe_signal(end.signal)
+                             : truncated(last_line == std::string::npos ? output : output.substr(last_line + 1));
+    if (suite.cannot_start.empty())
+      suite.cannot_start = "pytest wrote no results (exit status " + std::to_string(end.exit_code) + ")";
     return suite;
   }
   if (results.contains("tests") && results["tests"].is_array())
@@ -377,22 +378,39 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
 
 }  // namespace
 
-fs::path default_python(const char* virtual_env, const char* path) {
-  std::error_code error;
-  if (virtual_env && *virtual_env) {
-    const fs::path python = fs::path(virtual_env) / "bin" / "python";
-    if (fs::exists(python, error)) return python;
-  }
+namespace {
+
+// The first `name` on `path` that can be executed; only absolute entries,
+// never the current directory.
+fs::path find_on_path(const std::string& name, const char* path) {
   std::string_view directories = path ? path : "";
   while (!directories.empty()) {
     const std::size_t colon = directories.find(':');
     const std::string_view directory = directories.substr(0, colon);
     directories = colon == std::string_view::npos ? std::string_view() : directories.substr(colon + 1);
-    if (directory.empty() || directory.front() != '/') continue;  // only absolute entries: never the current directory
-    const fs::path python = fs::path(directory) / "python3";
-    if (::access(python.c_str(), X_OK) == 0) return python;
+    if (directory.empty() || directory.front() != '/') continue;
+    fs::path candidate = fs::path(directory) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};
+}
+
+}  // namespace
+
+fs::path default_python(const char* virtual_env, const char* path) {
+  std::error_code error;
+  if (virtual_env && *virtual_env) {
+    fs::path python = fs::path(virtual_env) / "bin" / "python";
+    if (fs::exists(python, error)) return python;
+  }
+  return find_on_path("python3", path);
+}
+
+fs::path resolve_python(const std::string& given, const char* path) {
+  if (given.find('/') == std::string::npos) return find_on_path(given, path);
+  std::error_code error;
+  const fs::path absolute = fs::absolute(given, error);
+  return error ? fs::path(given) : absolute;
 }
 
 fs::path HarnessOptions::default_worker_path() {

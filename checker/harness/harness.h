@@ -37,7 +37,7 @@ struct HarnessOptions {
   // that loaded (KD008); unset = not run. Relative to the repository.
   std::optional<std::filesystem::path> tests;
   std::chrono::milliseconds tests_timeout{1800000};  // per variant
-  std::filesystem::path baseline;    // KB002: a saved JSON report of an earlier bench
+  std::filesystem::path baseline;                    // KB002: a saved JSON report of an earlier bench
   // bench: the torch.compile modes each op's baseline is compiled in and timed
   // (compiled_baselines.h), through `python`; empty = none. One time bound
   // for all of a variant's compiles.
@@ -57,6 +57,11 @@ struct HarnessOptions {
 // python3 on `path` ($PATH); empty when there is neither. Never a path fixed
 // when kcheck was built.
 std::filesystem::path default_python(const char* virtual_env, const char* path);
+
+// --python as given, made usable from inside the sandbox (whose working
+// directory is its scratch): a path is made absolute, a bare name ("python3")
+// is looked up on `path` ($PATH); empty when not found.
+std::filesystem::path resolve_python(const std::string& given, const char* path);
 
 // The libtorch the worker was built against, as the worker itself reports it.
 struct LocalTorch {

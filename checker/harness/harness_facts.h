@@ -29,20 +29,20 @@ struct OpCheckFact {
   bool passed = false;
   std::string problem;  // raised, unwritten elements, guard bytes changed
   bool guard_violation = false;
-  std::string device_error;  // a sticky device (CUDA) error after the call
+  std::string device_error;       // a sticky device (CUDA) error after the call
   bool unsupported = false;       // refused the dtype cleanly before writing anything (KD009); `problem` says how
   std::string reference_problem;  // no expected outputs for this case: kcheck's gap, not the kernel's (KD007)
 };
 
 // One op of the module's own namespace as the worker found and ran it.
 struct OpRunFact {
-  std::string op;              // "ns::op"
-  std::string schema;          // as registered
+  std::string op;                          // "ns::op"
+  std::string schema;                      // as registered
   std::vector<std::string> dispatch_keys;  // with a kernel
-  std::string reference;       // the spec's reference, as written
-  bool has_kernel = true;      // for the variant's backend (KD004 when not)
-  std::string spec;            // the op spec used; "" = smoke call only
-  std::string schema_problem;  // the registered schema differs from the spec's
+  std::string reference;                   // the spec's reference, as written
+  bool has_kernel = true;                  // for the variant's backend (KD004 when not)
+  std::string spec;                        // the op spec used; "" = smoke call only
+  std::string schema_problem;              // the registered schema differs from the spec's
   bool smoke_called = false;
   std::string smoke_error;
   std::vector<OpCheckFact> checks;
@@ -105,8 +105,8 @@ struct TestCaseFact {
 
 // The kernel's own test suite run against one variant (KD008).
 struct TestSuiteFact {
-  std::string directory;        // the tests' folder, as reported
-  std::string cannot_start;     // the suite did not start (no pytest, a collection error): why
+  std::string directory;     // the tests' folder, as reported
+  std::string cannot_start;  // the suite did not start (no pytest, a collection error): why
   std::vector<TestCaseFact> cases;
   std::vector<std::string> ops_called;  // the variant's ops the tests called ("ns::op")
 };

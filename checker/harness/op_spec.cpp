@@ -101,8 +101,9 @@ OpArgSpec read_arg(const toml::node& node, const std::string& source) {
   OpArgSpec arg;
   arg.name = required_string(*table, "name", source);
   if (!is_reference_argument_name(arg.name))
-    fail(source, &node,
-         "argument name '" + arg.name + "' must be an identifier (letters, digits, _; no leading _; no Python keyword)");
+    fail(
+        source, &node,
+        "argument name '" + arg.name + "' must be an identifier (letters, digits, _; no leading _; no Python keyword)");
   if (const toml::node* shape = (*table)["shape"].node()) {
     arg.is_tensor = true;
     arg.shape = string_list(shape, "shape", source);
@@ -163,11 +164,10 @@ void require_repository_file(const fs::path& repository, const fs::path& spec_fi
 
 bool is_reference_argument_name(const std::string& name) {
   static const std::set<std::string> keywords = {
-      "False", "None",   "True",    "and",      "as",   "assert", "async",  "await", "break",
-      "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
-      "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield",  "torch",
-      "F",     "math"};
+      "False",    "None",   "True",  "and",  "as",     "assert",   "async",   "await", "break", "class",
+      "continue", "def",    "del",   "elif", "else",   "except",   "finally", "for",   "from",  "global",
+      "if",       "import", "in",    "is",   "lambda", "nonlocal", "not",     "or",    "pass",  "raise",
+      "return",   "try",    "while", "with", "yield",  "torch",    "F",       "math"};
   return is_identifier(name) && name[0] != '_' && !keywords.contains(name);
 }
 
@@ -181,8 +181,7 @@ worker::ReferenceKind reference_kind_of(const std::string& reference) {
     const auto colon = target.rfind(':');
     const std::string file = colon == std::string::npos ? "" : target.substr(0, colon);
     const std::string function = colon == std::string::npos ? "" : target.substr(colon + 1);
-    if (file.empty() || !is_identifier(function))
-      throw OpSpecError("'" + reference + "' is not python:FILE:FUNCTION");
+    if (file.empty() || !is_identifier(function)) throw OpSpecError("'" + reference + "' is not python:FILE:FUNCTION");
     const fs::path path(file);
     if (path.is_absolute() || std::any_of(path.begin(), path.end(), [](const fs::path& part) { return part == ".."; }))
       throw OpSpecError("'" + file + "' must be a path inside the repository (relative, without '..')");
@@ -374,9 +373,9 @@ worker::WorkerPlan worker_plan(const OpSpecSet& specs, const RunSettings& settin
   plan.bench = {settings.bench, settings.samples, settings.target_sample_seconds};
   plan.python_references = settings.python_references;
   for (const OpSpec& spec : specs.ops) {
-    worker::OpPlan op{spec.name,           spec.schema,  spec.reference, spec.reference_kind,
-                      spec.reference_dtype, spec.baseline, spec.dtypes,   {},
-                      {},                  spec.bytes};
+    worker::OpPlan op{
+        spec.name, spec.schema, spec.reference, spec.reference_kind, spec.reference_dtype, spec.baseline, spec.dtypes,
+        {},        {},          spec.bytes};
     if (spec.reference_kind == worker::ReferenceKind::python) op.reference = spec.reference.substr(7);  // FILE:FUNCTION
     for (const auto& [dtype, value] : spec.tolerance) op.tolerance[dtype] = {value.rtol, value.atol};
     for (const auto& [size_name, size] : spec.sizes) {

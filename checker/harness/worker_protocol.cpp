@@ -64,11 +64,9 @@ KCHECK_PROTOCOL_FIELDS(OpPlan,
                        (name, schema, reference, reference_kind, reference_dtype, baseline, dtypes, tolerance, cases,
                         bytes_args),
                        field("name", name);
-                       field("schema", schema); field("reference", reference);
-                       field("reference_kind", reference_kind); field("reference_dtype", reference_dtype);
-                       field("baseline", baseline);
-                       field("dtypes", dtypes); field("tolerance", tolerance); field("bytes", bytes_args);
-                       field("cases", cases))
+                       field("schema", schema); field("reference", reference); field("reference_kind", reference_kind);
+                       field("reference_dtype", reference_dtype); field("baseline", baseline); field("dtypes", dtypes);
+                       field("tolerance", tolerance); field("bytes", bytes_args); field("cases", cases))
 KCHECK_PROTOCOL_FIELDS(BenchSettings, (enabled, samples, target_sample_seconds), field("enabled", enabled);
                        field("samples", samples); field("target_sample_seconds", target_sample_seconds))
 KCHECK_PROTOCOL_FIELDS(PythonReferenceSettings, (python, helper, repository), field("python", python);
@@ -91,8 +89,9 @@ KCHECK_PROTOCOL_FIELDS(CaseCheck,
                        field("reference_problem", reference_problem))
 KCHECK_PROTOCOL_FIELDS(OpResult, (op, schema, dispatch_keys, has_kernel, spec, schema_problem, smoke, checks),
                        field("op", op);
-                       field("schema", schema); field("dispatch_keys", dispatch_keys); field("has_kernel", has_kernel); field("spec", spec); field("schema_problem", schema_problem);
-                       field("smoke", smoke); field("checks", checks))
+                       field("schema", schema); field("dispatch_keys", dispatch_keys); field("has_kernel", has_kernel);
+                       field("spec", spec); field("schema_problem", schema_problem); field("smoke", smoke);
+                       field("checks", checks))
 KCHECK_PROTOCOL_FIELDS(CaseTiming,
                        (op, dtype, size, shape, median_us, spread_us, samples, buffer_sets, bytes, eager, eager_problem,
                         eager_median_us, eager_spread_us),

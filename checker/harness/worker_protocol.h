@@ -66,7 +66,7 @@ struct OpPlan {
   std::string reference;  // builtin: its name; expression: the text; python: "FILE:FUNCTION"
   ReferenceKind reference_kind = ReferenceKind::builtin;
   std::string reference_dtype = "float64";  // python and expression: "float64" or "native" (the case's dtype)
-  std::string baseline;   // the same file's baselines; "" = none declared
+  std::string baseline;                     // the same file's baselines; "" = none declared
   std::vector<std::string> dtypes;
   std::map<std::string, Tolerance> tolerance;  // by dtype
   std::vector<CasePlan> cases;
@@ -134,7 +134,7 @@ struct CaseCheck {
 };
 
 struct OpResult {
-  std::string op;  // "ns::op"
+  std::string op;                          // "ns::op"
   std::string schema;                      // as registered
   std::vector<std::string> dispatch_keys;  // those with a kernel: "CPU", "CUDA", "CompositeImplicitAutograd", ...
   bool has_kernel = true;

@@ -271,7 +271,7 @@ data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
   const Report::Verdict verdict = report.verdict();
   data root = counts_data(report.summary);
   root.set("verdict", verdict_title(verdict));
-  root.set("verdict_class", verdict == Report::Verdict::fail                                  ? "fail"
+  root.set("verdict_class", verdict == Report::Verdict::fail                              ? "fail"
                             : verdict != Report::Verdict::pass || report.summary.warnings ? "warn"
                                                                                           : "pass");
   root.set("summary_line",

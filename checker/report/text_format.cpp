@@ -100,7 +100,8 @@ std::string test_counts(const std::vector<TestOutcome>& tests, const std::string
 // or not run and why; and the kernel's tests.
 std::string harness_summary(const DynamicResults& dynamic) {
   if (dynamic.runs.empty()) return "";
-  const auto ran = std::count_if(dynamic.runs.begin(), dynamic.runs.end(), [](const VariantRun& run) { return run.ran; });
+  const auto ran =
+      std::count_if(dynamic.runs.begin(), dynamic.runs.end(), [](const VariantRun& run) { return run.ran; });
   std::ostringstream out;
   out << "\nkcheck run: " << ran << " of " << plural(static_cast<int>(dynamic.runs.size()), "variant") << " run, "
       << plural(dynamic.ops_registered(), "op") << " registered, " << dynamic.ops_verified() << " verified\n";

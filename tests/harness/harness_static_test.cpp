@@ -57,5 +57,13 @@ TEST(DefaultPython, TheActiveVirtualEnvironmentThenPython3OnPathThenNone) {
   EXPECT_EQ(default_python("", nullptr), std::filesystem::path());
 }
 
+TEST(DefaultPython, AGivenPythonIsMadeUsableFromInsideTheSandbox) {
+  EXPECT_EQ(resolve_python("python3", "/no/such/bin:/usr/bin"), std::filesystem::path("/usr/bin/python3"));
+  EXPECT_EQ(resolve_python("no-such-python-here", "/usr/bin"), std::filesystem::path());
+  EXPECT_EQ(resolve_python(".venv/bin/python", nullptr), std::filesystem::current_path() / ".venv/bin/python")
+      << "a relative path is made absolute: the contained process runs in its scratch folder";
+  EXPECT_EQ(resolve_python("/opt/python", nullptr), std::filesystem::path("/opt/python"));
+}
+
 }  // namespace
 }  // namespace kcheck

@@ -158,9 +158,9 @@ TEST(OpSpec, AReferenceIsABuiltInNameARepositoryFunctionOrAnExpression) {
   EXPECT_EQ(reference_kind_of("python:torch-ext/relu/reference.py:relu"), worker::ReferenceKind::python);
   EXPECT_EQ(reference_kind_of("torch.relu(input)"), worker::ReferenceKind::expression);
   EXPECT_EQ(reference_kind_of("x * factor"), worker::ReferenceKind::expression);
-  for (const char* refused : {"python:/etc/passwd.py:f", "python:../outside.py:f", "python:a/../../b.py:f",
-                              "python:reference.py", "python:reference.py:not-a-name", "python:notes.txt:f",
-                              "x\n* 2", "x \u202e* 2"})
+  for (const char* refused :
+       {"python:/etc/passwd.py:f", "python:../outside.py:f", "python:a/../../b.py:f", "python:reference.py",
+        "python:reference.py:not-a-name", "python:notes.txt:f", "x\n* 2", "x \u202e* 2"})
     EXPECT_THROW(reference_kind_of(refused), OpSpecError) << refused;
   EXPECT_THROW(reference_kind_of(std::string(5000, 'x') + "+1"), OpSpecError) << "longer than 4000 characters";
 }
@@ -211,8 +211,7 @@ TEST(OpSpec, APythonReferenceFileMustBeARegularFileInsideTheRepository) {
   }
   fs::create_symlink("/etc/hostname", repository / "linked.py");
   for (const char* file : {"missing.py", "linked.py"}) {
-    std::ofstream(repository / "kcheck-ops.toml")
-        << own_spec(std::string("\"python:") + file + ":silu_and_mul\"");
+    std::ofstream(repository / "kcheck-ops.toml") << own_spec(std::string("\"python:") + file + ":silu_and_mul\"");
     try {
       op_specs_for(repository);
       ADD_FAILURE() << file << " was accepted";

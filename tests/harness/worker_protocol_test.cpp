@@ -31,9 +31,8 @@ WorkerResult full_result() {
   op.spec = "relu";
   op.schema_problem = "differs";
   op.smoke = SmokeCall{true, "raised"};
-  op.checks.push_back(
-      {"float16", "small", "7x3", 0.5, -1, 1e-3, 1e-5, true, "left elements unwritten", true, "sticky", true,
-       "the reference raised"});
+  op.checks.push_back({"float16", "small", "7x3", 0.5, -1, 1e-3, 1e-5, true, "left elements unwritten", true, "sticky",
+                       true, "the reference raised"});
   result.ops = {op};
   CaseTiming timing{"relu", "bfloat16", "large", "16384x8192", 204.5, 3.25, 30, 4, 536870912, "torch.relu(x, out=out)",
                     "",     190.0,      2.0};

@@ -349,7 +349,8 @@ TEST_F(Harness, ADtypeRefusedBeforeWritingAnythingIsKD009NotKD002) {
     ASSERT_EQ(finding.code, "KD009") << finding.message;
     EXPECT_EQ(finding.severity, Severity::note);
     for (const char* dtype : {"float16", "bfloat16", "float32"})
-      if (finding.message.find(std::string("support ") + dtype + " ") != std::string::npos) notes[dtype] = finding.message;
+      if (finding.message.find(std::string("support ") + dtype + " ") != std::string::npos)
+        notes[dtype] = finding.message;
   }
   ASSERT_EQ(notes.size(), 2u) << "one note per refused dtype, not per size";
   EXPECT_NE(notes.at("float16").find("relu_kernel only supports float32"), std::string::npos) << notes.at("float16");

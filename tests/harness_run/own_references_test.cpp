@@ -16,13 +16,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using kcheck_test::RunResult;
 using kcheck_test::shell_quoted;
+using nlohmann::json;
 
-std::string fixture(const std::string& name) {
-  return shell_quoted(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / name);
-}
+std::string fixture(const std::string& name) { return shell_quoted(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / name); }
 
 // `kcheck run` on a fixture repository, its JSON report and what it printed.
 struct KcheckRun {
@@ -33,9 +31,9 @@ struct KcheckRun {
 KcheckRun run_kcheck(const std::string& arguments) {
   const fs::path dir = kcheck_test::scratch_dir("own-references");
   KcheckRun run;
-  run.result = kcheck_test::run_kcheck_in(
-      dir, "run --select KD --seed 11 --python " + shell_quoted(KCHECK_VENV_PYTHON) + " " + arguments +
-               " --format json -o " + shell_quoted(dir / "report.json"));
+  run.result =
+      kcheck_test::run_kcheck_in(dir, "run --select KD --seed 11 --python " + shell_quoted(KCHECK_VENV_PYTHON) + " " +
+                                          arguments + " --format json -o " + shell_quoted(dir / "report.json"));
   run.report = json::parse(kcheck_test::read_text(dir / "report.json"), nullptr, false);
   return run;
 }
@@ -136,8 +134,7 @@ TEST(OwnTests, ASuiteThatCannotStartIsKD008SayingWhyNeverAPass) {
   EXPECT_EQ(codes(run.report), (std::multiset<std::string>{"KD007", "KD008"})) << run.report["findings"].dump(1);
   for (const json& finding : run.report["findings"]) {
     if (finding["code"] != "KD008") continue;
-    EXPECT_NE(finding["message"].get<std::string>().find("a_test_dependency_that_is_not_installed"),
-              std::string::npos)
+    EXPECT_NE(finding["message"].get<std::string>().find("a_test_dependency_that_is_not_installed"), std::string::npos)
         << finding["message"];
   }
 }
@@ -163,7 +160,8 @@ TEST(DynamicRun, AVariantThatCannotRunAnywhereHereIsExit2WithTheReason) {
   fs::copy_file(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / "good" / "build" / "torch211-cxx11-cpu-x86_64-linux" /
                     "_good_cpu_abc123.abi3.so",
                 tree / "_good_cpu_abc123.abi3.so", fs::copy_options::overwrite_existing);
-  const RunResult result = kcheck_test::run_kcheck_in(dir, "run --select KD --python none " + shell_quoted(dir / "repo"));
+  const RunResult result =
+      kcheck_test::run_kcheck_in(dir, "run --select KD --python none " + shell_quoted(dir / "repo"));
   EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
   EXPECT_NE(result.err.find("no variant could be run here"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("Torch 2.99"), std::string::npos) << result.err;

@@ -15,7 +15,7 @@ class WrongResult final : public Rule {
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           if (check.passed || check.guard_violation || !check.device_error.empty()) continue;  // KD003
-          if (check.unsupported || !check.reference_problem.empty()) continue;               // KD009, KD007
+          if (check.unsupported || !check.reference_problem.empty()) continue;                 // KD009, KD007
           std::string what =
               op.op + " " + check.dtype + " [" + check.shape + "] (seed " + std::to_string(facts.seed) + "): ";
           if (!check.problem.empty()) {

@@ -15,7 +15,8 @@ class OpNotVerified final : public Rule {
     for (const VariantFacts& variant : context.tree.variants) {
       if (!was_run(variant)) continue;
       for (const OpVerification& op : op_verifications(variant))
-        if (!op.verified && op.reported_as.empty()) sink.report(severity, op_place(variant, op.op), op.op + " was not verified: " + op.why);
+        if (!op.verified && op.reported_as.empty())
+          sink.report(severity, op_place(variant, op.op), op.op + " was not verified: " + op.why);
     }
   }
 

@@ -240,8 +240,7 @@ std::string first_line(const std::string& text) {
 
 class OpRunner {
  public:
-  OpRunner(const WorkerPlan& plan, const WorkerDevice& device, const StageCallback& stage,
-           std::string work_dir)
+  OpRunner(const WorkerPlan& plan, const WorkerDevice& device, const StageCallback& stage, std::string work_dir)
       : plan_(plan), device_(device), stage_(stage), work_dir_(std::move(work_dir)) {}
 
   OpsRun run(const std::vector<std::string>& op_names) {

@@ -40,11 +40,16 @@ constexpr std::size_t kLogTailBytes = 2000;
 
 const char* dtype_name(at::ScalarType type) {
   switch (type) {
-    case at::kDouble: return "float64";
-    case at::kFloat: return "float32";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    default: return nullptr;
+    case at::kDouble:
+      return "float64";
+    case at::kFloat:
+      return "float32";
+    case at::kHalf:
+      return "float16";
+    case at::kBFloat16:
+      return "bfloat16";
+    default:
+      return nullptr;
   }
 }
 
@@ -97,6 +102,7 @@ int run_helper(const std::vector<std::string>& argv, const std::string& log, std
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t child = -1;
@@ -174,8 +180,8 @@ void PythonReferenceBatch::add(const std::string& id, const std::vector<ArgPlan>
   try {
     json entry = {{"id", id}, {"args", json::array()}};
     for (std::size_t i = 0; i < args.size(); ++i)
-      entry["args"].push_back(
-          argument_entry(args[i], values[i], at::kDouble, native, joined(work_dir_, id + "-arg" + std::to_string(i) + ".bin")));
+      entry["args"].push_back(argument_entry(args[i], values[i], at::kDouble, native,
+                                             joined(work_dir_, id + "-arg" + std::to_string(i) + ".bin")));
     manifest_["cases"].push_back(std::move(entry));
   } catch (const std::exception& error) {
     problem_ = std::string("the reference's inputs could not be written: ") + error.what();
