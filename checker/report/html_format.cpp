@@ -150,6 +150,46 @@ std::string section_status(const SeverityCounts& counts, bool strict) {
   return "pass";
 }
 
+// `kcheck run`'s account of the variant: run or not, each op and how it was
+// verified, each test of the kernel's own suite.
+void set_verification_data(data& item, const VariantSection& section) {
+  item.set("has_run", section.run != nullptr);
+  if (section.run) {
+    item.set("run_line", section.run->ran ? plural(section.run->ops_registered, "op") + " registered, " +
+                                                std::to_string(section.run->ops_verified) + " verified"
+                                          : "not run: " + section.run->reason);
+    item.set("run_ok", section.run->ran && section.run->ops_verified == section.run->ops_registered);
+  }
+  data ops{data::type::list};
+  for (const OpVerification* op : section.ops) {
+    data row;
+    row.set("op", op->op);
+    row.set("how", op->how);
+    row.set("verified", op->verified);
+    row.set("cases", op->how == "reference"
+                         ? std::to_string(op->cases_passed) + " of " + std::to_string(op->cases_run) + " passed"
+                         : std::string());
+    std::string refused;
+    for (const std::string& dtype : op->unsupported_dtypes) refused += (refused.empty() ? "" : ", ") + dtype;
+    row.set("refused", refused);
+    row.set("why", op->why);
+    ops.push_back(row);
+  }
+  item.set("has_ops", !section.ops.empty());
+  item.set("ops", ops);
+  data tests{data::type::list};
+  for (const TestOutcome* test : section.tests) {
+    data row;
+    row.set("test", test->test);
+    row.set("outcome", test->outcome);
+    row.set("failed", test->outcome == "failed" || test->outcome == "error");
+    row.set("message", test->message);
+    tests.push_back(row);
+  }
+  item.set("has_tests", !section.tests.empty());
+  item.set("tests", tests);
+}
+
 data dynamic_data(const VariantSection& section) {
   data item;
   if (section.device) {
@@ -174,6 +214,7 @@ data dynamic_data(const VariantSection& section) {
   }
   item.set("has_op_checks", !section.op_checks.empty());
   item.set("op_checks", checks);
+  set_verification_data(item, section);
   data benchmarks{data::type::list};
   for (const OpBenchmarks& group : benchmarks_by_op(section.benchmarks)) {
     data rows{data::type::list};
@@ -226,7 +267,7 @@ data section_data(const VariantSection& section, const std::vector<VariantSectio
                               plural(counts.notes, "note") + " · " + std::to_string(counts.suppressed) + " suppressed");
   std::string status = section_status(counts, report.strict);
   item.set("status", status);
-  const bool dynamic = !section.op_checks.empty() || !section.benchmarks.empty() || section.device;
+  const bool dynamic = !section.op_checks.empty() || !section.benchmarks.empty() || section.device || section.run;
   item.set("open", status != "pass" || dynamic);  // a section with something to read starts unfolded
   const ListedFindings listed = listed_findings(section);
   data findings{data::type::list};

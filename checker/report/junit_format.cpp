@@ -1,5 +1,6 @@
 #include "checker/report/junit_format.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -116,6 +117,48 @@ int failing_cases(const Suite& suite, bool strict) {
   return failures;
 }
 
+// The kernel's own tests (`kcheck run --tests`), one suite per variant.
+struct KernelTestSuite {
+  std::string variant;
+  std::vector<const TestOutcome*> tests;
+  int failures() const {
+    return static_cast<int>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome* test) {
+      return test->outcome == "failed" || test->outcome == "error";
+    }));
+  }
+  int skipped() const {
+    return static_cast<int>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome* test) {
+      return test->outcome == "skipped" || test->outcome == "xfailed";
+    }));
+  }
+};
+
+std::vector<KernelTestSuite> kernel_test_suites(const DynamicResults& dynamic) {
+  std::vector<KernelTestSuite> suites;
+  for (const TestOutcome& test : dynamic.tests) {
+    if (suites.empty() || suites.back().variant != test.variant) suites.push_back({test.variant, {}});
+    suites.back().tests.push_back(&test);
+  }
+  return suites;
+}
+
+void write_kernel_tests(std::ostream& out, const KernelTestSuite& suite) {
+  const std::string name = suite.variant + " (the kernel's own tests)";
+  out << "  <testsuite name=\"" << xml_escape(name) << "\" tests=\"" << suite.tests.size() << "\" failures=\""
+      << suite.failures() << "\" errors=\"0\" skipped=\"" << suite.skipped() << "\">\n";
+  for (const TestOutcome* test : suite.tests) {
+    out << "    <testcase name=\"" << xml_escape(test->test) << "\" classname=\"" << xml_escape(name) << "\" time=\""
+        << test->seconds << "\"";
+    if (test->outcome == "failed" || test->outcome == "error")
+      out << ">\n      <failure type=\"KD008\" message=\"" << xml_escape(test->message) << "\"/>\n    </testcase>\n";
+    else if (test->outcome == "skipped" || test->outcome == "xfailed")
+      out << ">\n      <skipped message=\"" << xml_escape(test->message) << "\"/>\n    </testcase>\n";
+    else
+      out << "/>\n";
+  }
+  out << "  </testsuite>\n";
+}
+
 }  // namespace
 
 std::string render_junit(const Report& report) {
@@ -164,6 +207,12 @@ std::string render_junit(const Report& report) {
     total_failures += failing_cases(suite, report.strict);
     total_skipped += skipped(suite);
   }
+  const std::vector<KernelTestSuite> kernel_tests = kernel_test_suites(report.dynamic);
+  for (const KernelTestSuite& suite : kernel_tests) {
+    total_cases += static_cast<int>(suite.tests.size());
+    total_failures += suite.failures();
+    total_skipped += suite.skipped();
+  }
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"kcheck\" tests=\"" << total_cases << "\" failures=\"" << total_failures
@@ -180,6 +229,7 @@ std::string render_junit(const Report& report) {
       write_case(out, suite.name, family, findings, report.strict, ran.contains(family));
     out << "  </testsuite>\n";
   }
+  for (const KernelTestSuite& suite : kernel_tests) write_kernel_tests(out, suite);
   out << "</testsuites>\n";
   return out.str();
 }

@@ -91,9 +91,58 @@ data op_check_data(const OpCheck& check) {
   return item;
 }
 
+// What `kcheck run` did with each variant, op and test of the kernel's own suite.
+void set_verification_data(data& root, const DynamicResults& dynamic) {
+  data runs{data::type::list};
+  for (const VariantRun& run : dynamic.runs) {
+    data item;
+    item.set("variant", run.variant);
+    item.set("ran", run.ran);
+    item.set("reason", run.reason);
+    item.set("ops_registered", std::to_string(run.ops_registered));
+    item.set("ops_verified", std::to_string(run.ops_verified));
+    runs.push_back(item);
+  }
+  data ops{data::type::list};
+  for (const OpVerification& op : dynamic.ops) {
+    data item;
+    item.set("variant", op.variant);
+    item.set("op", op.op);
+    item.set("how", op.how);
+    item.set("verified", op.verified);
+    item.set("cases", op.how == "reference" ? std::to_string(op.cases_passed) + " of " + std::to_string(op.cases_run)
+                                            : std::string("-"));
+    std::string refused;
+    for (const std::string& dtype : op.unsupported_dtypes) refused += (refused.empty() ? "" : ", ") + dtype;
+    item.set("refused", refused.empty() ? std::string("-") : refused);
+    item.set("why",
+             op.why.empty() ? std::string("-") : op.why + (op.reported_as.empty() ? "" : " (" + op.reported_as + ")"));
+    ops.push_back(item);
+  }
+  data tests{data::type::list};
+  for (const TestOutcome& test : dynamic.tests) {
+    data item;
+    item.set("variant", test.variant);
+    item.set("test", test.test);
+    item.set("outcome", test.outcome);
+    item.set("failed", test.outcome == "failed" || test.outcome == "error");
+    item.set("message", test.message);
+    tests.push_back(item);
+  }
+  root.set("has_runs", !runs.is_empty_list());
+  root.set("runs", runs);
+  root.set("ops_summary", plural(dynamic.ops_registered(), "op") + " registered, " +
+                              std::to_string(dynamic.ops_verified()) + " verified");
+  root.set("has_ops", !ops.is_empty_list());
+  root.set("ops", ops);
+  root.set("has_tests", !tests.is_empty_list());
+  root.set("tests", tests);
+}
+
 // Devices, op checks and benchmark results (`kcheck bench`), when present.
 void set_dynamic_data(data& root, const DynamicResults& dynamic) {
   if (dynamic.empty()) return;
+  set_verification_data(root, dynamic);
   data devices{data::type::list};
   for (const DeviceLimits& device : dynamic.devices) devices.push_back(device_data(device));
   data checks{data::type::list};
@@ -129,6 +178,7 @@ data report_data(const Report& report) {
   bool passes = report.verdict() == Report::Verdict::pass;
   data root;
   root.set("verdict", verdict_title(report.verdict()));
+  root.set("verdict_icon", passes ? "✅" : report.verdict() == Report::Verdict::fail ? "❌" : "⚠️");
   root.set("passes", passes);
   root.set("variant_count", plural(static_cast<int>(report.variants.size()), "variant"));
   root.set("errors", plural(counts.errors, "error"));

@@ -127,6 +127,9 @@ std::vector<VariantSection> variant_sections(const Report& report) {
     section_for(sections, check.variant).op_checks.push_back(&check);
   for (const BenchmarkResult& result : report.dynamic.benchmarks)
     section_for(sections, result.variant).benchmarks.push_back(&result);
+  for (const VariantRun& run : report.dynamic.runs) section_for(sections, run.variant).run = &run;
+  for (const OpVerification& op : report.dynamic.ops) section_for(sections, op.variant).ops.push_back(&op);
+  for (const TestOutcome& test : report.dynamic.tests) section_for(sections, test.variant).tests.push_back(&test);
   for (const DeviceLimits& device : report.dynamic.devices) {
     VariantSection& section = section_for(sections, device.variant);
     if (!section.device) section.device = &device;

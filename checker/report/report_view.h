@@ -23,6 +23,9 @@ struct VariantSection {
   std::vector<const OpCheck*> op_checks;
   std::vector<const BenchmarkResult*> benchmarks;
   const DeviceLimits* device = nullptr;  // what the variant's worker measured, if anything
+  const VariantRun* run = nullptr;       // `kcheck run`: run or not, and why
+  std::vector<const OpVerification*> ops;
+  std::vector<const TestOutcome*> tests;
   // A section of findings that several variants repeat identically: the
   // variants, and the findings once each, their paths with the variant's
   // directory written `*` (build/*/_relu.abi3.so). Empty for one variant's section.

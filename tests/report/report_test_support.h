@@ -96,6 +96,68 @@ inline Report sample_report() {
 // silu_and_mul bfloat16 both modes timed (max-autotune faster), float32 one
 // mode out of time; gelu_and_mul bfloat16 not tried (no Python), float32
 // faster than the kernel and bound by Python's call overhead.
+// A `kcheck run` report (issue #27): one variant run with an op verified
+// against a reference, one only smoke-called (KD007), the kernel's own
+// tests with one failure (KD008), and one variant not run.
+inline Report sample_run_report() {
+  Report report;
+  report.tool_version = "0.1.0";
+  report.policy_name = "hub";
+  report.input = "scale";
+  report.audited_root = "/tmp/scale/build";
+  report.scope = "tree";
+  report.rules_run = {"KD007", "KD008"};
+  const std::string cpu = "torch211-cxx11-cpu-x86_64-linux";
+  const std::string cuda = "torch211-cxx11-cu130-x86_64-linux";
+  report.variants = {{cpu, cpu, "cpu", {}}, {cuda, cuda, "cuda", {}}};
+  report.findings = {
+      {"KD007",
+       Severity::warning,
+       "_scale_abc::shift was not verified: no reference",
+       cpu,
+       cpu + "/_scale.abi3.so",
+       {.symbol = "_scale_abc::shift"}},
+      {"KD008",
+       Severity::error,
+       "test tests/test_scale.py::test_big failed: assert 2 == 3",
+       cpu,
+       cpu + "/_scale.abi3.so",
+       {.symbol = "tests/test_scale.py::test_big"}},
+  };
+  report.dynamic.seed = 7;
+  report.dynamic.runs = {{cpu, true, "", 2, 1}, {cuda, false, "not run here: needs the cuda backend", 0, 0}};
+  report.dynamic.ops = {
+      {cpu,
+       "_scale_abc::scale",
+       "_scale_abc::scale(Tensor x, float f) -> Tensor",
+       {"CPU"},
+       "reference",
+       true,
+       "x * f",
+       4,
+       4,
+       {"float16"},
+       "",
+       ""},
+      {cpu,
+       "_scale_abc::shift",
+       "_scale_abc::shift(Tensor x) -> Tensor",
+       {"CPU"},
+       "smoke",
+       false,
+       "",
+       0,
+       0,
+       {},
+       "no reference",
+       ""},
+  };
+  report.dynamic.tests = {{cpu, "tests/test_scale.py::test_small", "passed", "", 0.5},
+                          {cpu, "tests/test_scale.py::test_big", "failed", "assert 2 == 3", 0.25},
+                          {cpu, "tests/test_scale.py::test_gpu", "skipped", "needs a GPU", 0}};
+  return report;
+}
+
 inline Report sample_bench_report() {
   Report report;
   report.tool_version = "0.1.0";
