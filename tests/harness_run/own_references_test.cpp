@@ -139,6 +139,24 @@ TEST(OwnTests, ASuiteThatCannotStartIsKD008SayingWhyNeverAPass) {
   }
 }
 
+TEST(OwnTests, ManyTestsFailingAlikeAreOneFindingWithTheirCount) {
+  const KcheckRun run = run_kcheck("--tests=alike_tests " + fixture("own_tests"));
+  ASSERT_TRUE(run.report.is_object()) << run.result.err;
+  std::vector<std::string> messages;
+  for (const json& finding : run.report["findings"])
+    if (finding["code"] == "KD008") messages.push_back(finding["message"]);
+  ASSERT_EQ(messages.size(), 2u) << run.report["findings"].dump(1);
+  EXPECT_NE(messages[0].find("5 tests failed alike, the first alike_tests/test_alike.py::test_needs_a_device[1]: "
+                             "RuntimeError: Found no accelerator on this machine"),
+            std::string::npos)
+      << messages[0];
+  EXPECT_NE(messages[1].find("test alike_tests/test_alike.py::test_its_own_failure failed: AssertionError: a "
+                             "different message"),
+            std::string::npos)
+      << messages[1];
+  EXPECT_EQ(run.report["dynamic"]["tests"].size(), 6u) << "every test stays in the report";
+}
+
 TEST(OwnTests, NoPythonMeansTheSuiteDidNotRunAndSaysSo) {
   const fs::path dir = kcheck_test::scratch_dir("own-references");
   const RunResult result =
