@@ -3,6 +3,8 @@
 
     bench/harness_corpus.py KCHECK PYTHON REPOSITORY... [--timeout SECONDS] [--json-dir DIR]
 
+--timeout bounds each variant's worker and, separately, its tests.
+
 Each REPOSITORY is a kernel source tree (build.toml, tests/) whose build/
 holds the variants to run (built by `kcheck build`). For each, runs
 `kcheck run REPOSITORY --python PYTHON --tests --format json` and prints one
@@ -25,7 +27,7 @@ from pathlib import Path
 
 def run_one(kcheck, python, repository, timeout, json_dir):
     command = [kcheck, "run", str(repository), "--python", python, "--tests", "--timeout", str(timeout),
-               "--format", "json"]
+               "--tests-timeout", str(timeout), "--format", "json"]
     done = subprocess.run(command, capture_output=True, text=True)
     if json_dir:
         (Path(json_dir) / f"run-{repository.name}.json").write_text(done.stdout)

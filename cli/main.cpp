@@ -330,6 +330,7 @@ struct DynamicArguments {
   std::string python;             // "" = the active virtual environment's, else python3 on PATH; "none" = no Python
   bool require_verified = false;  // KD007 an error
   std::string tests;              // --tests[=DIR]: DIR; "" = not asked for
+  double tests_timeout_seconds = 1800;
   int samples = 30;
   std::string baseline;
   double regression_threshold = 10;                                                    // percent
@@ -356,6 +357,8 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
   command.add_flag("--tests{tests}", arguments.tests,
                    "run the kernel's own pytest suite against each variant (KD008): --tests for the repository's "
                    "tests/, --tests=DIR for another folder");
+  command.add_option("--tests-timeout", arguments.tests_timeout_seconds, "seconds for one variant's tests")
+      ->capture_default_str();
   command
       .add_option("--worker-file-size", arguments.worker_file_size,
                   "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M)")
@@ -418,6 +421,8 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
            (harness.python = kcheck::resolve_python(dynamic.python, std::getenv("PATH"))).empty())
     throw std::invalid_argument("--python: no '" + dynamic.python + "' on PATH");
   if (!dynamic.tests.empty()) harness.tests = fs::path(dynamic.tests);
+  if (!(dynamic.tests_timeout_seconds > 0)) throw std::invalid_argument("--tests-timeout must be above 0");
+  harness.tests_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.tests_timeout_seconds * 1000));
   policy.require_verified_ops = policy.require_verified_ops || dynamic.require_verified;
   auto progress = terminal_progress();
   options.progress = progress.get();

@@ -22,6 +22,13 @@
 # only these carried kernels (the compile baselines of all four kernels take
 # longer than one device call allows).
 #
+# KCHECK_HARNESS_REPOS="DIR ..." carries real kernel repositories whose build/
+# already holds CUDA variants (built by `kcheck build`): their build.toml,
+# tests/ and build/ go to .gpu-carry/kc-<name>, never committed, with the
+# wheels their tests need (pytest, kernels, einops) in .gpu-carry/wheels.
+# `harness` then runs bench/harness_corpus.py over them on the GPU machine:
+# `kcheck run --tests` on each (issue #27's table in bench/RESULTS.md).
+#
 # `run` uses the GPU machine's own Torch (same 2.11.0+cu130) for
 # kcheck_worker's libtorch and for the Python import check:
 #   1. kcheck run   : load, dispatcher audit, every op vs reference/ops in
@@ -85,6 +92,18 @@ case "${1:-}" in
         [[ $status -le 1 ]] && ls "$carry/$name/build"/*/*.abi3.so || exit 1
       done
     fi
+    for source in ${KCHECK_HARNESS_REPOS:-}; do
+      name=kc-$(basename "$source")
+      rm -rf "${carry:?}/$name"
+      mkdir -p "$carry/$name"
+      cp "$source/build.toml" "$carry/$name/"
+      [[ -d $source/tests ]] && cp -r "$source/tests" "$carry/$name/"
+      cp -r "$source/build" "$carry/$name/"
+    done
+    if [[ -n ${KCHECK_HARNESS_REPOS:-} ]]; then
+      .venv/bin/python -m pip download -q --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
+        --platform manylinux_2_28_x86_64 -d "$carry/wheels" pytest==9.2.0 kernels==0.17.2 einops
+    fi
     mkdir -p "$carry/bin" "$carry/lib"
     cp "$build_dir/kcheck" "$build_dir/kcheck_worker" "$carry/bin/"
     strip --strip-debug "$carry/bin/kcheck" "$carry/bin/kcheck_worker"  # the carry is limited to 64 MiB
@@ -92,6 +111,15 @@ case "${1:-}" in
       cp -L "/usr/lib/x86_64-linux-gnu/$library" "$carry/lib/"
     done
     du -sh "$carry"
+    ;;
+  harness)
+    # The kernels' own tests need pytest, kernels and einops beside the GPU machine's Torch.
+    device_environment
+    "$python" -m venv --system-site-packages "$carry/test-venv"
+    "$carry/test-venv/bin/python" -m pip install -q --no-index --find-links "$carry/wheels" pytest kernels einops
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    python3 bench/harness_corpus.py "$carry/bin/kcheck" "$PWD/$carry/test-venv/bin/python" "$carry"/kc-*/ \
+      --timeout "${KCHECK_HARNESS_TIMEOUT:-240}" --json-dir "$out" | tee "$out/harness-corpus.md"
     ;;
   run)
     device_environment
