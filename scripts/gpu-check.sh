@@ -115,7 +115,12 @@ case "${1:-}" in
   harness)
     # The kernels' own tests need pytest, kernels and einops beside the GPU machine's Torch.
     device_environment
-    "$python" -m venv --system-site-packages "$carry/test-venv"
+    # A venv of its own that sees the machine's Torch through a .pth file
+    # (read even under `python -I`, unlike PYTHONPATH); --system-site-packages
+    # would see the base interpreter's packages, not /opt/torch/.venv's.
+    "$python" -m venv "$carry/test-venv"
+    purelib='import sysconfig; print(sysconfig.get_paths()["purelib"])'
+    "$python" -c "$purelib" >"$("$carry/test-venv/bin/python" -c "$purelib")/machine-torch.pth"
     "$carry/test-venv/bin/python" -m pip install -q --no-index --find-links "$carry/wheels" pytest kernels einops
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     python3 bench/harness_corpus.py "$carry/bin/kcheck" "$PWD/$carry/test-venv/bin/python" "$carry"/kc-*/ \
