@@ -125,6 +125,15 @@ case "${1:-}" in
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     python3 bench/harness_corpus.py "$carry/bin/kcheck" "$PWD/$carry/test-venv/bin/python" "$carry"/kc-*/ \
       --timeout "${KCHECK_HARNESS_TIMEOUT:-240}" --json-dir "$out" | tee "$out/harness-corpus.md"
+    # KCHECK_HARNESS_BENCH="kc-NAME ...": `kcheck bench` of those at the large
+    # size against their baselines (eager; torch.compile modes from
+    # KCHECK_HARNESS_COMPILE, default none), Markdown and JSON into $out.
+    for name in ${KCHECK_HARNESS_BENCH:-}; do
+      "$carry/bin/kcheck" bench "$carry/$name" --python "$PWD/$carry/test-venv/bin/python" --sizes large --seed 20261127 \
+        --compile "${KCHECK_HARNESS_COMPILE:-none}" --format json -o "$out/bench-$name.json" || true
+      "$carry/bin/kcheck" report "$out/bench-$name.json" --format markdown -o "$out/bench-$name.md" || true
+      sed -n '/^### Benchmarks/,$p' "$out/bench-$name.md" | grep -E '^\| (float|bfloat)|^#### |^Device' || true
+    done
     ;;
   run)
     device_environment
