@@ -14,7 +14,10 @@ values, bit-identical) and its scalars. Two kinds of reference:
   Python source: it is parsed with ast and evaluated by the small evaluator
   below, which knows names (the arguments, `torch`, `F`, `math`), constants,
   arithmetic, comparisons, subscripts, tuples and lists, calls, and public
-  attributes (no name or attribute with a leading underscore).
+  attributes (no name or attribute with a leading underscore). From a module
+  it reaches only functions and values, and the few math submodules in
+  MODULES (never `torch.os`, `torch.ops`, `torch.hub`, `torch.load`, ...);
+  a string has no attributes (no str.format reaching into objects).
 - "python": "FILE:FUNCTION", a function of the kernel repository, imported
   from FILE (relative to the repository, inside it) and called with the
   inputs as keyword arguments. That is the author's code, run here because
@@ -33,11 +36,20 @@ import math
 import operator
 import os
 import sys
+import types
 
 import torch
 import torch.nn.functional as F
 
 MAX_EXPRESSION = 4000
+# The modules an expression may reach through attributes, and the members of
+# anything it may never touch (loading or writing files or code, the op
+# registry, leaving Torch for NumPy or raw memory).
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft", "math")
+REFUSED_MEMBERS = {"load", "save", "load_library", "ops", "hub", "classes", "library", "compile", "jit",
+                   "from_file", "set_default_device", "manual_seed", "seed", "use_deterministic_algorithms",
+                   "numpy", "tofile", "storage", "untyped_storage", "data_ptr", "register_hook", "share_memory_",
+                   "apply_", "map_", "pin_memory"}
 
 _BINARY = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -83,7 +95,17 @@ class Evaluator:
     def eval_Attribute(self, node):
         if node.attr.startswith("_"):
             raise ExpressionError("attribute '%s' is not allowed" % node.attr)
-        return getattr(self.run(node.value), node.attr)
+        owner = self.run(node.value)
+        if node.attr in REFUSED_MEMBERS:
+            raise ExpressionError("'.%s' is not allowed in a reference expression" % node.attr)
+        if isinstance(owner, str):
+            raise ExpressionError("a string has no attributes in a reference expression")
+        if isinstance(owner, types.ModuleType):
+            value = getattr(owner, node.attr)
+            if isinstance(value, types.ModuleType) and value.__name__ not in MODULES:
+                raise ExpressionError("module %s is not allowed (only %s)" % (value.__name__, ", ".join(MODULES)))
+            return value
+        return getattr(owner, node.attr)
 
     def eval_Call(self, node):
         function = self.run(node.func)

@@ -50,6 +50,13 @@ foreach(source IN LISTS harness_fixture_sources)
   add_dependencies(${target} ${fixture})
 endforeach()
 
+# The evaluator of the repositories' reference expressions (issue #27):
+# references evaluate, every escape tried is refused.
+add_test(NAME harness_reference_expression_evaluator
+         COMMAND ${KCHECK_VENV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/reference_evaluator_test.py
+                 ${CMAKE_SOURCE_DIR}/checker/harness/reference_runner.py)
+set_tests_properties(harness_reference_expression_evaluator PROPERTIES LABELS harness)
+
 # The reference kernels' CPU variants (built by reference_build_<kernel>_hub)
 # load in the worker and every op passes its check against reference/ops in
 # each dtype, with no finding at all (KD005 would mean "not run") and kcheck
