@@ -128,12 +128,18 @@ at::Tensor read_output(const json& entry, const std::string& directory) {
   std::string file = entry.at("file").get<std::string>();
   if (file.find('/') != std::string::npos || file.empty() || file[0] == '.')
     throw std::runtime_error("the helper named an output file outside its directory");
-  at::Tensor tensor = at::empty(shape, at::TensorOptions().dtype(at::kDouble));
+  // The shape is checked against the file before anything is allocated for it.
+  std::uint64_t numel = 1;
+  for (const std::int64_t extent : shape) {
+    if (extent < 0 || (extent > 0 && numel > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(extent)))
+      throw std::runtime_error("output " + file + " has an impossible shape");
+    numel *= static_cast<std::uint64_t>(extent);
+  }
   const std::string path = joined(directory, file);
   struct stat status {};
-  if (::stat(path.c_str(), &status) != 0 || static_cast<std::size_t>(status.st_size) != tensor.nbytes())
-    throw std::runtime_error("output file " + file + " does not hold " + std::to_string(tensor.numel()) +
-                             " float64 values");
+  if (::stat(path.c_str(), &status) != 0 || static_cast<std::uint64_t>(status.st_size) != numel * sizeof(double))
+    throw std::runtime_error("output file " + file + " does not hold " + std::to_string(numel) + " float64 values");
+  at::Tensor tensor = at::empty(shape, at::TensorOptions().dtype(at::kDouble));
   std::ifstream input(path, std::ios::binary);
   input.read(static_cast<char*>(tensor.data_ptr()), static_cast<std::streamsize>(tensor.nbytes()));
   if (!input) throw std::runtime_error("cannot read " + file);
