@@ -237,6 +237,8 @@ Report::Verdict Report::verdict() const {
   const bool none_ran = !dynamic.runs.empty() && std::none_of(dynamic.runs.begin(), dynamic.runs.end(),
                                                               [](const VariantRun& run) { return run.ran; });
   if (none_ran) return Verdict::not_run;
+  // A run in which the variants registered no op at all verified nothing either.
+  if (!dynamic.runs.empty() && dynamic.ops_registered() == 0) return Verdict::unverified;
   if (dynamic.ops_verified() < dynamic.ops_registered()) return Verdict::unverified;
   return Verdict::pass;
 }

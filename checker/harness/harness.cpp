@@ -365,13 +365,21 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
       suite.cannot_start = "pytest wrote no results (exit status " + std::to_string(end.exit_code) + ")";
     return suite;
   }
-  if (results.contains("tests") && results["tests"].is_array())
-    for (const json& entry : results["tests"])
-      if (entry.is_object()) suite.cases.push_back(test_case(entry));
-  if (results.contains("ops_called") && results["ops_called"].is_array())
-    for (const json& name : results["ops_called"])
-      if (name.is_string()) suite.ops_called.push_back(name.get<std::string>());
-  if (suite.cases.empty()) suite.cannot_start = suite_problem(results, suite.directory);
+  // Written by a process that ran the kernel's tests: a member of the wrong
+  // type makes the whole file unusable, never kcheck's failure.
+  try {
+    if (results.contains("tests") && results["tests"].is_array())
+      for (const json& entry : results["tests"])
+        if (entry.is_object()) suite.cases.push_back(test_case(entry));
+    if (results.contains("ops_called") && results["ops_called"].is_array())
+      for (const json& name : results["ops_called"])
+        if (name.is_string()) suite.ops_called.push_back(name.get<std::string>());
+    if (suite.cases.empty()) suite.cannot_start = suite_problem(results, suite.directory);
+  } catch (const json::exception& broken) {
+    suite.cases.clear();
+    suite.ops_called.clear();
+    suite.cannot_start = std::string("the test results are unusable: ") + broken.what();
+  }
   if (end.timed_out) suite.cannot_start = "the tests did not finish within the time bound";
   return suite;
 }

@@ -74,6 +74,8 @@ std::map<std::string, OpTolerance> read_tolerance(const toml::node* node, const 
   return tolerance;
 }
 
+bool is_identifier(std::string_view text);  // below, with the reference forms
+
 std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> read_sizes(const toml::node* node,
                                                                                     const std::string& source) {
   std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> sizes;
@@ -81,6 +83,8 @@ std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> read_si
   const toml::table* table = node->as_table();
   if (!table) fail(source, node, "'sizes' must be a table of named sizes");
   for (const auto& [name, entry] : *table) {
+    if (!is_identifier(name.str()))
+      fail(source, &entry, "size name '" + std::string(name.str()) + "' must be an identifier (letters, digits, _)");
     const toml::table* values = entry.as_table();
     if (!values) fail(source, &entry, "size '" + std::string(name.str()) + "' must be a table like {n = 7, d = 129}");
     std::map<std::string, std::int64_t> size;

@@ -17,7 +17,11 @@ values, bit-identical) and its scalars. Two kinds of reference:
   attributes (no name or attribute with a leading underscore). From a module
   it reaches only functions and values, and the few math submodules in
   MODULES (never `torch.os`, `torch.ops`, `torch.hub`, `torch.load`, ...);
-  a string has no attributes (no str.format reaching into objects).
+  a string has no attributes (no str.format reaching into objects); no
+  class is reachable (CompilationUnit, storages), nor any member that loads,
+  saves or maps files or raw memory, sets process-wide state (set_*) or
+  parses IR; exponents stay at or below 64. The worker bounds the helper's
+  time (600 s per op).
 - "python": "FILE:FUNCTION", a function of the kernel repository, imported
   from FILE (relative to the repository, inside it) and called with the
   inputs as keyword arguments. That is the author's code, run here because
@@ -47,7 +51,8 @@ MAX_EXPRESSION = 4000
 # registry, leaving Torch for NumPy or raw memory).
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft", "math")
 REFUSED_MEMBERS = {"load", "save", "load_library", "ops", "hub", "classes", "library", "compile", "jit",
-                   "from_file", "set_default_device", "manual_seed", "seed", "use_deterministic_algorithms",
+                   "from_file", "frombuffer", "from_buffer", "manual_seed", "seed", "use_deterministic_algorithms",
+                   "mro", "CompilationUnit", "import_ir_module", "parse_ir",
                    "numpy", "tofile", "storage", "untyped_storage", "data_ptr", "register_hook", "share_memory_",
                    "apply_", "map_", "pin_memory"}
 
@@ -96,7 +101,7 @@ class Evaluator:
         if node.attr.startswith("_"):
             raise ExpressionError("attribute '%s' is not allowed" % node.attr)
         owner = self.run(node.value)
-        if node.attr in REFUSED_MEMBERS:
+        if node.attr in REFUSED_MEMBERS or node.attr.startswith("set_") or "ir" in node.attr.split("_"):
             raise ExpressionError("'.%s' is not allowed in a reference expression" % node.attr)
         if isinstance(owner, str):
             raise ExpressionError("a string has no attributes in a reference expression")
@@ -104,8 +109,11 @@ class Evaluator:
             value = getattr(owner, node.attr)
             if isinstance(value, types.ModuleType) and value.__name__ not in MODULES:
                 raise ExpressionError("module %s is not allowed (only %s)" % (value.__name__, ", ".join(MODULES)))
-            return value
-        return getattr(owner, node.attr)
+        else:
+            value = getattr(owner, node.attr)
+        if isinstance(value, type):  # classes make objects kcheck does not vet (CompilationUnit, storages)
+            raise ExpressionError("class %s is not allowed in a reference expression" % node.attr)
+        return value
 
     def eval_Call(self, node):
         function = self.run(node.func)
@@ -124,7 +132,10 @@ class Evaluator:
     def eval_BinOp(self, node):
         if type(node.op) not in _BINARY:
             raise ExpressionError("operator '%s' is not allowed" % type(node.op).__name__)
-        return _BINARY[type(node.op)](self.run(node.left), self.run(node.right))
+        left, right = self.run(node.left), self.run(node.right)
+        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > 64:
+            raise ExpressionError("an exponent above 64 is not allowed in a reference expression")
+        return _BINARY[type(node.op)](left, right)
 
     def eval_UnaryOp(self, node):
         return _UNARY[type(node.op)](self.run(node.operand))

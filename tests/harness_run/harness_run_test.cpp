@@ -49,7 +49,8 @@ const std::vector<std::string> kCases = {"good",
                                          "setsid_daemon_init",
                                          "fill_disk_init",
                                          "write_outside_init",
-                                         "float32_only"};
+                                         "float32_only",
+                                         "refuses_some_sizes"};
 
 // Outside every scratch directory: where setsid_daemon_init's daemon and
 // write_outside_init write, if they can.
@@ -315,7 +316,8 @@ TEST_F(Harness, SeedAndChecksGoIntoTheReportsDynamicResults) {
   EXPECT_TRUE(dynamic.benchmarks.empty()) << "kcheck run does not time";
   std::size_t failed = 0;
   for (const OpCheck& check : dynamic.op_checks) failed += check.passed ? 0 : 1;
-  EXPECT_EQ(failed, 4u + 6u + 6u) << "wrong_result float32/float16 x 2 sizes, guard_overrun x 6, partial_write x 6";
+  EXPECT_EQ(failed, 4u + 6u + 6u + 3u)
+      << "wrong_result float32/float16 x 2 sizes, guard_overrun x 6, partial_write x 6, refuses_some_sizes x 3";
 }
 
 // Issue #27: no silent pass. Every case whose op has no reference (a smoke
@@ -366,6 +368,18 @@ TEST_F(Harness, ADtypeRefusedBeforeWritingAnythingIsKD009NotKD002) {
       EXPECT_EQ(op.cases_passed, 2);
       EXPECT_EQ(op.unsupported_dtypes, (std::vector<std::string>{"bfloat16", "float16"}));
     }
+}
+
+// A refusal of some sizes of a dtype is a failure on valid inputs (KD002),
+// not an unsupported dtype: only a dtype refused in every case is KD009.
+TEST_F(Harness, ARefusalOfSomeSizesOnlyIsKD002NotKD009) {
+  const std::vector<Finding> findings = findings_besides_kd007("refuses_some_sizes");
+  ASSERT_EQ(findings.size(), 3u) << "the medium case of each dtype";
+  for (const Finding& finding : findings) {
+    EXPECT_EQ(finding.code, "KD002") << finding.message;
+    EXPECT_NE(finding.message.find("[256x4096]"), std::string::npos) << finding.message;
+    EXPECT_NE(finding.message.find("inputs this large are not handled"), std::string::npos) << finding.message;
+  }
 }
 
 TEST_F(Harness, TheReportListsEveryRegisteredOpAndHowItWasVerified) {

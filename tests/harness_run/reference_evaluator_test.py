@@ -47,6 +47,15 @@ for expression in [
     "getattr(torch, 'load')",
     "open('/etc/hostname')",
     "x.numpy().tofile('/tmp/evil')",
+    "torch.CompilationUnit('def f(p: str):\\n    return torch.from_file(p, False, 8)\\n').f('/etc/hostname')",
+    "torch.save(x, '/tmp/evil.pt')",
+    "torch.frombuffer(b'abcd', dtype=torch.uint8)",
+    "x.set_(torch.UntypedStorage(4))",
+    "torch.set_default_dtype(torch.float16)",
+    "torch.Tensor.mro()",
+    "torch.import_ir_module",
+    "torch.parse_ir('graph()')",
+    "2 ** 2 ** 40",
 ]:
     try:
         runner.evaluate_expression(expression, {"x": x})

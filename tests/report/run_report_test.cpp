@@ -56,6 +56,15 @@ TEST(RunReport, TheVerdictIsNeverPassForAnUnverifiedOpOrWhenNothingRan) {
   EXPECT_EQ(rendered(report, OutputFormat::text).find("PASS"), std::string::npos);
 }
 
+TEST(RunReport, AVariantThatRegistersNoOpVerifiedNothingAndIsNotPass) {
+  Report report = sample_run_report();
+  report.findings.clear();
+  report.dynamic.ops.clear();
+  report.dynamic.tests.clear();
+  report = finalised(report);
+  EXPECT_EQ(report.verdict(), Report::Verdict::unverified);
+}
+
 TEST(RunReport, TextSaysWhatRanWhatWasVerifiedAndWhatWasNotRunWithoutShowNotes) {
   const std::string text = rendered(finalised(sample_run_report()), OutputFormat::text);
   EXPECT_NE(text.find("kcheck run: 1 of 2 variants run, 2 ops registered, 1 verified"), std::string::npos) << text;

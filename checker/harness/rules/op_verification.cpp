@@ -31,11 +31,13 @@ void judge_reference_checks(const OpRunFact& run, OpVerification& op) {
   op.reference = run.reference;
   std::set<std::string> refused, computed;
   std::string reference_problem;
+  int uncompared = 0;
   for (const OpCheckFact& check : run.checks) {
     if (check.unsupported) {
       refused.insert(check.dtype);
     } else if (!check.reference_problem.empty()) {
       if (reference_problem.empty()) reference_problem = check.reference_problem;
+      ++uncompared;
     } else {
       ++op.cases_run;
       op.cases_passed += check.passed ? 1 : 0;
@@ -44,9 +46,14 @@ void judge_reference_checks(const OpRunFact& run, OpVerification& op) {
   }
   for (const std::string& dtype : refused)
     if (!computed.contains(dtype)) op.unsupported_dtypes.push_back(dtype);
-  op.verified = op.cases_run > 0;
+  // Every case the op did not refuse must have been compared: a reference
+  // that fails exactly where the kernel is wrong must not leave it verified.
+  op.verified = op.cases_run > 0 && uncompared == 0;
   if (op.verified) return;
-  if (!reference_problem.empty())
+  if (uncompared > 0 && op.cases_run > 0)
+    op.why = std::to_string(uncompared) + " of its " + std::to_string(uncompared + op.cases_run) +
+             " cases were not compared: " + reference_problem;
+  else if (!reference_problem.empty())
     op.why = "its reference gave no expected outputs: " + reference_problem;
   else if (!refused.empty())
     op.why = "it refused every dtype its spec lists (" + joined(refused) + ")";

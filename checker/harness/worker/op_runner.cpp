@@ -83,8 +83,12 @@ struct Comparison {
 };
 
 Comparison compare(const at::Tensor& output, const at::Tensor& reference, const Tolerance& tolerance) {
-  at::Tensor out = output.to(at::kDouble);
   Comparison result;
+  if (output.numel() == 0) {  // equal shapes, nothing in them: nothing differs
+    result.within_tolerance = true;
+    return result;
+  }
+  at::Tensor out = output.to(at::kDouble);
   result.unwritten = (at::isnan(out) & ~at::isnan(reference)).any().item<bool>();
   at::Tensor difference = (out - reference).abs();
   result.max_abs_error = difference.max().item<double>();
@@ -288,12 +292,40 @@ class OpRunner {
     if (op->reference_kind != ReferenceKind::builtin) python_outputs = python_references(full_name, *op);
     for (const std::string& dtype_name : op->dtypes)
       for (const CasePlan& plan_case : op->cases) {
-        if (device_failed_) return result;
+        if (device_failed_) break;
         auto found = python_outputs.find(case_id(dtype_name, plan_case));
-        result.checks.push_back(check_case(*handle, full_name, *op, plan_case, dtype_name,
-                                           found == python_outputs.end() ? nullptr : &found->second));
+        result.checks.push_back(guarded_check(*handle, full_name, *op, plan_case, dtype_name,
+                                              found == python_outputs.end() ? nullptr : &found->second));
       }
+    keep_refusals_of_whole_dtypes(result.checks);
     return result;
+  }
+
+  // A dtype is unsupported only when the op refused it in every case; a
+  // refusal of some sizes only is an op that fails on valid inputs (KD002).
+  static void keep_refusals_of_whole_dtypes(std::vector<CaseCheck>& checks) {
+    std::map<std::string, bool> refused_always;
+    for (const CaseCheck& check : checks) {
+      auto [entry, fresh] = refused_always.emplace(check.dtype, check.unsupported);
+      if (!fresh) entry->second = entry->second && check.unsupported;
+    }
+    for (CaseCheck& check : checks) check.unsupported = check.unsupported && refused_always.at(check.dtype);
+  }
+
+  // check_case with anything kcheck's own comparison throws caught: that
+  // case has no verdict, and the op's other cases still run.
+  CaseCheck guarded_check(const c10::OperatorHandle& handle, const std::string& full_name, const OpPlan& op,
+                          const CasePlan& plan_case, const std::string& dtype_name, const ReferenceOutputs* python) {
+    try {
+      return check_case(handle, full_name, op, plan_case, dtype_name, python);
+    } catch (const std::exception& error) {
+      CaseCheck check;
+      check.dtype = dtype_name;
+      check.size = plan_case.size;
+      check.shape = plan_case.shape;
+      check.reference_problem = "kcheck could not compare this case: " + first_line(error.what());
+      return check;
+    }
   }
 
   static std::string case_id(const std::string& dtype_name, const CasePlan& plan_case) {
@@ -392,6 +424,10 @@ class OpRunner {
       expected = python->outputs;
       for (std::size_t i = 0; i < returned.size(); ++i)
         produced.emplace_back("returned value " + std::to_string(i), returned[i]);
+    }
+    if (produced.empty()) {
+      check.reference_problem = "the op has no output to compare (no out argument, no returned tensor)";
+      return check;
     }
     if (expected.size() != produced.size()) {
       check.reference_problem = "the reference gives " + std::to_string(expected.size()) + " output(s), the op has " +

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -37,6 +39,7 @@ void remove_tree(const std::string& path) { ::nftw(path.c_str(), remove_entry, 1
 
 constexpr std::size_t kMaxHelperResultBytes = 16 << 20;
 constexpr std::size_t kLogTailBytes = 2000;
+constexpr int kHelperTimeoutMs = 600 * 1000;  // one op's references, all its cases
 
 const char* dtype_name(at::ScalarType type) {
   switch (type) {
@@ -84,12 +87,15 @@ json argument_entry(const ArgPlan& arg, const c10::IValue& value, const at::Scal
   return entry;
 }
 
+// The last kLogTailBytes of a file, read from there (the helper's log may be large).
 std::string file_tail(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  std::string all = text.str();
-  if (all.size() > kLogTailBytes) all = "..." + all.substr(all.size() - kLogTailBytes);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = file ? static_cast<std::streamoff>(file.tellg()) : 0;
+  const std::streamoff start = std::max<std::streamoff>(0, size - static_cast<std::streamoff>(kLogTailBytes));
+  file.seekg(start);
+  std::string all(static_cast<std::size_t>(size - start), '\0');
+  file.read(all.data(), static_cast<std::streamsize>(all.size()));
+  if (start > 0) all = "..." + all;
   while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
   return all;
 }
@@ -112,8 +118,18 @@ int run_helper(const std::vector<std::string>& argv, const std::string& log, std
     problem = "cannot start " + argv[0] + ": " + std::strerror(error);
     return -1;
   }
+  // Bounded: a reference that never ends (2 ** 2 ** 40) is the reference's problem, not a kernel that hung.
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  for (int waited_ms = 0;; waited_ms += 50) {
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child || (done < 0 && errno != EINTR)) break;
+    if (waited_ms >= kHelperTimeoutMs) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      problem = "the reference helper did not finish within " + std::to_string(kHelperTimeoutMs / 1000) + " s";
+      return -1;
+    }
+    ::usleep(50 * 1000);
   }
   if (WIFSIGNALED(status)) {
     problem = "the reference helper was killed by signal " + std::to_string(WTERMSIG(status));
@@ -148,9 +164,13 @@ at::Tensor read_output(const json& entry, const std::string& directory) {
 
 std::map<std::string, ReferenceOutputs> read_results(const std::string& directory) {
   std::map<std::string, ReferenceOutputs> results;
-  std::ifstream file(joined(directory, "result.json"), std::ios::binary);
+  const std::string path = joined(directory, "result.json");
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) throw std::runtime_error("the helper wrote no result");
+  if (static_cast<std::uint64_t>(status.st_size) > kMaxHelperResultBytes)
+    throw std::runtime_error("the helper's result is too large");
+  std::ifstream file(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (text.size() > kMaxHelperResultBytes) throw std::runtime_error("the helper's result is too large");
   json document = json::parse(text);
   for (const json& entry : document.at("cases")) {
     ReferenceOutputs outputs;
