@@ -13,8 +13,9 @@ override, so `kernels.get_kernel(REPO_ID)` in a test loads the variant under
 test; HF_HUB_OFFLINE=1 keeps the Hub out of it. pytest
 runs TESTS_DIR with ROOT_DIR as its root and this module's Recorder as a
 plugin, which writes RESULTS (JSON) at the end: every test's outcome and
-message, collection errors, and the ops the tests called through torch.ops
-(their qualified names, for "verified by the kernel's tests"). Exit status
+message, collection errors, and the ops that passing tests called through
+torch.ops during their call phase (qualified names with the overload, for
+"verified by the kernel's tests"). Exit status
 3: pytest is not importable in this Python.
 """
 
@@ -45,7 +46,8 @@ class Recorder:
         self.order = []
         self.collect_errors = []
         self.collected = 0
-        self.ops_called = set()
+        self.current = None  # the test whose call phase runs now
+        self.ops_by_test = {}
         self.started = time.time()
         self.record_op_calls()
 
@@ -63,8 +65,9 @@ class Recorder:
             def call(self, *args, **kwargs):
                 try:
                     name = name_of(self)
-                    if len(recorder.ops_called) < MAX_OPS and not name.startswith(SKIPPED_NAMESPACES):
-                        recorder.ops_called.add(name)
+                    called = recorder.ops_by_test.setdefault(recorder.current, set()) if recorder.current else None
+                    if called is not None and len(called) < MAX_OPS and not name.startswith(SKIPPED_NAMESPACES):
+                        called.add(name)
                 except Exception:
                     pass
                 return original(self, *args, **kwargs)
@@ -72,7 +75,14 @@ class Recorder:
             cls.__call__ = call
 
         wrap(ops.OpOverloadPacket, lambda packet: packet._qualified_op_name)
-        wrap(ops.OpOverload, lambda overload: overload._schema.name)
+        wrap(ops.OpOverload, lambda overload: overload._schema.name + (
+            "." + overload._schema.overload_name if overload._schema.overload_name else ""))
+
+    def pytest_runtest_call(self, item):
+        self.current = item.nodeid
+
+    def pytest_runtest_teardown(self, item):
+        self.current = None
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -110,7 +120,10 @@ class Recorder:
             "collected": self.collected,
             "collect_errors": self.collect_errors[:100],
             "tests": [self.tests[nodeid] for nodeid in self.order],
-            "ops_called": sorted(self.ops_called),
+            # Only the ops a passing test called, while it ran: a call at import
+            # time, in a fixture, or in a test that failed or was skipped verifies nothing.
+            "ops_called": sorted({name for nodeid, names in self.ops_by_test.items()
+                                  if self.tests.get(nodeid, {}).get("outcome") == "passed" for name in names}),
         }
         with open(self.results_path, "w") as handle:
             json.dump(document, handle)
