@@ -36,7 +36,7 @@ foreach(source IN LISTS harness_fixture_sources)
   # The case's repository files beside build/ (issue #27's own references and
   # tests): fixtures/<case>.<name> becomes <case>/<name>, copied when CMake
   # configures (configure_file re-copies a file that changed).
-  foreach(name kcheck-ops.toml reference.py build.toml tests broken_tests alike_tests)
+  foreach(name kcheck-ops.toml reference.py build.toml tests broken_tests alike_tests passing_tests)
     set(repository_file ${CMAKE_CURRENT_LIST_DIR}/fixtures/${case}.${name})
     if(IS_DIRECTORY ${repository_file})
       file(GLOB_RECURSE repository_files RELATIVE ${repository_file} CONFIGURE_DEPENDS ${repository_file}/*)

@@ -127,6 +127,15 @@ TEST(OwnTests, TheKernelsOwnTestsRunAgainstTheVariantAndAFailingOneIsKD008) {
   EXPECT_TRUE(op["verified"].get<bool>());
 }
 
+TEST(OwnTests, APassingSuiteGivesNoFindingAndVerifiesTheOpItCalls) {
+  const KcheckRun run = run_kcheck("--tests=passing_tests " + fixture("own_tests"));
+  ASSERT_TRUE(run.report.is_object()) << run.result.err;
+  EXPECT_EQ(run.result.exit_code, 0) << run.result.err;
+  EXPECT_EQ(codes(run.report), std::multiset<std::string>{}) << run.report["findings"].dump(1);
+  EXPECT_EQ(run.report["verdict"], "pass");
+  EXPECT_EQ(run.report["dynamic"]["ops"][0]["how"], "tests");
+}
+
 TEST(OwnTests, ASuiteThatCannotStartIsKD008SayingWhyNeverAPass) {
   const KcheckRun run = run_kcheck("--tests=broken_tests " + fixture("own_tests"));
   ASSERT_TRUE(run.report.is_object()) << run.result.err;
