@@ -50,6 +50,15 @@ foreach(source IN LISTS harness_fixture_sources)
   add_dependencies(${target} ${fixture})
 endforeach()
 
+# kcheck_worker's RUNPATH has only absolute entries: an empty or relative one
+# makes the loader look in the current directory, where a repository's
+# library could be picked up (issue #28, item 1).
+add_test(NAME harness_worker_runpath_is_absolute
+         COMMAND sh -c "runpath=$(readelf -d '$<TARGET_FILE:kcheck_worker>' | sed -n 's/.*R[UN]*PATH.*\\[\\(.*\\)\\]/\\1/p') && \
+                        test -n \"$runpath\" && echo \"$runpath\" | tr ':' '\\n' | { bad=0; while IFS= read -r entry; do \
+                        case $entry in /*) ;; *) echo \"relative or empty RUNPATH entry: '$entry' in $runpath\"; bad=1 ;; esac; done; exit $bad; }")
+set_tests_properties(harness_worker_runpath_is_absolute PROPERTIES LABELS harness)
+
 # The evaluator of the repositories' reference expressions (issue #27):
 # references evaluate, every escape tried is refused.
 add_test(NAME harness_reference_expression_evaluator
