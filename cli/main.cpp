@@ -327,7 +327,8 @@ struct DynamicArguments {
   double timeout_seconds = 0;  // 0 = 120 for run, 900 for bench
   std::uint64_t seed = 0;
   std::vector<std::string> sizes;
-  std::string python;             // "" = the active virtual environment's, else python3 on PATH; "none" = no Python
+  std::vector<std::string>
+      pythons;                    // empty = the active virtual environment's, else python3 on PATH; "none" = no Python
   bool require_verified = false;  // KD007 an error
   std::string tests;              // --tests[=DIR]: DIR; "" = not asked for
   double tests_timeout_seconds = 1800;
@@ -348,9 +349,13 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
       .add_option("--sizes", arguments.sizes,
                   "named sizes of the op specs (default: small,medium on CPU, all on a GPU)")
       ->delimiter(',');
-  command.add_option("--python", arguments.python,
-                     "Python with Torch for the import check (KD006), Python references and --tests (default: the "
-                     "active virtual environment's, else python3 on PATH; none: no Python)");
+  command
+      .add_option("--python", arguments.pythons,
+                  "Python whose Torch runs the variants (kcheck_worker is built against it on first use, and "
+                  "cached) and the import check (KD006), Python references and --tests; repeat it for variants "
+                  "of several Torch versions (default: the active virtual environment's, else python3 on PATH; "
+                  "none: no Python)")
+      ->allow_extra_args(false);
   command.add_flag("--require-verified", arguments.require_verified,
                    "an op that was not verified is an error (KD007), not a warning");
   // A flag whose value, if any, follows '=': `--tests PATH` must not take PATH as its folder.
@@ -391,6 +396,31 @@ std::vector<std::string> compile_modes(const std::vector<std::string>& given) {
   return given;
 }
 
+// The Torches `kcheck run` runs against, one per --python (default: the
+// active virtual environment's Python, else python3 on PATH), each with its
+// worker; a worker not yet built is built now, said on stderr.
+std::vector<kcheck::TorchRuntime> torch_runtimes(const std::vector<std::string>& given) {
+  std::vector<fs::path> pythons;
+  for (const std::string& python : given) {
+    if (python == "none") {
+      pythons.emplace_back();
+      continue;
+    }
+    fs::path resolved = kcheck::resolve_python(python, std::getenv("PATH"));
+    if (resolved.empty()) throw std::invalid_argument("--python: no '" + python + "' on PATH");
+    pythons.push_back(std::move(resolved));
+  }
+  if (pythons.empty()) pythons.push_back(kcheck::default_python(std::getenv("VIRTUAL_ENV"), std::getenv("PATH")));
+  const kcheck::WorkerBuildSettings settings = kcheck::worker_build_settings(
+      std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"), std::getenv("CXX"), std::getenv("PATH"));
+  std::vector<kcheck::TorchRuntime> runtimes;
+  runtimes.reserve(pythons.size());
+  for (const fs::path& python : pythons)
+    runtimes.push_back(kcheck::prepare_runtime(
+        python, settings, [](const std::string& message) { std::cerr << "kcheck: " << message << std::endl; }));
+  return runtimes;
+}
+
 // `kcheck run` / `kcheck bench`: loads each variant in its own kcheck_worker
 // process (KD, KO006), checks its ops against the references, and with
 // `bench` times them (KB).
@@ -415,11 +445,7 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.compile_modes = compile_modes(dynamic.compile_modes);
   if (!(dynamic.compile_timeout_seconds > 0)) throw std::invalid_argument("--compile-timeout must be above 0");
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
-  if (dynamic.python.empty())
-    harness.python = kcheck::default_python(std::getenv("VIRTUAL_ENV"), std::getenv("PATH"));
-  else if (dynamic.python != "none" &&
-           (harness.python = kcheck::resolve_python(dynamic.python, std::getenv("PATH"))).empty())
-    throw std::invalid_argument("--python: no '" + dynamic.python + "' on PATH");
+  harness.runtimes = torch_runtimes(dynamic.pythons);
   if (!dynamic.tests.empty()) harness.tests = fs::path(dynamic.tests);
   if (!(dynamic.tests_timeout_seconds > 0)) throw std::invalid_argument("--tests-timeout must be above 0");
   harness.tests_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.tests_timeout_seconds * 1000));

@@ -5,12 +5,17 @@
 # older, installs it into a fresh venv and runs the installed command:
 # --version, rules, its own symbol ceilings, and an audit of a fixture with a
 # known finding (FIXTURE_TREES: tests/fixtures/trees as the build materialises
-# them; optional).
+# them; optional), and `kcheck run` on a CPU variant (HARNESS_FIXTURES: the
+# harness fixtures the build makes; optional) against this checkout's Torch
+# (.venv): the installed kcheck builds its worker on first use into a fresh
+# cache, reuses it the second time, and with neither a cached worker nor a
+# compiler exits 2 saying so (issue #27).
 #
-#   scripts/test-wheel.sh [FIXTURE_TREES]
+#   scripts/test-wheel.sh [FIXTURE_TREES [HARNESS_FIXTURES]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fixtures=${1:-}
+harness_fixtures=${2:-}
 work=$(mktemp -d /tmp/kcheck-wheel-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -48,5 +53,30 @@ if [[ -n $fixtures ]]; then
   "$kcheck" --format json --select KP002 "$fixtures/kp002_numpy_import" >"$work/audit.json" || status=$?
   [[ $status -eq 1 ]] && grep -q '"code": "KP002"' "$work/audit.json" || { echo "audit: exit $status"; exit 1; }
   echo "audit of kp002_numpy_import from the installed command: KP002, exit 1"
+fi
+if [[ -n $harness_fixtures ]]; then
+  torch_python=$(pwd)/.venv/bin/python
+  variant_tree=$harness_fixtures/own_reference
+  status=0
+  XDG_CACHE_HOME=$work/cache "$kcheck" run --format json --python "$torch_python" "$variant_tree" \
+    >"$work/run.json" 2>"$work/run.err" || status=$?
+  cat "$work/run.err"
+  [[ $status -eq 0 ]] || { cat "$work/run.json"; echo "kcheck run from the wheel: exit $status"; exit 1; }
+  grep -q 'kcheck: building kcheck_worker for Torch 2\.11' "$work/run.err" || { echo "no worker build announced"; exit 1; }
+  key=$(grep -oE '"worker": "torch2\.11\.0-cxx11-[a-z0-9]+-[A-Za-z0-9]{12}"' "$work/run.json" | head -n 1)
+  [[ -n $key ]] || { cat "$work/run.json"; echo "the report names no cached worker"; exit 1; }
+  grep -q '"verified": true' "$work/run.json" || { cat "$work/run.json"; echo "no op verified"; exit 1; }
+  echo "kcheck run from the wheel: worker built on first use ($key), op verified, exit 0"
+  XDG_CACHE_HOME=$work/cache "$kcheck" run --format json --python "$torch_python" "$variant_tree" \
+    >"$work/run2.json" 2>"$work/run2.err"
+  ! grep -q 'building kcheck_worker' "$work/run2.err" || { echo "the cached worker was rebuilt"; exit 1; }
+  grep -qF "$key" "$work/run2.json" || { echo "the second run used another worker"; exit 1; }
+  echo "second run: the cached worker, no rebuild"
+  status=0
+  XDG_CACHE_HOME=$work/empty-cache CXX=/nonexistent/c++ "$kcheck" run --python "$torch_python" "$variant_tree" \
+    >"$work/run3.out" 2>"$work/run3.err" || status=$?
+  [[ $status -eq 2 ]] && grep -q 'there is no C++ compiler to build it' "$work/run3.err" ||
+    { cat "$work/run3.out" "$work/run3.err"; echo "no worker and no compiler: exit $status, not 2"; exit 1; }
+  echo "no worker and no compiler: exit 2 with the reason"
 fi
 echo "wheel OK"

@@ -5,9 +5,9 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "checker/builder/build_tool.h"
+#include "checker/core/executable_search.h"
 #include "checker/core/text_scan.h"
 #include "checker/elf/elf_facts.h"
 
@@ -133,12 +133,9 @@ std::optional<CudaToolkit> find_cuda(const fs::path& hint, std::string& problem)
 
 // Where a program of that name is on $PATH.
 std::optional<fs::path> on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream directories(path ? path : "");
-  for (std::string directory; std::getline(directories, directory, ':');)
-    if (!directory.empty() && ::access((fs::path(directory) / program).c_str(), X_OK) == 0)
-      return fs::path(directory) / program;
-  return std::nullopt;
+  fs::path found = find_executable(program, std::getenv("PATH"));
+  if (found.empty()) return std::nullopt;
+  return found;
 }
 
 // The HIP runtime next to the ROCm root of hipcc, else where the C compiler finds it.

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <utility>
 
+#include "checker/core/executable_search.h"
+
 extern char** environ;
 
 namespace kcheck {
@@ -38,36 +40,25 @@ std::string describe_signal(int signal) {
 
 namespace {
 
-// Whether `program` can be started: a path to an executable file, or a name
-// found on PATH.
-bool can_start(const std::string& program) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
-  const char* path = std::getenv("PATH");
-  std::string_view directories = path ? path : "/usr/bin:/bin";
-  while (true) {
-    const std::size_t colon = directories.find(':');
-    const std::string_view directory = directories.substr(0, colon);
-    if (::access((std::string(directory.empty() ? "." : directory) + "/" + program).c_str(), X_OK) == 0) return true;
-    if (colon == std::string_view::npos) return false;
-    directories.remove_prefix(colon + 1);
-  }
-}
-
 // Starts argv[0] in its own process group with posix_spawn; the pid, or -1
 // with the reason in `end.output`. In another directory through /bin/sh's
 // `cd`: posix_spawn_file_actions_addchdir_np is glibc 2.29, newer than the
 // floor kcheck itself keeps (manylinux_2_28).
 pid_t spawn_in_process_group(const std::vector<std::string>& program_argv, int output_fd,
                              const std::filesystem::path& directory, ProcessEnd& end) {
-  if (program_argv.empty() || !can_start(program_argv[0])) {
+  const std::filesystem::path program =
+      program_argv.empty() ? std::filesystem::path() : find_executable(program_argv[0], std::getenv("PATH"));
+  if (program.empty()) {
     end.output = "cannot start " + (program_argv.empty() ? std::string("nothing") : program_argv[0]) + ": " +
                  std::strerror(ENOENT);
     return -1;
   }
   std::vector<std::string> argv = program_argv;
+  argv[0] = program.string();
   if (!directory.empty()) {
     argv = {"/bin/sh", "-c", "cd -- \"$1\" && shift && exec \"$@\"", "kcheck", directory.string()};
-    argv.insert(argv.end(), program_argv.begin(), program_argv.end());
+    argv.push_back(program.string());
+    argv.insert(argv.end(), program_argv.begin() + 1, program_argv.end());
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -83,7 +74,7 @@ pid_t spawn_in_process_group(const std::vector<std::string>& program_argv, int o
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  int spawn_error = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  int spawn_error = ::posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (spawn_error == 0) return pid;

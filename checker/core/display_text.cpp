@@ -110,7 +110,7 @@ Report display_safe_report(const Report& report) {
   for (BenchmarkResult& result : safe.dynamic.benchmarks)
     for (std::string* text : {&result.variant, &result.op, &result.dtype, &result.shape}) make_safe(*text);
   for (VariantRun& run : safe.dynamic.runs)
-    for (std::string* text : {&run.variant, &run.reason}) make_safe(*text);
+    for (std::string* text : {&run.variant, &run.reason, &run.python, &run.torch, &run.worker}) make_safe(*text);
   for (OpVerification& op : safe.dynamic.ops) {
     for (std::string* text : {&op.variant, &op.op, &op.schema, &op.how, &op.reference, &op.why, &op.reported_as})
       make_safe(*text);

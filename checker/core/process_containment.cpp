@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "checker/core/executable_search.h"
 #include "checker/core/text_scan.h"
 
 extern char** environ;
@@ -527,18 +528,8 @@ bool pid_max_per_namespace() {
 
 // argv[0] as execve needs it: a path, looked up on PATH when it has no '/'.
 std::string resolve_executable(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::string_view directories = path ? path : "/usr/bin:/bin";
-  while (!directories.empty()) {
-    const std::size_t colon = directories.find(':');
-    const std::string_view directory = directories.substr(0, colon);
-    std::string candidate = std::string(directory.empty() ? "." : directory) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) break;
-    directories.remove_prefix(colon + 1);
-  }
-  return name;
+  const std::filesystem::path found = find_executable(name, std::getenv("PATH"));
+  return found.empty() ? name : found.string();
 }
 
 // The environment with HOME, TMPDIR, TMP and TEMP pointing at the scratch.

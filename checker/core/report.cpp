@@ -77,7 +77,10 @@ nlohmann::json runs_to_json(const std::vector<VariantRun>& runs) {
                     {"ran", run.ran},
                     {"reason", run.reason},
                     {"ops_registered", run.ops_registered},
-                    {"ops_verified", run.ops_verified}});
+                    {"ops_verified", run.ops_verified},
+                    {"python", run.python},
+                    {"torch", run.torch},
+                    {"worker", run.worker}});
   return list;
 }
 
@@ -114,7 +117,8 @@ void runs_ops_and_tests_from_json(const nlohmann::json& json, DynamicResults& dy
   for (const auto& item : json.value("runs", nlohmann::json::array()))
     dynamic.runs.push_back({item.at("variant").get<std::string>(), item.at("ran").get<bool>(),
                             item.at("reason").get<std::string>(), item.at("ops_registered").get<int>(),
-                            item.at("ops_verified").get<int>()});
+                            item.at("ops_verified").get<int>(), item.value("python", ""), item.value("torch", ""),
+                            item.value("worker", "")});
   for (const auto& item : json.value("ops", nlohmann::json::array()))
     dynamic.ops.push_back(
         {item.at("variant").get<std::string>(), item.at("op").get<std::string>(), item.at("schema").get<std::string>(),

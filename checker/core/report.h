@@ -9,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.5";
+inline constexpr const char* kReportSchemaVersion = "1.6";
 
 struct SeverityCounts {
   int errors = 0;
@@ -124,6 +124,9 @@ struct VariantRun {
   std::string reason;  // why it did not run (or could not be judged)
   int ops_registered = 0;
   int ops_verified = 0;
+  std::string python;  // the Python whose Torch it ran against (--python); "" when not run
+  std::string torch;   // that Torch's version, as its worker reports it
+  std::string worker;  // the worker's key: "built-with-kcheck" or its cache key (worker_build.h)
 };
 
 // One test of the kernel's own suite (`kcheck run --tests`) against a variant.

@@ -14,6 +14,7 @@
 
 #include "checker/core/bounded_process.h"
 #include "checker/core/bounded_read.h"
+#include "checker/core/executable_search.h"
 #include "checker/facts/kernel_identity.h"
 #include "checker/harness/compiled_baselines.h"
 #include "checker/core/embedded_files.h"
@@ -386,39 +387,41 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
 
 }  // namespace
 
-namespace {
-
-// The first `name` on `path` that can be executed; only absolute entries,
-// never the current directory.
-fs::path find_on_path(const std::string& name, const char* path) {
-  std::string_view directories = path ? path : "";
-  while (!directories.empty()) {
-    const std::size_t colon = directories.find(':');
-    const std::string_view directory = directories.substr(0, colon);
-    directories = colon == std::string_view::npos ? std::string_view() : directories.substr(colon + 1);
-    if (directory.empty() || directory.front() != '/') continue;
-    fs::path candidate = fs::path(directory) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return {};
-}
-
-}  // namespace
-
 fs::path default_python(const char* virtual_env, const char* path) {
   std::error_code error;
   if (virtual_env && *virtual_env) {
     fs::path python = fs::path(virtual_env) / "bin" / "python";
     if (fs::exists(python, error)) return python;
   }
-  return find_on_path("python3", path);
+  return find_executable("python3", path);
 }
 
 fs::path resolve_python(const std::string& given, const char* path) {
-  if (given.find('/') == std::string::npos) return find_on_path(given, path);
+  if (given.find('/') == std::string::npos) return find_executable(given, path);
   std::error_code error;
   const fs::path absolute = fs::absolute(given, error);
   return error ? fs::path(given) : absolute;
+}
+
+TorchRuntime prepare_runtime(const fs::path& python, const WorkerBuildSettings& settings,
+                             const std::function<void(const std::string&)>& announce) {
+  TorchRuntime runtime;
+  runtime.python = python;
+  if (python.empty()) {
+    runtime.worker = settings.prebuilt_worker;
+    runtime.worker_key = "built-with-kcheck";
+    if (runtime.worker.empty())
+      runtime.problem =
+          "no Python with Torch was given (--python) or found (an active virtual environment, python3 on PATH), so "
+          "there is no Torch to build kcheck_worker against";
+    return runtime;
+  }
+  const TorchInstall torch = probe_torch(python, std::chrono::minutes(2));
+  const ProvisionedWorker worker = provision_worker(torch, settings, announce);
+  runtime.worker = worker.path;
+  runtime.worker_key = worker.key;
+  runtime.problem = worker.problem;
+  return runtime;
 }
 
 fs::path HarnessOptions::default_worker_path() {
@@ -429,16 +432,16 @@ fs::path HarnessOptions::default_worker_path() {
   return KCHECK_WORKER_PATH;
 }
 
-LocalTorch query_local_torch(const HarnessOptions& options) {
+LocalTorch query_local_torch(const fs::path& worker) {
   LocalTorch torch;
-  if (options.worker.empty() || !fs::exists(options.worker)) {
+  if (worker.empty() || !fs::exists(worker)) {
     torch.problem =
         "kcheck_worker is not built (no Torch in the repository's .venv when kcheck was configured, or a wheel: "
         "build kcheck from source beside a Torch, README \"Set-up\")";
     return torch;
   }
   ProcessLimits limits{std::chrono::milliseconds(60000), 64 * 1024};
-  WorkerEnd end = run_bounded({options.worker.string(), "--info"}, limits);
+  WorkerEnd end = run_bounded({worker.string(), "--info"}, limits);
   if (end.exit_code != 0) {
     torch.problem = "kcheck_worker --info failed: " + end.output;
     return torch;
@@ -461,6 +464,22 @@ LocalTorch query_local_torch(const HarnessOptions& options) {
   return torch;
 }
 
+std::optional<std::size_t> runtime_for(const VariantFacts& variant, const std::vector<LocalTorch>& torches,
+                                       const std::vector<std::string>& labels, std::string& why_not) {
+  std::string reasons;
+  for (std::size_t index = 0; index < torches.size(); ++index) {
+    const std::string reason = why_not_runnable(variant, torches[index]);
+    if (reason.empty()) {
+      why_not.clear();
+      return index;
+    }
+    const bool labelled = torches.size() > 1 && index < labels.size() && !labels[index].empty();
+    reasons += (reasons.empty() ? "" : "; ") + (labelled ? labels[index] + ": " : std::string()) + reason;
+  }
+  why_not = torches.empty() ? "no Torch to run it against" : reasons;
+  return std::nullopt;
+}
+
 std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torch) {
   if (!torch.available) return torch.problem;
   if (!variant.name) return "its directory name is no variant name, so the Torch it needs is unknown";
@@ -472,13 +491,12 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
   if (name.kind == VariantKind::torch_stable_abi) {
     // The loader's rule (build-variants.md §1.4): a stable-ABI build serves every Torch at or above its ABI version.
     if (local_minor < name.framework_version)
-      add("Torch " + name.framework_version.str() +
-          " or newer for its stable ABI (kcheck_worker is built against Torch " + torch.version_text + ")");
+      add("Torch " + name.framework_version.str() + " or newer for its stable ABI (the Torch here is " +
+          torch.version_text + ")");
   } else {
     if (name.framework_version.major() != torch.version.major() ||
         name.framework_version.minor() != torch.version.minor())
-      add("Torch " + name.framework_version.str() + " (kcheck_worker is built against Torch " + torch.version_text +
-          ")");
+      add("Torch " + name.framework_version.str() + " (the Torch here is " + torch.version_text + ")");
     bool wants_cxx11 = name.cxx_tag == "cxx11";
     if (wants_cxx11 != torch.cxx11_abi)
       add(std::string("the ") + (wants_cxx11 ? "cxx11" : "pre-cxx11 (cxx98)") + " C++ ABI of libtorch");
@@ -497,8 +515,40 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
   return needs.empty() ? std::string() : "needs " + needs;
 }
 
+namespace {
+
+// A runtime with the Torch its worker reports.
+struct ReadyRuntime {
+  TorchRuntime runtime;
+  LocalTorch torch;
+};
+
+std::vector<ReadyRuntime> ready_runtimes(const HarnessOptions& options) {
+  std::vector<TorchRuntime> given = options.runtimes;
+  if (given.empty()) given.push_back({options.python, options.worker, "", ""});
+  std::vector<ReadyRuntime> ready;
+  ready.reserve(given.size());
+  for (TorchRuntime& runtime : given) {
+    LocalTorch torch;
+    if (runtime.problem.empty())
+      torch = query_local_torch(runtime.worker);
+    else
+      torch.problem = runtime.problem;
+    ready.push_back({std::move(runtime), std::move(torch)});
+  }
+  return ready;
+}
+
+}  // namespace
+
 void run_harness(TreeFacts& tree, const HarnessOptions& options) {
-  LocalTorch torch = query_local_torch(options);
+  const std::vector<ReadyRuntime> runtimes = ready_runtimes(options);
+  std::vector<LocalTorch> torches;
+  std::vector<std::string> labels;  // each Torch's Python, to tell them apart in reasons
+  for (const ReadyRuntime& ready : runtimes) {
+    torches.push_back(ready.torch);
+    labels.push_back(ready.runtime.python.string());
+  }
   fs::path scratch = make_scratch_dir(options);
   std::uint64_t seed = options.seed ? options.seed : fresh_seed();
   std::map<std::string, BaselineTiming> baseline = read_baseline(options.baseline);
@@ -506,7 +556,6 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   if (repository.empty()) repository = tree.build_dir.empty() ? fs::path() : tree.build_dir.parent_path();
   std::optional<OpSpecSet> specs;
   if (options.check_ops || options.bench) specs = op_specs_for(repository);
-  const worker::PythonReferenceSettings python_references = python_reference_settings(options, repository, scratch);
   std::size_t index = 0;
   for (VariantFacts& variant : tree.variants) {
     if (variant.name && !variant.name->compiled()) continue;  // python-only: nothing to load
@@ -515,10 +564,17 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
     HarnessFacts facts;
     facts.module_relative_path = module->relative_path;
     facts.own_namespace = variant_kernel_id(variant).value_or("");
-    facts.skipped_because = why_not_runnable(variant, torch);
+    const std::optional<std::size_t> chosen = runtime_for(variant, torches, labels, facts.skipped_because);
+    const ReadyRuntime* runtime = chosen ? &runtimes[*chosen] : nullptr;
     facts.seed = seed;
     facts.regression_threshold = options.regression_threshold;
-    if (facts.skipped_because.empty()) {
+    if (runtime) {
+      HarnessOptions run_options = options;  // this runtime's Python and worker
+      run_options.python = runtime->runtime.python;
+      run_options.worker = runtime->runtime.worker;
+      facts.python = run_options.python.string();
+      facts.torch_version = runtime->torch.version_text;
+      facts.worker_key = runtime->runtime.worker_key;
       const std::string stem = std::to_string(index++);
       std::optional<fs::path> plan;
       RunSettings settings;
@@ -529,16 +585,16 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         if (settings.sizes.empty() && settings.backend == "cpu") settings.sizes = {"small", "medium"};
         settings.bench = options.bench;
         settings.samples = options.samples;
-        settings.python_references = python_references;
+        settings.python_references = python_reference_settings(run_options, repository, scratch);
         plan = scratch / ("plan-" + stem + ".json");
         std::ofstream(*plan, std::ios::binary) << json(worker_plan(*specs, settings)).dump();
       }
-      run_worker(variant, *module, plan, options, scratch / ("worker-" + stem), facts);
+      run_worker(variant, *module, plan, run_options, scratch / ("worker-" + stem), facts);
       if (specs) name_references(*specs, facts);
       if (options.bench && specs && !facts.benchmarks.empty()) {
         CompilePlanSettings compile{settings.backend, seed, options.samples, settings.target_sample_seconds,
                                     options.compile_modes};
-        time_compiled_baselines(variant, *specs, compile, options, scratch / ("compile-" + stem), facts);
+        time_compiled_baselines(variant, *specs, compile, run_options, scratch / ("compile-" + stem), facts);
       }
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {
         auto found =
@@ -546,9 +602,9 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
         if (found != baseline.end()) benchmark.baseline = found->second;
       }
       if (facts.loaded && facts.worker.exit_code == 0 && !facts.worker.timed_out) {
-        facts.python_import = import_through_python(variant, options, scratch / ("import-" + stem));
+        facts.python_import = import_through_python(variant, run_options, scratch / ("import-" + stem));
         if (options.tests)
-          facts.tests = run_kernel_tests(tree, variant, repository, options, scratch / ("tests-" + stem));
+          facts.tests = run_kernel_tests(tree, variant, repository, run_options, scratch / ("tests-" + stem));
       }
     }
     variant.harness = std::move(facts);

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,25 @@
 #include "checker/core/rule_registry.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/core/version.h"
+#include "checker/harness/worker_build.h"
 
 namespace kcheck {
 
+// One Torch `kcheck run` can run variants against: a Python and the
+// kcheck_worker built against that Python's Torch (worker_build.h).
+struct TorchRuntime {
+  std::filesystem::path python;  // empty: no Python (no import check, Python references or tests)
+  std::filesystem::path worker;  // empty: none, and `problem` says why
+  std::string worker_key;        // ProvisionedWorker::key, for the report
+  std::string problem;           // why no variant can run against it
+};
+
 // How `kcheck run` runs variants.
 struct HarnessOptions {
+  // The Torches to run against (--python, each with its worker): each
+  // variant runs against the first whose Torch it fits. Empty: the one
+  // Torch of `worker` and `python` below.
+  std::vector<TorchRuntime> runtimes;
   std::filesystem::path worker = default_worker_path();  // kcheck_worker
   std::chrono::milliseconds timeout{60000};              // per variant
   std::size_t max_output = 64 * 1024;                    // per worker, tail kept
@@ -63,6 +78,12 @@ std::filesystem::path default_python(const char* virtual_env, const char* path);
 // is looked up on `path` ($PATH); empty when not found.
 std::filesystem::path resolve_python(const std::string& given, const char* path);
 
+// The runtime for `python` (empty: none): its Torch probed, and the worker
+// for that Torch found or built (worker_build.h; `announce` is told before a
+// build starts). Without a Python, the worker built with kcheck, if any.
+TorchRuntime prepare_runtime(const std::filesystem::path& python, const WorkerBuildSettings& settings,
+                             const std::function<void(const std::string&)>& announce = {});
+
 // The libtorch the worker was built against, as the worker itself reports it.
 struct LocalTorch {
   bool available = false;
@@ -72,10 +93,16 @@ struct LocalTorch {
   bool cxx11_abi = true;
   std::vector<std::string> backends;  // "cpu", ...
 };
-LocalTorch query_local_torch(const HarnessOptions& options);
+LocalTorch query_local_torch(const std::filesystem::path& worker);
 
 // Why `variant` cannot run against `torch` here ("" when it can).
 std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torch);
+
+// Which of `torches` `variant` runs against: the first that fits, or nullopt
+// with every Torch's reason in `why_not` (each after its label, e.g. its
+// Python, when there are several).
+std::optional<std::size_t> runtime_for(const VariantFacts& variant, const std::vector<LocalTorch>& torches,
+                                       const std::vector<std::string>& labels, std::string& why_not);
 
 // Fills every compiled variant's `harness` facts: one worker process per
 // variant, each bounded by the timeout; a variant that cannot run here gets

@@ -118,6 +118,11 @@ struct HarnessFacts {
   std::string skipped_because;
   std::string own_namespace;         // the variant's id: its ops' namespace
   std::string module_relative_path;  // the native module loaded
+  // The Torch it ran against: the Python given, its Torch version and the
+  // worker's key (worker_build.h); empty when it did not run.
+  std::string python;
+  std::string torch_version;
+  std::string worker_key;
   WorkerEnd worker;
   bool load_started = false;    // the worker reached dlopen
   bool loaded = false;          // dlopen returned and the audit finished

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "checker/report/report_view.h"
@@ -115,6 +116,12 @@ std::string harness_summary(const DynamicResults& dynamic) {
     if (!tests.empty()) out << "; its tests: " << tests;
     out << "\n";
   }
+  // The Torches the variants ran against, each once.
+  std::set<std::string> torches;
+  for (const VariantRun& run : dynamic.runs)
+    if (!run.torch.empty())
+      torches.insert("Torch " + run.torch + (run.python.empty() ? "" : " of " + run.python) + ", worker " + run.worker);
+  for (const std::string& torch : torches) out << "  against " << torch << "\n";
   return out.str();
 }
 

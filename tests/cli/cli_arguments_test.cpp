@@ -259,3 +259,48 @@ TEST(CliArguments, TextOutputToAFileIsTheSameReportAsOnStdout) {
 }
 
 }  // namespace
+
+namespace {
+
+// A "Python" whose Torch probe (kcheck's own script) answers with a Torch
+// kcheck was not built against, so its worker would have to be built now.
+fs::path python_with_unbuilt_torch(const fs::path& dir) {
+  const fs::path python = dir / "python";
+  std::ofstream(python) << "#!/bin/sh\necho '{\"version\": \"2.12.0+cpu\", \"cxx11_abi\": true, \"cuda\": \"\", "
+                           "\"torch_dir\": \"/nonexistent/torch\", \"libpython\": \"\", \"cuda_include\": \"\"}'\n";
+  fs::permissions(python, fs::perms::owner_all);
+  return python;
+}
+
+TEST(CliRun, NoWorkerAndNoCompilerIsExitTwoWithTheReason) {
+  const fs::path dir = scratch_dir() / "no-compiler";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "cache");
+  const fs::path python = python_with_unbuilt_torch(dir);
+  const RunResult run =
+      cli_test::run_command("XDG_CACHE_HOME='" + (dir / "cache").string() +
+                            "' CXX=/nonexistent/c++ NO_COLOR= '" KCHECK_EXECUTABLE "' run --python '" +
+                            python.string() + "' " + fixture("clean_cpu_variants_from_template"));
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("kcheck_worker for Torch 2.12.0+cpu is not built and there is no C++ compiler to build it"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out.find("PASS"), std::string::npos) << run.out;
+}
+
+TEST(CliRun, AFailedWorkerBuildIsAnnouncedAndExitTwoWithTheCompilersWords) {
+  const fs::path dir = scratch_dir() / "failed-build";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "cache");
+  const fs::path python = python_with_unbuilt_torch(dir);
+  const RunResult run = cli_test::run_command("XDG_CACHE_HOME='" + (dir / "cache").string() +
+                                              "' CXX=/bin/false NO_COLOR= '" KCHECK_EXECUTABLE "' run --python '" +
+                                              python.string() + "' " + fixture("clean_cpu_variants_from_template"));
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("kcheck: building kcheck_worker for Torch 2.12.0+cpu"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("building kcheck_worker for Torch 2.12.0+cpu with /bin/false failed"), std::string::npos)
+      << run.err;
+  EXPECT_TRUE(fs::is_empty(dir / "cache" / "kcheck" / "workers")) << "no partial worker is cached";
+}
+
+}  // namespace

@@ -125,7 +125,8 @@ inline Report sample_run_report() {
        {.symbol = "tests/test_scale.py::test_big"}},
   };
   report.dynamic.seed = 7;
-  report.dynamic.runs = {{cpu, true, "", 2, 1}, {cuda, false, "not run here: needs the cuda backend", 0, 0}};
+  report.dynamic.runs = {{cpu, true, "", 2, 1, "/venv/bin/python", "2.11.0+cpu", "torch2.11.0-cxx11-cpu-0123456789ab"},
+                         {cuda, false, "not run here: needs the cuda backend", 0, 0, "", "", ""}};
   report.dynamic.ops = {
       {cpu,
        "_scale_abc::scale",

@@ -37,6 +37,8 @@ TEST(RunReport, RunsOpsAndTestsRoundTripAndMatchTheSchema) {
   EXPECT_EQ(loaded.dynamic.ops[0].unsupported_dtypes, std::vector<std::string>{"float16"});
   EXPECT_EQ(loaded.dynamic.ops_verified(), 1);
   EXPECT_EQ(loaded.dynamic.tests.at(1).message, "assert 2 == 3");
+  EXPECT_EQ(loaded.dynamic.runs.at(0).worker, "torch2.11.0-cxx11-cpu-0123456789ab");
+  EXPECT_EQ(loaded.dynamic.runs.at(0).python, "/venv/bin/python");
 }
 
 TEST(RunReport, TheVerdictIsNeverPassForAnUnverifiedOpOrWhenNothingRan) {
@@ -74,6 +76,9 @@ TEST(RunReport, TextSaysWhatRanWhatWasVerifiedAndWhatWasNotRunWithoutShowNotes) 
       << text;
   EXPECT_NE(text.find("torch211-cxx11-cu130-x86_64-linux: not run here: needs the cuda backend"), std::string::npos)
       << text;
+  EXPECT_NE(text.find("  against Torch 2.11.0+cpu of /venv/bin/python, worker torch2.11.0-cxx11-cpu-0123456789ab\n"),
+            std::string::npos)
+      << "the Torch and the worker it ran against: " << text;
 }
 
 TEST(RunReport, MarkdownAndHtmlListEveryOpAndTest) {

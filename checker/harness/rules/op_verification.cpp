@@ -131,6 +131,9 @@ VariantRun variant_run(const VariantFacts& variant) {
   else if (facts.ops_planned && !facts.ops_finished)
     run.reason = "the worker ended before its ops were all run (KD003)";
   run.ran = run.reason.empty();
+  run.python = facts.python;
+  run.torch = facts.torch_version;
+  run.worker = facts.worker_key;
   for (const OpVerification& op : op_verifications(variant)) {
     ++run.ops_registered;
     run.ops_verified += op.verified ? 1 : 0;

@@ -491,7 +491,7 @@ class OpRunner {
         std::clamp<std::int64_t>((2 * device_.last_level_cache_bytes + per_call - 1) / per_call, 1, 64));
     auto op_sets = timing_sets(plan_case, dtype, device_, sets, seed);
     TimingStats ours = time_on_device(
-        "op/" + what, device_,
+        device_,
         [&](int i) {
           std::vector<c10::IValue> stack = op_sets[i % sets];
           handle.callBoxed(stack);
@@ -511,7 +511,7 @@ class OpRunner {
     if (const std::optional<reference::Baseline> baseline = reference::find_baseline(op.baseline)) {
       stage_(what + " (baseline)");
       TimingStats eager = time_on_device(
-          "baseline/" + what, device_, [&](int i) { baseline->run(op_sets[i % sets]); }, sets, plan_.bench);
+          device_, [&](int i) { baseline->run(op_sets[i % sets]); }, sets, plan_.bench);
       result.eager = std::string(baseline->expression);
       result.eager_median_us = eager.median_seconds * 1e6;
       result.eager_spread_us = eager.spread_seconds * 1e6;
@@ -546,7 +546,7 @@ DeviceLimits measure_device_limits(const WorkerDevice& device, const BenchSettin
   BenchSettings copy_settings = settings;
   copy_settings.samples = std::max(10, settings.samples / 2);
   TimingStats copy = time_on_device(
-      "device/copy", device, [&](int) { destination.copy_(source); }, 1, copy_settings);
+      device, [&](int) { destination.copy_(source); }, 1, copy_settings);
   double gbs = copy.median_seconds > 0 ? 2.0 * static_cast<double>(bytes) / copy.median_seconds / 1e9 : 0.0;
   // The matrix-multiply rate, the roofline of ops with meaningful FLOPs:
   // square bfloat16 products on a GPU (float32 on the CPU), large enough to reach it.
@@ -555,7 +555,7 @@ DeviceLimits measure_device_limits(const WorkerDevice& device, const BenchSettin
   const auto matrix = at::TensorOptions().dtype(cpu ? at::kFloat : at::kBFloat16).device(device.device);
   at::Tensor left = at::rand({n, n}, matrix), right = at::rand({n, n}, matrix), product = at::empty({n, n}, matrix);
   TimingStats matmul = time_on_device(
-      "device/matmul", device, [&](int) { at::mm_out(product, left, right); }, 1, copy_settings);
+      device, [&](int) { at::mm_out(product, left, right); }, 1, copy_settings);
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   double tflops = matmul.median_seconds > 0 ? flops / matmul.median_seconds / 1e12 : 0.0;
   return {device.name, device.backend, gbs, tflops, cpu ? "float32" : "bfloat16"};

@@ -4,18 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include <benchmark/benchmark.h>
-
 namespace kcheck::worker {
 namespace {
-
-// Google Benchmark runs and repeats; the samples are kept here, so its own
-// console output is not wanted.
-class SilentReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
 
 double quantile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
@@ -28,8 +18,8 @@ double quantile(std::vector<double> values, double q) {
 
 }  // namespace
 
-TimingStats time_on_device(const std::string& name, const WorkerDevice& device, const std::function<void(int)>& call,
-                           int rotation, const BenchSettings& settings) {
+TimingStats time_on_device(const WorkerDevice& device, const std::function<void(int)>& call, int rotation,
+                           const BenchSettings& settings) {
   rotation = std::max(rotation, 1);
   DeviceTimer timer(device);
   int next = 0;
@@ -42,24 +32,13 @@ TimingStats time_on_device(const std::string& name, const WorkerDevice& device, 
   int batch = static_cast<int>(std::clamp(std::ceil(settings.target_sample_seconds / estimate), 1.0, 10000.0));
 
   std::vector<double> per_call;
-  per_call.reserve(settings.samples);
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [&](benchmark::State& state) {
-                                 for (auto _ : state) {
-                                   timer.start();
-                                   for (int i = 0; i < batch; ++i) call(next++);
-                                   double seconds = timer.stop_seconds() / batch;
-                                   state.SetIterationTime(seconds);
-                                   per_call.push_back(seconds);
-                                 }
-                               })
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Repetitions(std::max(settings.samples, 1))
-      ->ReportAggregatesOnly(true);
-  SilentReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::ClearRegisteredBenchmarks();
+  const int samples = std::max(settings.samples, 1);
+  per_call.reserve(samples);
+  for (int sample = 0; sample < samples; ++sample) {
+    timer.start();
+    for (int i = 0; i < batch; ++i) call(next++);
+    per_call.push_back(timer.stop_seconds() / batch);
+  }
 
   TimingStats stats;
   stats.samples = static_cast<int>(per_call.size());

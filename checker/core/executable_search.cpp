@@ -1,0 +1,25 @@
+#include "checker/core/executable_search.h"
+
+#include <unistd.h>
+
+#include <string>
+
+namespace kcheck {
+
+std::filesystem::path find_executable(std::string_view name, const char* path_variable) {
+  if (name.empty()) return {};
+  if (name.find('/') != std::string_view::npos)
+    return ::access(std::string(name).c_str(), X_OK) == 0 ? std::filesystem::path(name) : std::filesystem::path();
+  std::string_view directories = path_variable ? path_variable : "";
+  while (!directories.empty()) {
+    const std::size_t colon = directories.find(':');
+    const std::string_view directory = directories.substr(0, colon);
+    directories = colon == std::string_view::npos ? std::string_view() : directories.substr(colon + 1);
+    if (directory.empty() || directory.front() != '/') continue;
+    std::filesystem::path candidate = std::filesystem::path(directory) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+}  // namespace kcheck
