@@ -327,8 +327,9 @@ struct DynamicArguments {
   double timeout_seconds = 0;  // 0 = 120 for run, 900 for bench
   std::uint64_t seed = 0;
   std::vector<std::string> sizes;
-  std::vector<std::string>
-      pythons;                    // empty = the active virtual environment's, else python3 on PATH; "none" = no Python
+  std::vector<std::string> pass_environment;  // --pass-env NAME ...
+  // --python, repeatable; empty = the active virtual environment's, else python3 on PATH; "none" = no Python
+  std::vector<std::string> pythons;
   bool require_verified = false;  // KD007 an error
   std::string tests;              // --tests[=DIR]: DIR; "" = not asked for
   double tests_timeout_seconds = 1800;
@@ -355,6 +356,11 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
                   "cached) and the import check (KD006), Python references and --tests; repeat it for variants "
                   "of several Torch versions (default: the active virtual environment's, else python3 on PATH; "
                   "none: no Python)")
+      ->allow_extra_args(false);
+  command
+      .add_option("--pass-env", arguments.pass_environment,
+                  "give the kernel's code this variable of kcheck's environment (by default it gets only those "
+                  "that select devices, threads, locale and libraries: no token or other secret)")
       ->allow_extra_args(false);
   command.add_flag("--require-verified", arguments.require_verified,
                    "an op that was not verified is an error (KD007), not a warning");
@@ -446,6 +452,7 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   if (!(dynamic.compile_timeout_seconds > 0)) throw std::invalid_argument("--compile-timeout must be above 0");
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
   harness.runtimes = torch_runtimes(dynamic.pythons);
+  harness.pass_environment = dynamic.pass_environment;
   if (!dynamic.tests.empty()) harness.tests = fs::path(dynamic.tests);
   if (!(dynamic.tests_timeout_seconds > 0)) throw std::invalid_argument("--tests-timeout must be above 0");
   harness.tests_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.tests_timeout_seconds * 1000));

@@ -12,7 +12,7 @@
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
 # build fails unless the variant's self-audit is clean), and puts kcheck,
 # kcheck_worker and the few shared libraries the GPU machine lacks (LIEF,
-# toml++, mbedTLS, Google Benchmark) into .gpu-carry/bin and .gpu-carry/lib.
+# toml++, mbedTLS) into .gpu-carry/bin and .gpu-carry/lib.
 # Set KCHECK_GPU_REUSE_VARIANTS=1 to keep variants built earlier, and
 # KCHECK_GPU_KERNELS to choose among the reference kernels.
 # KCHECK_HUB_KERNELS="DIR ..." adds real Hub kernel source trees (e.g. a
@@ -92,14 +92,19 @@ case "${1:-}" in
         [[ $status -le 1 ]] && ls "$carry/$name/build"/*/*.abi3.so || exit 1
       done
     fi
+    # Packed (the carry is limited to 64 MiB): `harness` unpacks them.
+    rm -rf "${carry:?}"/kc-* "$carry/harness-repos.tar.xz"
     for source in ${KCHECK_HARNESS_REPOS:-}; do
       name=kc-$(basename "$source")
-      rm -rf "${carry:?}/$name"
       mkdir -p "$carry/$name"
       cp "$source/build.toml" "$carry/$name/"
       [[ -d $source/tests ]] && cp -r "$source/tests" "$carry/$name/"
       cp -r "$source/build" "$carry/$name/"
     done
+    if [[ -n ${KCHECK_HARNESS_REPOS:-} ]]; then
+      tar -C "$carry" -cJf "$carry/harness-repos.tar.xz" $(cd "$carry" && ls -d kc-*)
+      rm -rf "${carry:?}"/kc-*
+    fi
     if [[ -n ${KCHECK_HARNESS_REPOS:-} ]]; then
       .venv/bin/python -m pip download -q --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
         --platform manylinux_2_28_x86_64 -d "$carry/wheels" pytest==9.2.0 kernels==0.17.2 einops
@@ -107,7 +112,7 @@ case "${1:-}" in
     mkdir -p "$carry/bin" "$carry/lib"
     cp "$build_dir/kcheck" "$build_dir/kcheck_worker" "$carry/bin/"
     strip --strip-debug "$carry/bin/kcheck" "$carry/bin/kcheck_worker"  # the carry is limited to 64 MiB
-    for library in libLIEF.so.0 libtomlplusplus.so.3 libmbedx509.so.1 libmbedcrypto.so.7 libbenchmark.so.1debian; do
+    for library in libLIEF.so.0 libtomlplusplus.so.3 libmbedx509.so.1 libmbedcrypto.so.7; do
       cp -L "/usr/lib/x86_64-linux-gnu/$library" "$carry/lib/"
     done
     du -sh "$carry"
@@ -122,6 +127,9 @@ case "${1:-}" in
     purelib='import sysconfig; print(sysconfig.get_paths()["purelib"])'
     "$python" -c "$purelib" >"$("$carry/test-venv/bin/python" -c "$purelib")/machine-torch.pth"
     "$carry/test-venv/bin/python" -m pip install -q --no-index --find-links "$carry/wheels" pytest kernels einops
+    [[ ! -f $carry/harness-repos.tar.xz ]] || tar -C "$carry" -xJf "$carry/harness-repos.tar.xz"
+    # kcheck builds its worker on first use against the test venv's Torch (the machine's), cached here.
+    export XDG_CACHE_HOME=$PWD/$carry/cache
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     python3 bench/harness_corpus.py "$carry/bin/kcheck" "$PWD/$carry/test-venv/bin/python" "$carry"/kc-*/ \
       --timeout "${KCHECK_HARNESS_TIMEOUT:-240}" --json-dir "$out" | tee "$out/harness-corpus.md"

@@ -71,7 +71,7 @@ struct ReportRecord {
   char text[248];
 };
 
-enum InForceBits : int { pid_ns = 1, user_ns = 2, read_only = 4, process_limit = 8, captured = 16 };
+enum InForceBits : int { pid_ns = 1, user_ns = 2, read_only = 4, process_limit = 8, captured = 16, net_ns = 32 };
 
 // A shared writable directory (/tmp) as the namespace shows it: an overlay of
 // the machine's directory under a fresh tmpfs layer that takes every write.
@@ -455,6 +455,7 @@ int kill_leftovers(bool own_pid_namespace) {
   ::prctl(PR_SET_DUMPABLE, 0);  // the worker cannot reach the keeper's descriptors through /proc
   const bool own_pid_namespace = clone_flags & CLONE_NEWPID;
   int in_force = own_pid_namespace ? pid_ns : 0;
+  if (clone_flags & CLONE_NEWNET) in_force |= net_ns;  // only a loopback interface, down: no network, no host sockets
   if (join_count_group(plan)) in_force |= process_limit;
   if (clone_flags & CLONE_NEWUSER) {
     if (!map_own_ids(plan)) {
@@ -532,17 +533,35 @@ std::string resolve_executable(const std::string& name) {
   return found.empty() ? name : found.string();
 }
 
-// The environment with HOME, TMPDIR, TMP and TEMP pointing at the scratch.
-std::vector<std::string> contained_environment(const std::filesystem::path& scratch) {
-  std::vector<std::string> environment;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    const std::string_view variable(*entry);
-    const std::string_view name = variable.substr(0, variable.find('='));
-    if (name != "HOME" && name != "TMPDIR" && name != "TMP" && name != "TEMP") environment.emplace_back(variable);
-  }
-  for (const char* name : {"HOME", "TMPDIR", "TMP", "TEMP"})
-    environment.push_back(std::string(name) + "=" + scratch.string());
-  return environment;
+// Whether kcheck's variable `name` is passed to contained code: what
+// selects devices, threads, locale and libraries, never credentials
+// (HF_TOKEN, cloud keys, CI secrets) or anything else of the user's.
+bool passed_to_contained(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"PATH",
+                                                "LANG",
+                                                "LANGUAGE",
+                                                "TZ",
+                                                "TERM",
+                                                "LD_LIBRARY_PATH",
+                                                "KCHECK_LIBPYTHON",
+                                                "VIRTUAL_ENV",
+                                                "HF_HUB_OFFLINE",
+                                                "CUDA_VISIBLE_DEVICES",
+                                                "CUDA_HOME",
+                                                "CUDA_PATH",
+                                                "CUDA_MODULE_LOADING",
+                                                "CUDA_LAUNCH_BLOCKING",
+                                                "NVIDIA_VISIBLE_DEVICES",
+                                                "NVIDIA_DRIVER_CAPABILITIES",
+                                                "HIP_VISIBLE_DEVICES",
+                                                "ROCR_VISIBLE_DEVICES",
+                                                "OMP_NUM_THREADS",
+                                                "MKL_NUM_THREADS",
+                                                "OPENBLAS_NUM_THREADS",
+                                                "PYTORCH_CUDA_ALLOC_CONF",
+                                                "TORCH_CUDA_ARCH_LIST"};
+  if (name.starts_with("LC_")) return true;
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
 pid_t clone_process(int flags) {
@@ -553,6 +572,20 @@ pid_t clone_process(int flags) {
 
 }  // namespace
 
+std::vector<std::string> contained_environment(char** parent, const std::filesystem::path& scratch,
+                                               const std::vector<std::string>& also_passed) {
+  std::vector<std::string> environment;
+  for (char** entry = parent; entry && *entry; ++entry) {
+    const std::string_view variable(*entry);
+    const std::string_view name = variable.substr(0, variable.find('='));
+    if (passed_to_contained(name) || std::find(also_passed.begin(), also_passed.end(), name) != also_passed.end())
+      environment.emplace_back(variable);
+  }
+  for (const char* name : {"HOME", "TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME"})
+    environment.push_back(std::string(name) + "=" + scratch.string());
+  return environment;
+}
+
 std::string ContainmentInForce::describe() const {
   std::string text = pid_namespace ? "PID namespace (nothing the worker starts outlives it)"
                                    : "no PID namespace (processes left behind are found through /proc and killed)";
@@ -560,6 +593,7 @@ std::string ContainmentInForce::describe() const {
                                     : "; writes outside its scratch directory are not prevented";
   if (writes_captured) text += "; writes to the shared temporary directories captured and reported";
   if (user_namespace) text += "; user namespace";
+  text += network_namespace ? "; no network (a network namespace of its own)" : "; the machine's network";
   text +=
       process_limit ? "; process limit" : "; no process limit (no cgroup of its own, and root or no user namespace)";
   return text;
@@ -573,7 +607,8 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
     return start;
   }
   const std::string executable = resolve_executable(argv[0]);
-  std::vector<std::string> environment = contained_environment(containment.scratch);
+  std::vector<std::string> environment =
+      contained_environment(environ, containment.scratch, containment.pass_environment);
   const std::string scratch = containment.scratch.string();
   KeeperPlan plan;
   plan.executable = executable.c_str();
@@ -604,9 +639,15 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
     plan.pid_max = std::to_string(std::max<std::uint64_t>(containment.processes, 301));
 
   const int namespaces = CLONE_NEWPID | CLONE_NEWNS | (plan.want_user_namespace ? CLONE_NEWUSER : 0);
-  int flags = containment.namespaces ? namespaces : 0;
+  auto refused = [] { return errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS; };
+  // A network namespace of its own first; where only it is refused, the others still.
+  int flags = containment.namespaces ? namespaces | CLONE_NEWNET : 0;
   pid_t keeper = clone_process(flags);
-  if (keeper < 0 && flags && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS)) {
+  if (keeper < 0 && flags && refused()) {
+    flags = namespaces;
+    keeper = clone_process(flags);
+  }
+  if (keeper < 0 && flags && refused()) {
     flags = 0;  // namespaces refused here: a subreaper keeper
     keeper = clone_process(flags);
   }
@@ -655,6 +696,7 @@ void read_keeper_messages(int report_fd, KeeperReport& report) {
         report.in_force.read_only_outside_scratch = record.value & read_only;
         report.in_force.writes_captured = record.value & captured;
         report.in_force.process_limit = record.value & process_limit;
+        report.in_force.network_namespace = record.value & net_ns;
         break;
     }
   }

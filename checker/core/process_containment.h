@@ -49,6 +49,9 @@ struct Containment {
   // The shared writable directories captured (see above); those absent here are skipped.
   std::vector<std::filesystem::path> captured_directories = {"/tmp", "/var/tmp", "/dev/shm"};
   bool namespaces = true;  // false: only the subreaper fallback (tests it where namespaces work)
+  // Variables of kcheck's environment passed on beside the allow-list
+  // (contained_environment), by name: what the user chose to give the kernel.
+  std::vector<std::string> pass_environment;
 };
 
 // What confined one run, as the keeper found it.
@@ -58,6 +61,7 @@ struct ContainmentInForce {
   bool read_only_outside_scratch = false;  // mount namespace with every other mount read-only
   bool writes_captured = false;            // the shared writable directories are captured overlays
   bool process_limit = false;              // a cgroup's pids.max or RLIMIT_NPROC applies
+  bool network_namespace = false;          // no network: its own namespace, loopback down, no host sockets
   friend bool operator==(const ContainmentInForce&, const ContainmentInForce&) = default;
   // "PID namespace, read-only outside the scratch directory, ..." for reports.
   std::string describe() const;
@@ -71,6 +75,14 @@ struct ContainedStart {
   int error = 0;                                   // errno when nothing could be started
   std::unique_ptr<ProcessCountGroup> count_group;  // kept until the keeper has been reaped
 };
+
+// The environment contained code gets from `parent` (kcheck's): only the
+// variables that select devices, threads, locale, libraries and PATH (an
+// allow-list: no token, key or other secret of the user's reaches a kernel),
+// and those named in `also_passed`, with HOME, TMPDIR, TMP, TEMP and
+// XDG_CACHE_HOME pointing at `scratch`.
+std::vector<std::string> contained_environment(char** parent, const std::filesystem::path& scratch,
+                                               const std::vector<std::string>& also_passed = {});
 
 // Starts argv (argv[0] absolute or found on PATH) contained, with stdin from
 // /dev/null and stdout and stderr on `output_fd`. The keeper leads its own

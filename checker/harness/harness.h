@@ -60,6 +60,9 @@ struct HarnessOptions {
   std::chrono::milliseconds compile_timeout{900000};
   double regression_threshold = 0.10;  // KB002
   // Limits of the contained worker and Python import (core/process_containment.h).
+  // Variables of kcheck's environment given to the kernel's code beside the
+  // allow-list (core/process_containment.h): `--pass-env NAME`.
+  std::vector<std::string> pass_environment;
   std::uint64_t max_file_size = 1ull << 30;  // RLIMIT_FSIZE: a larger file ends its writer (SIGXFSZ)
   std::uint64_t cpu_address_space = 64ull
                                     << 30;  // RLIMIT_AS of CPU variants; none on devices (CUDA reserves terabytes)

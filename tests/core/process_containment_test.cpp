@@ -5,6 +5,9 @@
 
 #include "tests/support/live_processes.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -178,10 +181,63 @@ TEST(ProcessContainment, ThePidNamespacesOwnPidMaxBoundsAForkBombWithoutACgroup)
   EXPECT_LE(end.leftover_processes, 301);
 }
 
+// Issue #28 item 2: a kernel read HF_TOKEN from the worker's environment.
+TEST_P(ContainedRun, NoSecretOfTheUsersEnvironmentReachesIt) {
+  ::setenv("HF_TOKEN", "hf_secret_token", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
+  const fs::path scratch = scratch_dir("scratch");
+  const ProcessEnd end = run_contained("env", scratch, GetParam());
+  ::unsetenv("HF_TOKEN");
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  EXPECT_EQ(end.exit_code, 0) << end.output;
+  EXPECT_EQ(end.output.find("secret"), std::string::npos) << end.output;
+  EXPECT_NE(end.output.find("\nPATH=/"), std::string::npos) << end.output;
+  EXPECT_NE(end.output.find("XDG_CACHE_HOME=" + scratch.string() + "\n"), std::string::npos) << end.output;
+}
+
+// Issue #28 item 2: a kernel sent what it read to a TCP listener on
+// 127.0.0.1. In a network namespace of its own there is no route to it.
+TEST_P(ContainedRun, WithNamespacesItHasNoNetworkNotEvenTheMachinesLoopback) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const ProcessEnd end = run_contained(
+      "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port + "' 2>/dev/null && echo connected || echo no-connection",
+      scratch_dir("scratch"), GetParam());
+  ::close(listener);
+  ASSERT_TRUE(end.containment);
+  if (!end.containment->pid_namespace) {
+    EXPECT_EQ(end.output, "connected\n") << "the fallback keeps the machine's network, and says so";
+    EXPECT_FALSE(end.containment->network_namespace);
+    return;
+  }
+  EXPECT_TRUE(end.containment->network_namespace);
+  EXPECT_EQ(end.output, "no-connection\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(ProcessContainment, ContainedRun, ::testing::Values(true, false),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return std::string(info.param ? "Namespaces" : "SubreaperFallback");
                          });
+
+TEST(ProcessContainment, OnlyDeviceThreadLocaleAndLibraryVariablesArePassedOn) {
+  std::vector<std::string> parent = {"HF_TOKEN=hf_x",           "PATH=/usr/bin",   "LC_ALL=C.UTF-8",
+                                     "AWS_SECRET_ACCESS_KEY=y", "HOME=/root",      "CUDA_VISIBLE_DEVICES=0",
+                                     "GITHUB_TOKEN=z",          "LD_PRELOAD=/x.so"};
+  std::vector<char*> pointers;
+  for (std::string& variable : parent) pointers.push_back(variable.data());
+  pointers.push_back(nullptr);
+  EXPECT_EQ(contained_environment(pointers.data(), "/s"),
+            (std::vector<std::string>{"PATH=/usr/bin", "LC_ALL=C.UTF-8", "CUDA_VISIBLE_DEVICES=0", "HOME=/s",
+                                      "TMPDIR=/s", "TMP=/s", "TEMP=/s", "XDG_CACHE_HOME=/s"}));
+}
 
 TEST(ProcessContainment, InForceIsDescribedForTheReport) {
   ContainmentInForce in_force;
@@ -189,12 +245,14 @@ TEST(ProcessContainment, InForceIsDescribedForTheReport) {
   in_force.read_only_outside_scratch = true;
   EXPECT_EQ(in_force.describe(),
             "PID namespace (nothing the worker starts outlives it); read-only outside its scratch directory; "
-            "no process limit (no cgroup of its own, and root or no user namespace)");
+            "the machine's network; no process limit (no cgroup of its own, and root or no user namespace)");
   in_force.writes_captured = true;
   in_force.process_limit = true;
+  in_force.network_namespace = true;
   EXPECT_EQ(in_force.describe(),
             "PID namespace (nothing the worker starts outlives it); read-only outside its scratch directory; "
-            "writes to the shared temporary directories captured and reported; process limit");
+            "writes to the shared temporary directories captured and reported; no network (a network namespace of "
+            "its own); process limit");
 }
 
 }  // namespace

@@ -96,6 +96,7 @@ const HarnessRun& harness_run() {
     harness.max_file_size = 8u << 20;  // fill_disk_init writes 64 MiB
     harness.seed = 4242;
     harness.python = KCHECK_VENV_PYTHON;
+    harness.pass_environment = {"KCHECK_TEST_DAEMON_MARKER", "KCHECK_TEST_OUTSIDE_FILE", "KCHECK_TEST_SHARED_TMP_FILE"};
     run_harness(result.tree, harness);
     RuleRegistry rules = make_rule_registry();
     Policy policy = load_policy("hub");

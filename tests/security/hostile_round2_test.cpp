@@ -211,9 +211,11 @@ TEST_F(HostileRound2, KernelCodeThatRunsWildIsAFindingAndNothingOutlivesTheRun) 
   for (const auto& [name, code, message] : cases) {
     Bounds bounds;
     bounds.address_space = std::uint64_t{64} << 30;  // the worker maps libtorch
-    const Outcome outcome = kcheck({"run", "--python", "none", "--timeout", "60", "--worker-file-size", "8M",
-                                    "--format", "json", fixtures + "/" + name},
-                                   bounds);
+    const Outcome outcome =
+        kcheck({"run", "--python", "none", "--timeout", "60", "--worker-file-size", "8M", "--pass-env",
+                "KCHECK_TEST_DAEMON_MARKER", "--pass-env", "KCHECK_TEST_OUTSIDE_FILE", "--pass-env",
+                "KCHECK_TEST_SHARED_TMP_FILE", "--format", "json", fixtures + "/" + name},
+               bounds);
     expect_bounded(outcome, 1);
     EXPECT_EQ(codes(outcome.report).count(code), 1u) << name << ": " << outcome.out.substr(0, 3000);
     EXPECT_NE(outcome.out.find(message), std::string::npos) << name << ": " << outcome.out.substr(0, 3000);
