@@ -131,7 +131,10 @@ case "${1:-}" in
     # kcheck builds its worker on first use against the test venv's Torch (the machine's), cached here.
     export XDG_CACHE_HOME=$PWD/$carry/cache
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-    python3 bench/harness_corpus.py "$carry/bin/kcheck" "$PWD/$carry/test-venv/bin/python" "$carry"/kc-*/ \
+    # KCHECK_HARNESS_ONLY="kc-NAME ...": only these of the carried repositories (one device call each part).
+    repos=("$carry"/kc-*/)
+    [[ -z ${KCHECK_HARNESS_ONLY:-} ]] || { repos=(); for name in $KCHECK_HARNESS_ONLY; do repos+=("$carry/$name/"); done; }
+    python3 bench/harness_corpus.py "$carry/bin/kcheck" "$PWD/$carry/test-venv/bin/python" "${repos[@]}" \
       --timeout "${KCHECK_HARNESS_TIMEOUT:-240}" --json-dir "$out" | tee "$out/harness-corpus.md"
     # KCHECK_HARNESS_BENCH="kc-NAME ...": `kcheck bench` of those at the large
     # size against their baselines (eager; torch.compile modes from
