@@ -3,8 +3,9 @@
     python -c SOURCE PLAN.json RESULT.json
 
 For every case of the plan (written by checker/harness/compiled_baselines.cpp)
-it compiles the case's baseline expression (reference/ops/baseline_forms.cpp)
-with torch.compile in each mode of the plan, checks the compiled result
+it compiles the case's baseline (an expression of reference/ops/baseline_forms.cpp
+or of the repository's kcheck-ops.toml, through kcheck's evaluator in
+reference_runner.py, never exec'd) with torch.compile in each mode of the plan, checks the compiled result
 against the eager one within the op's tolerance, and times it the way
 kcheck_worker times the kernel (checker/harness/worker/op_timing.cpp): the
 same rotation over buffer sets (so consecutive calls miss the cache), one
@@ -123,16 +124,44 @@ def device_of(torch, backend):
     return torch.device(name)
 
 
-def baseline_function(case, F, torch):
-    """The case's expression as a function of its input tensors; scalars and sizes are constants."""
+def load_evaluator(path):
+    """kcheck's expression evaluator (reference_runner.py, written beside the plan):
+    registered by name, as torch.compile looks a function's module up by it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("kcheck_reference_runner", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def baseline_function(case, plan, evaluator):
+    """The case's baseline as a function of its input tensors; scalars and sizes are constants.
+    An expression (kcheck's own or the repository's) goes through kcheck's
+    evaluator, a tree of closures: nothing here is compiled from text or
+    exec'd. A repository's python:FILE:FUNCTION is imported from the
+    repository (this process is contained like the kernel) and called with
+    the inputs and scalars as keyword arguments, as a Python reference is."""
     inputs = [arg["name"] for arg in case["args"] if "shape" in arg and not arg.get("output")]
-    constants = {"torch": torch, "F": F}
-    constants.update(case["sizes"])
-    constants.update({arg["name"]: arg["value"] for arg in case["args"] if "shape" not in arg})
-    alias = "" if "x" in inputs or not inputs else "    x = " + inputs[0] + "\n"
-    source = "def baseline(" + ", ".join(inputs) + "):\n" + alias + "    return " + case["expression"] + "\n"
-    exec(compile(source, "<kcheck baseline " + case["key"] + ">", "exec"), constants)
-    return constants["baseline"]
+    scalars = {arg["name"]: arg["value"] for arg in case["args"] if "shape" not in arg}
+    if "python" in case:
+        function = evaluator.repository_function(plan["repository"], case["python"])
+
+        def baseline(*tensors):
+            return function(**dict(zip(inputs, tensors)), **scalars)
+        return baseline
+    constants = dict(case["sizes"])
+    constants.update(scalars)
+    alias = "x" not in inputs and bool(inputs)  # kcheck's forms call the first input x
+    expression = evaluator.compile_expression(case["expression"], inputs + list(constants) + (["x"] if alias else []))
+
+    def baseline(*tensors):
+        names = dict(constants)
+        names.update(zip(inputs, tensors))
+        if alias:
+            names["x"] = tensors[0]
+        return expression(names)
+    return baseline
 
 
 def input_sets(case, torch, device, dtype):
@@ -150,12 +179,12 @@ def input_sets(case, torch, device, dtype):
     return sets
 
 
-def run_case(case, plan, torch, F, device, timer, entry):
+def run_case(case, plan, torch, evaluator, device, timer, entry):
     """Times the eager form from Python into `entry`, then yields one entry per mode:
     median and IQR in microseconds, compile seconds, or the problem."""
     dtype = getattr(torch, case["dtype"])
     sets = input_sets(case, torch, device, dtype)
-    eager = baseline_function(case, F, torch)
+    eager = baseline_function(case, plan, evaluator)
     expected = eager(*sets[0])
     # The same expression uncompiled, called from Python: beside kcheck_worker's
     # timing of it from C++, it shows how much of a compiled timing is Python's call overhead.
@@ -163,10 +192,14 @@ def run_case(case, plan, torch, F, device, timer, entry):
                                 plan["target_sample_seconds"])
     entry["eager_median_us"], entry["eager_spread_us"] = median * 1e6, spread * 1e6
     for mode in plan["modes"]:
+        if "python" in case:  # the author's code: timed eager only, never compiled by kcheck
+            yield {"mode": mode, "median_us": 0.0, "spread_us": 0.0, "compile_seconds": 0.0,
+                   "problem": "not compiled: a python: baseline is timed eager only"}
+            continue
         entry = {"mode": mode, "median_us": 0.0, "spread_us": 0.0, "compile_seconds": 0.0, "problem": ""}
         try:
             torch._dynamo.reset()
-            compiled = torch.compile(baseline_function(case, F, torch), mode=mode, dynamic=False)
+            compiled = torch.compile(baseline_function(case, plan, evaluator), mode=mode, dynamic=False)
             started = time.perf_counter()
             got = compiled(*sets[0])
             timer.synchronize()
@@ -190,7 +223,6 @@ def main():
     result = {"torch": "", "problem": "", "cases": []}
     try:
         import torch
-        import torch.nn.functional as F
         device = device_of(torch, plan["backend"])
         torch.empty(1, device=device)
     except Exception as error:
@@ -198,12 +230,13 @@ def main():
         write_result(result_path, result)
         sys.exit(3)
     result["torch"] = torch.__version__
+    evaluator = load_evaluator(plan["evaluator"])
     timer = Timer(torch, device)
     for case in plan["cases"]:
         entry = {"key": case["key"], "modes": []}
         result["cases"].append(entry)
         try:
-            for mode_entry in run_case(case, plan, torch, F, device, timer, entry):
+            for mode_entry in run_case(case, plan, torch, evaluator, device, timer, entry):
                 entry["modes"].append(mode_entry)
                 write_result(result_path, result)
         except Exception as error:  # the eager form itself failed: every mode says so

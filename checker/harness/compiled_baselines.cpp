@@ -101,28 +101,41 @@ bool known_compile_mode(const std::string& mode) {
 
 json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSet& specs,
                   const CompilePlanSettings& settings) {
+  // With no torch.compile mode, only the repository's own baselines: the worker cannot time those.
+  const bool own_only = settings.modes.empty();
   json cases = json::array();
   for (const OpBenchmarkFact& benchmark : benchmarks) {
     const OpSpec* spec = specs.find(spec_name(benchmark.op));
     if (!spec || !(benchmark.median_us > 0)) continue;
-    const reference::BaselineForm* form = reference::find_baseline_form(spec->baseline);
+    const bool own = spec->baseline_kind != worker::ReferenceKind::builtin;
+    const reference::BaselineForm* form = own ? nullptr : reference::find_baseline_form(spec->baseline);
     const std::map<std::string, std::int64_t>* size = size_named(*spec, benchmark.size);
     auto tolerance = spec->tolerance.find(benchmark.dtype);
-    if (!form || !size || tolerance == spec->tolerance.end()) continue;
-    cases.push_back({{"key", case_key(benchmark)},
-                     {"expression", form->expression},
-                     {"dtype", benchmark.dtype},
-                     {"sizes", *size},
-                     {"args", concrete_args(*spec, *size)},
-                     {"buffer_sets", std::clamp(benchmark.buffer_sets, 1, 64)},
-                     {"seed", settings.seed % (1ull << 53)},
-                     {"rtol", tolerance->second.rtol},
-                     {"atol", tolerance->second.atol}});
+    if ((!form && !own) || !size || tolerance == spec->tolerance.end()) continue;
+    if (own_only && !own) continue;
+    json entry = {{"key", case_key(benchmark)},
+                  {"dtype", benchmark.dtype},
+                  {"sizes", *size},
+                  {"args", concrete_args(*spec, *size)},
+                  {"buffer_sets", std::clamp(benchmark.buffer_sets, 1, 64)},
+                  {"seed", settings.seed % (1ull << 53)},
+                  {"rtol", tolerance->second.rtol},
+                  {"atol", tolerance->second.atol}};
+    if (form)
+      entry["expression"] = form->expression;
+    else if (spec->baseline_kind == worker::ReferenceKind::expression)
+      entry["expression"] = spec->baseline;
+    else
+      entry["python"] = spec->baseline.substr(7);  // FILE:FUNCTION
+    if (own) entry["own_baseline"] = spec->baseline;
+    cases.push_back(std::move(entry));
   }
   return {{"backend", settings.backend},
           {"samples", settings.samples},
           {"target_sample_seconds", settings.target_sample_seconds},
           {"modes", settings.modes},
+          {"repository", settings.repository},
+          {"evaluator", settings.evaluator},
           {"cases", cases}};
 }
 
@@ -130,8 +143,9 @@ void merge_compiled_result(const json& result, const json& plan, const std::stri
                            std::vector<OpBenchmarkFact>& benchmarks) {
   std::map<std::string, const json*> reported = cases_by_key(result);
   std::vector<std::string> modes = plan.at("modes").get<std::vector<std::string>>();
-  std::map<std::string, bool> planned;
-  for (const json& planned_case : plan.at("cases")) planned[planned_case.at("key").get<std::string>()] = true;
+  std::map<std::string, std::string> planned;  // key -> the repository's own baseline, if that
+  for (const json& planned_case : plan.at("cases"))
+    planned[planned_case.at("key").get<std::string>()] = planned_case.value("own_baseline", "");
   for (OpBenchmarkFact& benchmark : benchmarks) {
     const std::string key = case_key(benchmark);
     if (!planned.contains(key)) {
@@ -144,22 +158,45 @@ void merge_compiled_result(const json& result, const json& plan, const std::stri
     benchmark.compiled.clear();
     benchmark.eager_python_median_us = entry ? number_or_zero(*entry, "eager_median_us") : 0;
     for (const std::string& mode : modes) benchmark.compiled.push_back(mode_result(mode, entry, unfinished));
+    // The repository's own baseline: its eager time is the helper's, from Python.
+    if (const std::string& own = planned[key]; !own.empty()) {
+      benchmark.eager_median_us = benchmark.eager_python_median_us;
+      benchmark.eager_spread_us = entry ? number_or_zero(*entry, "eager_spread_us") : 0;
+      benchmark.eager = benchmark.eager_median_us > 0 ? own + " (timed from Python)" : "";
+      benchmark.eager_problem =
+          benchmark.eager_median_us > 0 ? ""
+          : entry && !string_or_empty(*entry, "problem").empty()
+              ? string_or_empty(*entry, "problem")
+              : "its baseline " + own + " was not timed: " + (unfinished.empty() ? "no result" : unfinished);
+    }
   }
 }
 
 void time_compiled_baselines(const VariantFacts& variant, const OpSpecSet& specs, const CompilePlanSettings& settings,
                              const HarnessOptions& options, const fs::path& private_scratch, HarnessFacts& facts) {
-  auto say_for_all = [&facts](const std::string& why) {
-    for (OpBenchmarkFact& benchmark : facts.benchmarks) benchmark.compiled_problem = why;
+  auto say_for_all = [&facts, &specs](const std::string& why) {
+    for (OpBenchmarkFact& benchmark : facts.benchmarks) {
+      benchmark.compiled_problem = why;
+      const OpSpec* spec = specs.find(spec_name(benchmark.op));
+      if (spec && spec->baseline_kind != worker::ReferenceKind::builtin && benchmark.eager.empty())
+        benchmark.eager_problem = "its baseline " + spec->baseline + " is timed from Python, and was " + why;
+    }
   };
-  if (settings.modes.empty()) return say_for_all("not timed: --compile none");
+  if (settings.modes.empty()) say_for_all("not timed: --compile none");
   if (options.python.empty()) return say_for_all("not timed: no Python with Torch given (--python)");
-  const json plan = compile_plan(facts.benchmarks, specs, settings);
-  if (plan["cases"].empty()) return merge_compiled_result(json::object(), plan, "", facts.benchmarks);
-  const std::optional<std::string_view> helper = find_embedded_file("checker/harness/compile_baselines.py");
-  if (!helper) return say_for_all("not timed: this kcheck was built without its torch.compile helper");
-
   const PrivateScratch scratch(private_scratch);
+  CompilePlanSettings plan_settings = settings;
+  plan_settings.evaluator = (scratch.path() / "reference_runner.py").string();
+  const json plan = compile_plan(facts.benchmarks, specs, plan_settings);
+  if (plan["cases"].empty()) {
+    if (!settings.modes.empty()) merge_compiled_result(json::object(), plan, "", facts.benchmarks);
+    return;
+  }
+  const std::optional<std::string_view> helper = find_embedded_file("checker/harness/compile_baselines.py");
+  const std::optional<std::string_view> evaluator = find_embedded_file("checker/harness/reference_runner.py");
+  if (!helper || !evaluator) return say_for_all("not timed: this kcheck was built without its torch.compile helper");
+  std::ofstream(plan_settings.evaluator, std::ios::binary) << *evaluator;
+
   const fs::path plan_path = scratch.path() / "compile-plan.json";
   const fs::path result_path = scratch.path() / "compile-result.json";
   std::ofstream(plan_path, std::ios::binary) << plan.dump();

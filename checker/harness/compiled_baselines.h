@@ -31,6 +31,8 @@ struct CompilePlanSettings {
   int samples = 30;
   double target_sample_seconds = 2e-3;
   std::vector<std::string> modes;
+  std::string repository;  // absolute: where a python:FILE:FUNCTION baseline's FILE is
+  std::string evaluator;   // kcheck's reference_runner.py as written for the helper
 };
 nlohmann::json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSet& specs,
                             const CompilePlanSettings& settings);

@@ -594,6 +594,8 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
       if (options.bench && specs && !facts.benchmarks.empty()) {
         CompilePlanSettings compile{settings.backend, seed, options.samples, settings.target_sample_seconds,
                                     options.compile_modes};
+        std::error_code absolute_error;
+        compile.repository = repository.empty() ? "" : fs::absolute(repository, absolute_error).string();
         time_compiled_baselines(variant, *specs, compile, run_options, scratch / ("compile-" + stem), facts);
       }
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {

@@ -152,15 +152,16 @@ bool is_identifier(std::string_view text) {
 
 // A python: reference's FILE must be a regular file inside the repository,
 // after every link is followed.
-void require_repository_file(const fs::path& repository, const fs::path& spec_file, const OpSpec& spec) {
-  const std::string target = spec.reference.substr(7);
+void require_repository_file(const fs::path& repository, const fs::path& spec_file, const OpSpec& spec,
+                             const std::string& reference) {
+  const std::string target = reference.substr(7);
   const std::string file = target.substr(0, target.rfind(':'));
   std::error_code error;
   const fs::path root = fs::canonical(repository, error);
   const fs::path path = fs::canonical(repository / file, error);
   const auto relative = path.lexically_relative(root);
   if (error || relative.empty() || *relative.begin() == ".." || !fs::is_regular_file(path, error))
-    throw OpSpecError(spec_file.string() + ": op '" + spec.name + "': its reference file '" + file +
+    throw OpSpecError(spec_file.string() + ": op '" + spec.name + "': its file '" + file +
                       "' is no file inside the repository");
 }
 
@@ -276,11 +277,19 @@ OpSpecSet parse_op_specs(std::string_view text, const std::string& source) {
            "op '" + spec.name + "': '" + spec.reference +
                "' is no built-in reference; a reference of your own is \"python:FILE:FUNCTION\" or a Torch "
                "expression over the argument names (reference/ops/README.md)");
-    if ((*table)["baseline"]) spec.baseline = required_string(*table, "baseline", source);
-    if (!spec.baseline.empty() && !reference::find_baseline_form(spec.baseline))
+    if ((*table)["baseline"]) {
+      spec.baseline = required_string(*table, "baseline", source);
+      try {
+        spec.baseline_kind = reference_kind_of(spec.baseline);
+      } catch (const OpSpecError& error) {
+        fail(source, table, "op '" + spec.name + "': baseline: " + error.what());
+      }
+    }
+    if (!spec.baseline.empty() && spec.baseline_kind == worker::ReferenceKind::builtin &&
+        !reference::find_baseline_form(spec.baseline))
       fail(source, table,
            "op '" + spec.name + "': no baseline named '" + spec.baseline + "' (reference/ops/baseline_forms.cpp has " +
-               known_baselines() + ")");
+               known_baselines() + "; a baseline of your own is \"python:FILE:FUNCTION\" or a Torch expression)");
     if (spec.schema.rfind(spec.name + "(", 0) != 0)
       fail(source, table, "schema of '" + spec.name + "' must start with '" + spec.name + "('");
     const toml::array* args = (*table)["args"].as_array();
@@ -333,7 +342,10 @@ OpSpecSet op_specs_for(const fs::path& repository) {
     std::stringstream text;
     text << file.rdbuf();
     for (OpSpec& spec : parse_op_specs(text.str(), own.string()).ops) {
-      if (spec.reference_kind == worker::ReferenceKind::python) require_repository_file(repository, own, spec);
+      if (spec.reference_kind == worker::ReferenceKind::python)
+        require_repository_file(repository, own, spec, spec.reference);
+      if (spec.baseline_kind == worker::ReferenceKind::python)
+        require_repository_file(repository, own, spec, spec.baseline);
       set.add(std::move(spec));
     }
   }
@@ -381,6 +393,8 @@ worker::WorkerPlan worker_plan(const OpSpecSet& specs, const RunSettings& settin
         spec.name, spec.schema, spec.reference, spec.reference_kind, spec.reference_dtype, spec.baseline, spec.dtypes,
         {},        {},          spec.bytes};
     if (spec.reference_kind == worker::ReferenceKind::python) op.reference = spec.reference.substr(7);  // FILE:FUNCTION
+    // The repository's own baselines are timed from Python (compiled_baselines.h), not by the worker.
+    if (spec.baseline_kind != worker::ReferenceKind::builtin) op.baseline.clear();
     for (const auto& [dtype, value] : spec.tolerance) op.tolerance[dtype] = {value.rtol, value.atol};
     for (const auto& [size_name, size] : spec.sizes) {
       if (!settings.sizes.empty() &&

@@ -41,7 +41,12 @@ struct OpSpec {
   std::string reference;  // as written; reference_kind says how it is read
   worker::ReferenceKind reference_kind = worker::ReferenceKind::builtin;
   std::string reference_dtype = "float64";  // Python references: "float64" or "native"
-  std::string baseline;  // what `kcheck bench` times the op against (reference_ops.cpp's baselines); "" = none
+  // What `kcheck bench` times the op against; "" = none. Read like
+  // `reference`: a name of reference/ops/baseline_forms.cpp (timed by the
+  // worker), or the repository's python:FILE:FUNCTION or Torch expression
+  // (timed from Python by compile_baselines.py).
+  std::string baseline;
+  worker::ReferenceKind baseline_kind = worker::ReferenceKind::builtin;
   std::vector<OpArgSpec> args;
   std::vector<std::string> dtypes;
   std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> sizes;  // "small" -> {n: 7, d: 129}

@@ -12,7 +12,7 @@ values, bit-identical) and its scalars. Two kinds of reference:
 - "expression": a Torch expression over the spec's argument names, e.g.
   "torch.nn.functional.silu(x[..., :d]) * x[..., d:]". It is data, never
   Python source: it is parsed with ast and evaluated by the small evaluator
-  below, which knows names (the arguments, `torch`, `F`, `math`), constants,
+  below (a tree of closures, see Compiler), which knows names (the arguments, `torch`, `F`, `math`), constants,
   arithmetic, comparisons, subscripts, tuples and lists, calls, and public
   attributes (no name or attribute with a leading underscore). From a module
   it reaches only functions and values, and the few math submodules in
@@ -72,114 +72,155 @@ class ExpressionError(Exception):
     pass
 
 
-class Evaluator:
-    """Evaluates the node kinds listed in the module's docstring, and nothing else."""
+def checked_attribute(owner, attr):
+    """owner.attr, where the owner (known only when the expression runs) allows it."""
+    if isinstance(owner, str):
+        raise ExpressionError("a string has no attributes in a reference expression")
+    value = getattr(owner, attr)
+    if not isinstance(owner, types.ModuleType):
+        return value  # a tensor's or a value's member (the names above are vetted already)
+    if isinstance(value, types.ModuleType) and value.__name__ not in MODULES:
+        raise ExpressionError("module %s is not allowed (only %s)" % (value.__name__, ", ".join(MODULES)))
+    if isinstance(value, type):  # classes make objects kcheck does not vet (CompilationUnit, storages)
+        raise ExpressionError("class %s is not allowed in a reference expression" % attr)
+    return value
 
-    def __init__(self, names):
-        self.names = names
 
-    def run(self, node):
-        method = getattr(self, "eval_" + type(node).__name__, None)
+def checked_power(left, right):
+    if isinstance(right, (int, float)) and abs(right) > 64:
+        raise ExpressionError("an exponent above 64 is not allowed in a reference expression")
+    return operator.pow(left, right)
+
+
+class Compiler:
+    """Turns the node kinds listed in the module's docstring, and nothing else,
+    into a tree of closures: each takes the names (a dict) and returns the
+    node's value. Nothing is compiled to Python code or exec'd; names and
+    attributes are vetted here, once, and what depends on values (which
+    module, which class) when the closures run. torch.compile traces the
+    closures like any Python function."""
+
+    def __init__(self, known):
+        self.known = known
+
+    def build(self, node):
+        method = getattr(self, "build_" + type(node).__name__, None)
         if method is None:
             raise ExpressionError("'%s' is not allowed in a reference expression" % type(node).__name__)
         return method(node)
 
-    def eval_Expression(self, node):
-        return self.run(node.body)
+    def build_Expression(self, node):
+        return self.build(node.body)
 
-    def eval_Constant(self, node):
-        if isinstance(node.value, (int, float, bool, str)) or node.value is None or node.value is Ellipsis:
-            return node.value
-        raise ExpressionError("constant %r is not allowed" % (node.value,))
+    def build_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float, bool, str)) or value is None or value is Ellipsis:
+            return lambda names: value
+        raise ExpressionError("constant %r is not allowed" % (value,))
 
-    def eval_Name(self, node):
-        if node.id.startswith("_") or node.id not in self.names:
-            raise ExpressionError("unknown name '%s' (known: %s)" % (node.id, ", ".join(sorted(self.names))))
-        return self.names[node.id]
+    def build_Name(self, node):
+        name = node.id
+        if name.startswith("_") or name not in self.known:
+            raise ExpressionError("unknown name '%s' (known: %s)" % (name, ", ".join(sorted(self.known))))
+        return lambda names: names[name]
 
-    def eval_Attribute(self, node):
-        if node.attr.startswith("_"):
-            raise ExpressionError("attribute '%s' is not allowed" % node.attr)
-        owner = self.run(node.value)
-        if node.attr in REFUSED_MEMBERS or node.attr.startswith("set_") or "ir" in node.attr.split("_"):
-            raise ExpressionError("'.%s' is not allowed in a reference expression" % node.attr)
-        if isinstance(owner, str):
-            raise ExpressionError("a string has no attributes in a reference expression")
-        if isinstance(owner, types.ModuleType):
-            value = getattr(owner, node.attr)
-            if isinstance(value, types.ModuleType) and value.__name__ not in MODULES:
-                raise ExpressionError("module %s is not allowed (only %s)" % (value.__name__, ", ".join(MODULES)))
-        else:
-            value = getattr(owner, node.attr)
-        if isinstance(value, type):  # classes make objects kcheck does not vet (CompilationUnit, storages)
-            raise ExpressionError("class %s is not allowed in a reference expression" % node.attr)
-        return value
+    def build_Attribute(self, node):
+        attr = node.attr
+        if attr.startswith("_"):
+            raise ExpressionError("attribute '%s' is not allowed" % attr)
+        if attr in REFUSED_MEMBERS or attr.startswith("set_") or "ir" in attr.split("_"):
+            raise ExpressionError("'.%s' is not allowed in a reference expression" % attr)
+        owner = self.build(node.value)
+        return lambda names: checked_attribute(owner(names), attr)
 
-    def eval_Call(self, node):
-        function = self.run(node.func)
+    def build_Call(self, node):
+        function = self.build(node.func)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise ExpressionError("*arguments are not allowed")
-            args.append(self.run(arg))
-        kwargs = {}
+            args.append(self.build(arg))
+        keywords = []
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise ExpressionError("**arguments are not allowed")
-            kwargs[keyword.arg] = self.run(keyword.value)
-        return function(*args, **kwargs)
+            keywords.append((keyword.arg, self.build(keyword.value)))
+        return lambda names: function(names)(*[arg(names) for arg in args],
+                                             **{key: value(names) for key, value in keywords})
 
-    def eval_BinOp(self, node):
+    def build_BinOp(self, node):
         if type(node.op) not in _BINARY:
             raise ExpressionError("operator '%s' is not allowed" % type(node.op).__name__)
-        left, right = self.run(node.left), self.run(node.right)
-        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > 64:
-            raise ExpressionError("an exponent above 64 is not allowed in a reference expression")
-        return _BINARY[type(node.op)](left, right)
+        left, right = self.build(node.left), self.build(node.right)
+        apply = checked_power if isinstance(node.op, ast.Pow) else _BINARY[type(node.op)]
+        return lambda names: apply(left(names), right(names))
 
-    def eval_UnaryOp(self, node):
-        return _UNARY[type(node.op)](self.run(node.operand))
+    def build_UnaryOp(self, node):
+        apply, operand = _UNARY[type(node.op)], self.build(node.operand)
+        return lambda names: apply(operand(names))
 
-    def eval_Compare(self, node):
-        left = self.run(node.left)
-        result = True
-        for op, right_node in zip(node.ops, node.comparators):
+    def build_Compare(self, node):
+        for op in node.ops:
             if type(op) not in _COMPARE:
                 raise ExpressionError("comparison '%s' is not allowed" % type(op).__name__)
-            right = self.run(right_node)
-            result = result & _COMPARE[type(op)](left, right)
-            left = right
-        return result
+        left = self.build(node.left)
+        steps = [(_COMPARE[type(op)], self.build(right)) for op, right in zip(node.ops, node.comparators)]
 
-    def eval_IfExp(self, node):
-        return self.run(node.body) if self.run(node.test) else self.run(node.orelse)
+        def compare(names):
+            value, result = left(names), True
+            for apply, right in steps:
+                right_value = right(names)
+                result = result & apply(value, right_value)
+                value = right_value
+            return result
+        return compare
 
-    def eval_Subscript(self, node):
-        return self.run(node.value)[self.run(node.slice)]
+    def build_IfExp(self, node):
+        test, body, orelse = self.build(node.test), self.build(node.body), self.build(node.orelse)
+        return lambda names: body(names) if test(names) else orelse(names)
 
-    def eval_Index(self, node):  # Python 3.8
-        return self.run(node.value)
+    def build_Subscript(self, node):
+        value, index = self.build(node.value), self.build(node.slice)
+        return lambda names: value(names)[index(names)]
 
-    def eval_Slice(self, node):
-        part = lambda n: None if n is None else self.run(n)
-        return slice(part(node.lower), part(node.upper), part(node.step))
+    def build_Index(self, node):  # Python 3.8
+        return self.build(node.value)
 
-    def eval_ExtSlice(self, node):  # Python 3.8
-        return tuple(self.run(d) for d in node.dims)
+    def build_Slice(self, node):
+        parts = [None if part is None else self.build(part) for part in (node.lower, node.upper, node.step)]
+        return lambda names: slice(*[None if part is None else part(names) for part in parts])
 
-    def eval_Tuple(self, node):
-        return tuple(self.run(e) for e in node.elts)
+    def build_ExtSlice(self, node):  # Python 3.8
+        dims = [self.build(d) for d in node.dims]
+        return lambda names: tuple(d(names) for d in dims)
 
-    def eval_List(self, node):
-        return [self.run(e) for e in node.elts]
+    def build_Tuple(self, node):
+        elements = [self.build(e) for e in node.elts]
+        return lambda names: tuple(e(names) for e in elements)
+
+    def build_List(self, node):
+        elements = [self.build(e) for e in node.elts]
+        return lambda names: [e(names) for e in elements]
+
+
+CONSTANT_NAMES = {"torch": torch, "F": F, "math": math}
+
+
+def compile_expression(text, argument_names):
+    """The expression as a function of a dict {argument name: value}."""
+    if len(text) > MAX_EXPRESSION:
+        raise ExpressionError("the expression is longer than %d characters" % MAX_EXPRESSION)
+    body = Compiler(set(argument_names) | set(CONSTANT_NAMES)).build(ast.parse(text, mode="eval"))
+
+    def function(arguments):
+        names = dict(CONSTANT_NAMES)
+        names.update(arguments)
+        return body(names)
+    return function
 
 
 def evaluate_expression(text, arguments):
-    if len(text) > MAX_EXPRESSION:
-        raise ExpressionError("the expression is longer than %d characters" % MAX_EXPRESSION)
-    names = {"torch": torch, "F": F, "math": math}
-    names.update(arguments)
-    return Evaluator(names).run(ast.parse(text, mode="eval"))
+    return compile_expression(text, arguments.keys())(arguments)
 
 
 def repository_function(repository, reference):

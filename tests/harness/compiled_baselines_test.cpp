@@ -83,6 +83,31 @@ TEST(CompiledBaselines, ThePlanHoldsKcheckOwnExpressionAndConcreteArguments) {
   EXPECT_DOUBLE_EQ(planned["atol"].get<double>(), 2e-2);
 }
 
+TEST(CompiledBaselines, TheRepositorysOwnBaselineIsPlannedEvenWithoutModesAndGivesTheEagerTime) {
+  std::string text = kSpecs;
+  text.replace(text.find("reference = \"relu\""), 0, "baseline = \"torch.relu(input)\"\n");
+  const OpSpecSet specs = parse_op_specs(text, "ops.toml");
+  std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "float32"), timed("no_baseline", "float32")};
+  CompilePlanSettings eager_only = settings();
+  eager_only.modes.clear();
+  eager_only.evaluator = "/scratch/reference_runner.py";
+  const json plan = compile_plan(benchmarks, specs, eager_only);
+  ASSERT_EQ(plan["cases"].size(), 1u) << "without modes only the repository's own baseline: " << plan.dump();
+  EXPECT_EQ(plan["cases"][0]["expression"], "torch.relu(input)");
+  EXPECT_EQ(plan["cases"][0]["own_baseline"], "torch.relu(input)");
+  EXPECT_EQ(plan["evaluator"], "/scratch/reference_runner.py");
+  merge_compiled_result({{"cases",
+                          {{{"key", "no_baseline|float32|small"},
+                            {"eager_median_us", 20.0},
+                            {"eager_spread_us", 1.0},
+                            {"modes", json::array()}}}}},
+                        plan, "", benchmarks);
+  EXPECT_EQ(benchmarks[1].eager, "torch.relu(input) (timed from Python)");
+  EXPECT_DOUBLE_EQ(benchmarks[1].eager_median_us, 20.0);
+  EXPECT_DOUBLE_EQ(benchmarks[1].speedup(), 2.0);
+  EXPECT_EQ(benchmarks[1].eager_problem, "");
+}
+
 TEST(CompiledBaselines, EveryModeGetsItsTimingOrItsProblem) {
   const OpSpecSet specs = parse_op_specs(kSpecs, "ops.toml");
   std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "bfloat16"), timed("fatrelu_and_mul", "float32"),

@@ -51,6 +51,29 @@ TEST(OpSpec, ABaselineMustBeOneKcheckKnows) {
   }
 }
 
+TEST(OpSpec, ABaselineOfTheRepositorysOwnIsAnExpressionOrAPythonFunction) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("reference = \"silu_and_mul\""), 0,
+               "baseline = \"F.silu(input[..., :d]) * input[..., d:]\"\n");
+  const OpSpec expression = *parse_op_specs(spec, "my-ops.toml").find("silu_and_mul");
+  EXPECT_EQ(expression.baseline_kind, worker::ReferenceKind::expression);
+  const worker::WorkerPlan plan = worker_plan(parse_op_specs(spec, "my-ops.toml"), {});
+  EXPECT_EQ(plan.ops.at(0).baseline, "") << "the worker does not time the repository's baselines";
+  spec.replace(spec.find("baseline = \"F.silu"),
+               spec.find('\n', spec.find("baseline = \"F.silu")) - spec.find("baseline = \"F.silu"),
+               "baseline = \"python:bench/ref.py:silu_and_mul\"");
+  EXPECT_EQ(parse_op_specs(spec, "my-ops.toml").find("silu_and_mul")->baseline_kind, worker::ReferenceKind::python);
+  spec.replace(spec.find("python:bench/ref.py"), 19, "python:../ref.py");
+  try {
+    parse_op_specs(spec, "my-ops.toml");
+    ADD_FAILURE() << "a baseline file outside the repository was accepted";
+  } catch (const OpSpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("baseline: '../ref.py' must be a path inside the repository"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 std::string error_of(const std::string& text) {
   try {
     parse_op_specs(text, "my-ops.toml");

@@ -71,6 +71,33 @@ TEST(OwnReferences, AnExpressionAndAPythonFunctionOfTheRepositoryVerifyOpsNoBuil
   EXPECT_EQ(run_of_variant["ops_verified"], 3);
 }
 
+// Issue #27 item 6: `kcheck bench` times an op against the repository's own
+// baseline (an expression, a Python function of the repository) from Python,
+// and an op with none gets its own time only.
+TEST(OwnReferences, BenchTimesOpsAgainstTheRepositorysOwnBaselines) {
+  const fs::path dir = kcheck_test::scratch_dir("own-baselines");
+  const RunResult result = kcheck_test::run_kcheck_in(
+      dir, "bench --seed 11 --sizes small --samples 5 --compile none --python " + shell_quoted(KCHECK_VENV_PYTHON) +
+               " " + fixture("own_reference") + " --format json -o " + shell_quoted(dir / "bench.json"));
+  const json report = json::parse(kcheck_test::read_text(dir / "bench.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << result.err;
+  std::map<std::string, json> float32;
+  for (const json& benchmark : report["dynamic"]["benchmarks"])
+    if (benchmark["dtype"] == "float32") float32[benchmark["op"].get<std::string>()] = benchmark;
+  ASSERT_EQ(float32.size(), 3u) << report["dynamic"]["benchmarks"].dump(1);
+  const json& scale = float32.at("_own_reference_cpu_abc123::scale");
+  EXPECT_EQ(scale["eager"], "x * factor (timed from Python)") << scale.dump();
+  EXPECT_GT(scale["eager_median_us"].get<double>(), 0) << scale.dump();
+  EXPECT_GT(scale["speedup"].get<double>(), 0) << scale.dump();
+  const json& scaled = float32.at("_own_reference_cpu_abc123::scaled");
+  EXPECT_EQ(scaled["eager"], "python:reference.py:scaled (timed from Python)") << scaled.dump();
+  EXPECT_GT(scaled["eager_median_us"].get<double>(), 0) << scaled.dump();
+  const json& times = float32.at("_own_reference_cpu_abc123::times");
+  EXPECT_EQ(times["eager"], "") << times.dump();
+  EXPECT_EQ(times["eager_problem"], "the op spec declares no baseline") << times.dump();
+  EXPECT_GT(times["median_us"].get<double>(), 0) << "its own time only: " << times.dump();
+}
+
 TEST(OwnReferences, AWrongOpIsKD002AndAReferenceThatTriesToRunCodeIsRefused) {
   fs::remove("/tmp/kcheck-reference-evaluator-escaped");
   const KcheckRun run = run_kcheck(fixture("own_reference_wrong"));

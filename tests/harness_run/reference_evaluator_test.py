@@ -12,6 +12,7 @@ import torch
 
 spec = importlib.util.spec_from_file_location("reference_runner", sys.argv[1])
 runner = importlib.util.module_from_spec(spec)
+sys.modules["reference_runner"] = runner  # as compile_baselines.py loads it: Dynamo looks modules up by name
 spec.loader.exec_module(runner)
 
 x = torch.arange(6, dtype=torch.float64).reshape(2, 3) - 2
@@ -64,6 +65,19 @@ for expression in [
         pass
     except Exception as error:  # refused by Python, not by the evaluator: it got too far
         failures.append(f"{expression}: not refused by the evaluator ({type(error).__name__}: {error})")
+
+# The same closures under torch.compile: Dynamo traces them whole (no graph
+# break), which is how `kcheck bench` compiles a repository's baseline expression.
+expression = runner.compile_expression("F.silu(x[..., :d]) * x[..., d:] * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
+                                       ["x", "d", "eps"])
+def baseline(x):
+    return expression({"x": x, "d": 1, "eps": 1e-6})
+try:
+    compiled = torch.compile(baseline, backend="eager", fullgraph=True)
+    if not torch.allclose(compiled(x[:, :2]), baseline(x[:, :2])):
+        failures.append("the compiled closures compute another value")
+except Exception as error:
+    failures.append(f"torch.compile cannot trace the closures whole: {type(error).__name__}: {error}")
 
 if failures:
     print("FAIL:\n" + "\n".join(failures))
