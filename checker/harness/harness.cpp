@@ -549,13 +549,15 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
     torches.push_back(ready.torch);
     labels.push_back(ready.runtime.python.string());
   }
-  fs::path scratch = make_scratch_dir(options);
   std::uint64_t seed = options.seed ? options.seed : fresh_seed();
+  // What may throw (a saved report, the repository's op specs) comes before
+  // the scratch directory, which an exception would leave behind.
   std::map<std::string, BaselineTiming> baseline = read_baseline(options.baseline);
   fs::path repository = options.repository;
   if (repository.empty()) repository = tree.build_dir.empty() ? fs::path() : tree.build_dir.parent_path();
   std::optional<OpSpecSet> specs;
   if (options.check_ops || options.bench) specs = op_specs_for(repository);
+  fs::path scratch = make_scratch_dir(options);
   std::size_t index = 0;
   for (VariantFacts& variant : tree.variants) {
     if (variant.name && !variant.name->compiled()) continue;  // python-only: nothing to load

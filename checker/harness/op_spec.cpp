@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
 
+#include "checker/core/bounded_read.h"
 #include "checker/core/checked_toml.h"
 #include "checker/core/embedded_files.h"
 #include "checker/core/text_scan.h"
@@ -337,11 +337,17 @@ OpSpecSet op_specs_for(const fs::path& repository) {
   OpSpecSet set = builtin_op_specs();
   fs::path own = repository / "kcheck-ops.toml";
   std::error_code error;
-  if (!repository.empty() && fs::is_regular_file(own, error)) {
-    std::ifstream file(own, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
-    for (OpSpec& spec : parse_op_specs(text.str(), own.string()).ops) {
+  if (!repository.empty() && fs::exists(fs::symlink_status(own, error))) {
+    // The repository's file: a regular file inside it (a link may not lead
+    // out of it), read bounded (issue #28: a link to a 3 GB file was read whole).
+    const fs::path root = fs::canonical(repository, error);
+    const fs::path target = fs::canonical(own, error);
+    if (error || !is_inside(target, root) || !fs::is_regular_file(target, error))
+      throw OpSpecError(own.string() + ": not a regular file inside the repository");
+    std::string read_error;
+    const std::optional<std::string> text = read_bounded_file(target, kMaxOpSpecBytes, read_error);
+    if (!text) throw OpSpecError(own.string() + ": " + read_error);
+    for (OpSpec& spec : parse_op_specs(*text, own.string()).ops) {
       if (spec.reference_kind == worker::ReferenceKind::python)
         require_repository_file(repository, own, spec, spec.reference);
       if (spec.baseline_kind == worker::ReferenceKind::python)

@@ -63,7 +63,10 @@ struct OpSpecSet {
 
 OpSpecSet parse_op_specs(std::string_view text, const std::string& source);  // throws OpSpecError
 OpSpecSet builtin_op_specs();                                                // throws OpSpecError
-// The built-in specs plus `<repository>/kcheck-ops.toml` when present.
+// The largest kcheck-ops.toml read (a spec of hundreds of ops is a few hundred KiB).
+inline constexpr std::uint64_t kMaxOpSpecBytes = 4u << 20;
+// The built-in specs plus `<repository>/kcheck-ops.toml` when present: a
+// regular file inside the repository (after links), at most kMaxOpSpecBytes.
 OpSpecSet op_specs_for(const std::filesystem::path& repository);
 
 // How `reference` is read (reference/ops/README.md): "python:FILE:FUNCTION"

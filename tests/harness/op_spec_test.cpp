@@ -3,6 +3,7 @@
 #include "checker/harness/op_spec.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,34 @@ TEST(OpSpec, BuiltInSpecsCoverEveryReferenceKernelOp) {
     EXPECT_EQ(spec->sizes.size(), 3u) << op;
     EXPECT_EQ(spec->source.rfind("embedded:reference/ops/", 0), 0u) << spec->source;
   }
+}
+
+// Issue #28 item 5: a kcheck-ops.toml linked to a 3 GB file was read whole.
+TEST(OpSpec, TheRepositorysSpecFileIsARegularFileInsideItReadBounded) {
+  const fs::path base = fs::path(KCHECK_BINARY_DIR) / "op-spec-hostile";
+  fs::remove_all(base);
+  const fs::path repository = base / "repository";
+  fs::create_directories(repository);
+  auto refusal = [&repository] {
+    try {
+      op_specs_for(repository);
+    } catch (const OpSpecError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  std::ofstream(base / "elsewhere.toml") << kSpec;
+  fs::create_symlink(base / "elsewhere.toml", repository / "kcheck-ops.toml");
+  EXPECT_NE(refusal().find("kcheck-ops.toml: not a regular file inside the repository"), std::string::npos)
+      << refusal();
+  fs::remove(repository / "kcheck-ops.toml");
+  ASSERT_EQ(::mkfifo((repository / "kcheck-ops.toml").c_str(), 0600), 0);
+  EXPECT_NE(refusal().find("not a regular file inside the repository"), std::string::npos) << refusal();
+  fs::remove(repository / "kcheck-ops.toml");
+  std::ofstream(repository / "kcheck-ops.toml") << kSpec;
+  fs::resize_file(repository / "kcheck-ops.toml", kMaxOpSpecBytes + 1);  // sparse: nothing is written
+  EXPECT_NE(refusal().find("above the bound"), std::string::npos) << refusal();
+  fs::remove_all(base);
 }
 
 TEST(OpSpec, ARepositorysOwnSpecReplacesTheBuiltInOne) {
