@@ -103,12 +103,18 @@ Report display_safe_report(const Report& report) {
          {&finding.code, &finding.message, &finding.variant, &finding.file, &finding.location.symbol,
           &finding.location.section, &finding.location.json_pointer, &finding.suppression_reason})
       make_safe(*text);
+  make_safe(safe.dynamic.containment);
   for (DeviceLimits& device : safe.dynamic.devices)
-    for (std::string* text : {&device.variant, &device.name, &device.backend}) make_safe(*text);
+    for (std::string* text : {&device.variant, &device.name, &device.backend, &device.matmul_dtype}) make_safe(*text);
   for (OpCheck& check : safe.dynamic.op_checks)
     for (std::string* text : {&check.variant, &check.op, &check.dtype, &check.shape}) make_safe(*text);
-  for (BenchmarkResult& result : safe.dynamic.benchmarks)
-    for (std::string* text : {&result.variant, &result.op, &result.dtype, &result.shape}) make_safe(*text);
+  for (BenchmarkResult& result : safe.dynamic.benchmarks) {
+    for (std::string* text : {&result.variant, &result.op, &result.dtype, &result.shape, &result.eager,
+                              &result.eager_problem, &result.compiled_problem})
+      make_safe(*text);
+    for (CompiledBaseline& compiled : result.compiled)
+      for (std::string* text : {&compiled.mode, &compiled.problem}) make_safe(*text);
+  }
   for (VariantRun& run : safe.dynamic.runs)
     for (std::string* text : {&run.variant, &run.reason, &run.python, &run.torch, &run.worker}) make_safe(*text);
   for (OpVerification& op : safe.dynamic.ops) {

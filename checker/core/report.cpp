@@ -367,8 +367,12 @@ Report report_from_json(const nlohmann::json& json) {
       finding.suppression_reason = item.value("suppression_reason", "");
       report.findings.push_back(std::move(finding));
     }
-    report.summary = counts_from_json(json.at("summary"));
+    // The counts are recounted from the findings, never taken from the file:
+    // a report (a scan's shard) claiming "0 errors" beside an error finding
+    // must not pass (issue #28 item 11).
+    (void)counts_from_json(json.at("summary"));  // still required to be well-formed
     if (json.contains("dynamic")) report.dynamic = dynamic_from_json(json.at("dynamic"));
+    finalise_report(report);
     return report;
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(std::string("not a kcheck JSON report: ") + error.what());

@@ -13,6 +13,7 @@
 #include "checker/facts/kernel_identity.h"
 #include "checker/core/work_pool.h"
 #include "checker/metadata/digest.h"
+#include "checker/report/markdown_format.h"
 #include "checker/scan/analyser_build_id.h"
 
 namespace kcheck {
@@ -307,6 +308,7 @@ std::string render_scan_summary(const ScanReport& scan, bool markdown) {
         << " verdict  errors warnings  notes\n";
   for (const RepositoryReport& repository : scan.repositories) {
     std::string name = display_safe(repository.id + (repository.revision.empty() ? "" : "@" + repository.revision));
+    if (markdown) name = markdown_escape(name);  // a repository id may hold '|' or HTML (issue #28 item 12)
     row(name, repository.error.empty() ? (repository.failed() ? "fail" : "pass") : "error", repository.report.summary);
   }
   const SeverityCounts totals = scan.totals();
@@ -314,8 +316,10 @@ std::string render_scan_summary(const ScanReport& scan, bool markdown) {
       << " failing; " << totals.errors << " errors, " << totals.warnings << " warnings, " << totals.notes << " notes\n";
   for (const RepositoryReport& repository : scan.repositories)
     if (!repository.error.empty())
-      out << (markdown ? "- " : "") << display_safe(repository.id)
-          << ": could not be audited: " << display_safe(repository.error) << "\n";
+      out << (markdown ? "- " : "")
+          << (markdown ? markdown_escape(display_safe(repository.id)) : display_safe(repository.id))
+          << ": could not be audited: "
+          << (markdown ? markdown_escape(display_safe(repository.error)) : display_safe(repository.error)) << "\n";
   return out.str();
 }
 

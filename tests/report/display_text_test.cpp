@@ -82,6 +82,16 @@ TEST(DisplayText, NoHumanFormatCarriesUploadControlsOrBadBytes) {
                              false,
                              ""});
   report.dynamic.op_checks.push_back({hostile, hostile + "::op", "float32", "4", 0, 0, false});
+  // Issue #28 item 12: the dynamic fields a kernel's run or its Python can set.
+  report.dynamic.containment = hostile;
+  report.dynamic.devices.push_back({hostile, hostile, "cuda", 3000, 800, hostile});
+  BenchmarkResult benchmark;
+  benchmark.variant = benchmark.op = benchmark.dtype = benchmark.shape = hostile;
+  benchmark.median_us = 10;
+  benchmark.eager = benchmark.eager_problem = benchmark.compiled_problem = hostile;
+  benchmark.compiled.push_back({hostile, 0, 0, 0, hostile});
+  report.dynamic.benchmarks.push_back(benchmark);
+  report.dynamic.runs.push_back({hostile, false, hostile, 0, 0, hostile, hostile, hostile});
   finalise_report(report);
   for (OutputFormat format : {OutputFormat::text, OutputFormat::markdown, OutputFormat::html, OutputFormat::junit}) {
     const std::string output = render_report(report, format, {});

@@ -120,5 +120,29 @@ TEST(ScanReportJson, RoundTripsAndNamesTheVerdicts) {
   EXPECT_EQ(scan_report.gate_status(), 1);
 }
 
+// Issue #28 items 11 and 12: a shard whose summary claims no error beside an
+// error finding fails the merge's verdict, and a repository id written into
+// the Markdown summary cannot forge a row or carry HTML.
+TEST(Merge, RecountsEachShardsFindingsAndEscapesRepositoryIdsInMarkdown) {
+  const fs::path dir = scratch_dir();
+  const ScanReport scan_report = scan({fixtures_root()}, dir / "cache").report;
+  nlohmann::json json = scan_report_to_json(scan_report);
+  bool forged = false;
+  for (nlohmann::json& repository : json["repositories"]) {
+    if (!repository.contains("report") || repository["report"]["summary"]["errors"].get<int>() == 0) continue;
+    repository["report"]["summary"]["errors"] = 0;  // the shard's claim, beside its error findings
+    repository["id"] = "evil | pass | 0 | 0 | 0 |\n<script>x</script>";
+    forged = true;
+    break;
+  }
+  ASSERT_TRUE(forged) << "the fixtures hold a repository with an error";
+  const ScanReport merged = merge_scan_reports({scan_report_from_json(json)});
+  EXPECT_EQ(merged.failed_repositories(), scan_report.failed_repositories()) << "recounted, not believed";
+  const std::string markdown = render_scan_summary(merged, true);
+  EXPECT_EQ(markdown.find("<script>"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("evil | pass"), std::string::npos) << "a forged row: " << markdown;
+  EXPECT_NE(markdown.find("evil \\| pass"), std::string::npos) << markdown;
+}
+
 }  // namespace
 }  // namespace kcheck::scan_test
