@@ -14,7 +14,9 @@ Policy repository_policy(const SuppressionConfig& config, const Policy& given) {
     const std::optional<std::string> file_text = read_repository_policy(config);
     if (!file_text) return load_policy(settings.policy);
     Policy policy = parse_policy(*file_text, settings.policy);
-    policy.name += " (" + settings.policy + " of the repository)";
+    // Never the name the file gives itself: a file that calls itself "hub"
+    // must not read as the Hub's policy in a report (issue #28 item 9).
+    policy.name = "custom policy " + settings.policy + " (the repository's)";
     policy.source = where + ": " + settings.policy;
     policy.suppression_code_prefixes_allowed = given.suppression_code_prefixes_allowed;
     return policy;

@@ -480,7 +480,7 @@ TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
   std::string ours(*find_embedded_file("rules/policies/hub.toml"));
   ours.replace(ours.find("name = \"hub\""), 12, "name = \"ours\"");
   std::ofstream(file / "policies" / "ours.toml") << ours;
-  EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "ours (policies/ours.toml of the repository)");
+  EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "custom policy policies/ours.toml (the repository's)");
 
   fs::path outside = repository_with_config("kcheck.toml", "policy = \"../outside.toml\"\n");
   std::ofstream(outside.parent_path() / "outside.toml") << *find_embedded_file("rules/policies/hub.toml");
@@ -518,7 +518,8 @@ TEST(RepositorySettings, ARepositoryPolicyCannotPassForAnotherOrWidenWhatItMayIg
   ours.replace(ours.find("code-prefixes = false"), 21, "code-prefixes = true");
   std::ofstream(repository / "ours.toml") << ours;
   nlohmann::json report = audit_json(repository, "", 1);
-  EXPECT_EQ(report["policy"]["name"], "hub (ours.toml of the repository)");
+  EXPECT_EQ(report["policy"]["name"], "custom policy ours.toml (the repository's)")
+      << "never the embedded policy's name the file gives itself";
   EXPECT_EQ(codes_of(report, "KL"), (std::vector<std::string>{"KL005", "KL005"})) << "the KL prefix was not applied";
 }
 
