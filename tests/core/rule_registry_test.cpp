@@ -32,3 +32,30 @@ TEST(RuleRegistry, EveryRuleHasAUniqueCodeTitleAndExplanation) {
 
 }  // namespace
 }  // namespace kcheck
+
+namespace kcheck {
+namespace {
+
+// Issue #28 item 6: one rule's findings in one file stop at the bound; one
+// more finding counts the rest, with the worst severity among them.
+TEST(FindingSink, KeepsTheFirstFindingsOfARulePerFileAndCountsTheRest) {
+  const RuleInfo info{"KP002", "title", Severity::warning, "", "", "", 0};
+  Findings findings;
+  {
+    FindingSink sink(info, findings);
+    for (std::size_t i = 0; i < FindingSink::kMaxFindingsPerFile + 150; ++i)
+      sink.report(i == FindingSink::kMaxFindingsPerFile + 7 ? Severity::error : Severity::warning, {"v", "a.py", {}},
+                  "import m" + std::to_string(i));
+    for (int i = 0; i < 3; ++i) sink.report({"v", "b.py", {}}, "import n");
+  }
+  ASSERT_EQ(findings.size(), FindingSink::kMaxFindingsPerFile + 3 + 1);
+  const Finding& left_out = findings.back();
+  EXPECT_EQ(left_out.code, "KP002");
+  EXPECT_EQ(left_out.file, "a.py");
+  EXPECT_EQ(left_out.severity, Severity::error) << "the worst of those left out";
+  EXPECT_EQ(left_out.message,
+            "150 more KP002 findings in a.py are not listed (kcheck lists the first 100 of a rule per file)");
+}
+
+}  // namespace
+}  // namespace kcheck

@@ -25,6 +25,7 @@
 #include <set>
 #include <tuple>
 
+#include "checker/core/rule.h"
 #include "tests/security/security_test_support.h"
 #include "tests/support/live_processes.h"
 
@@ -268,6 +269,20 @@ TEST_F(HostileRound2, WhatTheLoaderOrCPythonRefusesIsAFinding) {
   const Outcome outcome = kcheck({"--format", "json", kernel.string()});
   expect_bounded(outcome, 1);
   EXPECT_EQ(codes(outcome.report).count("KP007"), 1u) << outcome.out.substr(0, 2000);
+}
+
+// Issue #28 item 6: a Python file of 200,000 `import mN` lines is 100 KP002
+// findings and one that counts the rest, not 200,000 (1.1 M made 4 GB).
+TEST_F(HostileRound2, FindingsOfOneRuleInOneFileAreBounded) {
+  const fs::path kernel = copy_fixture("clean_cpu_variants_from_template");
+  {
+    std::ofstream file(kernel / kVariantPath / "many_imports.py", std::ios::binary);
+    for (int i = 0; i < 200000; ++i) file << "import m" << i << "\n";
+  }
+  const Outcome outcome = kcheck({"--select", "KP002", "--format", "json", kernel.string()});
+  expect_bounded(outcome, 1);
+  EXPECT_EQ(codes(outcome.report).count("KP002"), FindingSink::kMaxFindingsPerFile + 1) << outcome.out.substr(0, 2000);
+  EXPECT_NE(outcome.out.find("199900 more KP002 findings in "), std::string::npos) << outcome.out.substr(0, 2000);
 }
 
 // Class 11: a planted cache entry (40 MB, or another file's facts under this
