@@ -328,6 +328,8 @@ struct DynamicArguments {
   std::uint64_t seed = 0;
   std::vector<std::string> sizes;
   std::vector<std::string> pass_environment;  // --pass-env NAME ...
+  bool allow_network = false;
+  bool no_sandbox = false;  // run even where the sandbox's namespaces are refused
   // --python, repeatable; empty = the active virtual environment's, else python3 on PATH; "none" = no Python
   std::vector<std::string> pythons;
   bool require_verified = false;  // KD007 an error
@@ -362,6 +364,11 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
                   "give the kernel's code this variable of kcheck's environment (by default it gets only those "
                   "that select devices, threads, locale and libraries: no token or other secret)")
       ->allow_extra_args(false);
+  command.add_flag("--allow-network", arguments.allow_network,
+                   "let the kernel's code reach the network (by default it runs in a network namespace of its own)");
+  command.add_flag("--no-sandbox", arguments.no_sandbox,
+                   "run the kernel's code even where this machine refuses the sandbox's namespaces: it can then "
+                   "read your files and reach the network (never for untrusted kernels)");
   command.add_flag("--require-verified", arguments.require_verified,
                    "an op that was not verified is an error (KD007), not a warning");
   // A flag whose value, if any, follows '=': `--tests PATH` must not take PATH as its folder.
@@ -451,8 +458,17 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.compile_modes = compile_modes(dynamic.compile_modes);
   if (!(dynamic.compile_timeout_seconds > 0)) throw std::invalid_argument("--compile-timeout must be above 0");
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
+  // Fail closed: without namespaces the kernel's code could read the machine
+  // and outlive the run, so it is not run unless the user says so.
+  if (const std::string why = kcheck::sandbox_unavailable(); !why.empty() && !dynamic.no_sandbox) {
+    std::cerr << "kcheck " << (bench ? "bench" : "run") << ": " << why
+              << ", so the kernel's code cannot be contained; refusing to run it (--no-sandbox runs it anyway, "
+                 "for a kernel you trust)\n";
+    return 2;
+  }
   harness.runtimes = torch_runtimes(dynamic.pythons);
   harness.pass_environment = dynamic.pass_environment;
+  harness.allow_network = dynamic.allow_network;
   if (!dynamic.tests.empty()) harness.tests = fs::path(dynamic.tests);
   if (!(dynamic.tests_timeout_seconds > 0)) throw std::invalid_argument("--tests-timeout must be above 0");
   harness.tests_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.tests_timeout_seconds * 1000));

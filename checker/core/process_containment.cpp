@@ -641,7 +641,7 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   const int namespaces = CLONE_NEWPID | CLONE_NEWNS | (plan.want_user_namespace ? CLONE_NEWUSER : 0);
   auto refused = [] { return errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS; };
   // A network namespace of its own first; where only it is refused, the others still.
-  int flags = containment.namespaces ? namespaces | CLONE_NEWNET : 0;
+  int flags = containment.namespaces ? namespaces | (containment.network_namespace ? CLONE_NEWNET : 0) : 0;
   pid_t keeper = clone_process(flags);
   if (keeper < 0 && flags && refused()) {
     flags = namespaces;
@@ -662,6 +662,19 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   start.keeper = keeper;
   start.report_fd = report[0];
   return start;
+}
+
+std::string sandbox_unavailable() {
+  const int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | (::geteuid() != 0 ? CLONE_NEWUSER : 0);
+  const pid_t child = clone_process(flags);
+  if (child == 0) ::_exit(0);
+  if (child < 0)
+    return std::string("this machine refuses new PID, mount, network") + (::geteuid() != 0 ? " and user" : "") +
+           " namespaces (" + std::strerror(errno) + ")";
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return "";
 }
 
 void stop_contained(pid_t keeper) { ::kill(keeper, SIGTERM); }

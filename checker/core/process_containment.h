@@ -48,7 +48,8 @@ struct Containment {
   bool count_group = true;  // false: no cgroup is made (tests the other bounds where cgroups work)
   // The shared writable directories captured (see above); those absent here are skipped.
   std::vector<std::filesystem::path> captured_directories = {"/tmp", "/var/tmp", "/dev/shm"};
-  bool namespaces = true;  // false: only the subreaper fallback (tests it where namespaces work)
+  bool namespaces = true;         // false: only the subreaper fallback (tests it where namespaces work)
+  bool network_namespace = true;  // false: the machine's network (--allow-network)
   // Variables of kcheck's environment passed on beside the allow-list
   // (contained_environment), by name: what the user chose to give the kernel.
   std::vector<std::string> pass_environment;
@@ -75,6 +76,11 @@ struct ContainedStart {
   int error = 0;                                   // errno when nothing could be started
   std::unique_ptr<ProcessCountGroup> count_group;  // kept until the keeper has been reaped
 };
+
+// Why this machine cannot give contained code namespaces of its own (PID,
+// mount, network, and user when not root): "" when it can. Tried with a
+// child that exits at once.
+std::string sandbox_unavailable();
 
 // The environment contained code gets from `parent` (kcheck's): only the
 // variables that select devices, threads, locale, libraries and PATH (an

@@ -29,6 +29,7 @@ ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions
   containment.cpu_time = std::chrono::ceil<std::chrono::seconds>(timeout) * cores + std::chrono::seconds(1);
   containment.file_size = options.max_file_size;
   containment.pass_environment = options.pass_environment;
+  containment.network_namespace = !options.allow_network;
   const bool cpu_variant = !variant.name || variant.name->backend == "cpu";
   if (cpu_variant) containment.address_space = options.cpu_address_space;
   return {timeout, options.max_output, containment};

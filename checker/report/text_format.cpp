@@ -122,6 +122,7 @@ std::string harness_summary(const DynamicResults& dynamic) {
     if (!run.torch.empty())
       torches.insert("Torch " + run.torch + (run.python.empty() ? "" : " of " + run.python) + ", worker " + run.worker);
   for (const std::string& torch : torches) out << "  against " << torch << "\n";
+  if (!dynamic.containment.empty()) out << "  contained: " << dynamic.containment << "\n";
   return out.str();
 }
 

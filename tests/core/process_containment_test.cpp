@@ -208,10 +208,19 @@ TEST_P(ContainedRun, WithNamespacesItHasNoNetworkNotEvenTheMachinesLoopback) {
   ASSERT_EQ(::listen(listener, 4), 0);
   ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
   const std::string port = std::to_string(ntohs(address.sin_port));
-  const ProcessEnd end = run_contained(
-      "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port + "' 2>/dev/null && echo connected || echo no-connection",
-      scratch_dir("scratch"), GetParam());
+  const std::string connect =
+      "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port + "' 2>/dev/null && echo connected || echo no-connection";
+  const ProcessEnd end = run_contained(connect, scratch_dir("scratch"), GetParam());
+  // --allow-network: the same, in the machine's network.
+  Containment with_network;
+  with_network.scratch = scratch_dir("allowed");
+  with_network.namespaces = GetParam();
+  with_network.network_namespace = false;
+  const ProcessEnd allowed = run_bounded({"sh", "-c", connect}, {std::chrono::seconds(20), 64 * 1024, with_network});
   ::close(listener);
+  EXPECT_EQ(allowed.output, "connected\n");
+  ASSERT_TRUE(allowed.containment);
+  EXPECT_FALSE(allowed.containment->network_namespace);
   ASSERT_TRUE(end.containment);
   if (!end.containment->pid_namespace) {
     EXPECT_EQ(end.output, "connected\n") << "the fallback keeps the machine's network, and says so";

@@ -27,6 +27,7 @@
 
 #include "checker/core/rule.h"
 #include "tests/security/security_test_support.h"
+#include "tests/support/kcheck_command.h"
 #include "tests/support/live_processes.h"
 
 namespace kcheck::security_test {
@@ -269,6 +270,29 @@ TEST_F(HostileRound2, WhatTheLoaderOrCPythonRefusesIsAFinding) {
   const Outcome outcome = kcheck({"--format", "json", kernel.string()});
   expect_bounded(outcome, 1);
   EXPECT_EQ(codes(outcome.report).count("KP007"), 1u) << outcome.out.substr(0, 2000);
+}
+
+// Issue #28 item 3: where the machine refuses the sandbox's namespaces (here
+// a user namespace whose limits allow none), `kcheck run` refuses to run the
+// kernel's code (exit 2, saying why) unless --no-sandbox is given, and then
+// the report says what did not contain it.
+TEST_F(HostileRound2, WithoutNamespacesRunFailsClosedUnlessNoSandboxIsGiven) {
+  const std::string fixtures = KCHECK_HARNESS_FIXTURES_DIR;
+  if (fixtures.empty()) GTEST_SKIP() << "no kcheck_worker in this build (no Torch in .venv)";
+  const std::string refused =
+      "unshare --user --map-root-user sh -c 'for limit in pid mnt net user; do echo 0 > "
+      "/proc/sys/user/max_${limit}_namespaces || exit 99; done; exec \"$0\" \"$@\"' " +
+      kcheck_test::shell_quoted(KCHECK_EXECUTABLE) + " run --python none ";
+  const std::string good = kcheck_test::shell_quoted(fs::path(fixtures) / "good");
+  const kcheck_test::RunResult refusal = kcheck_test::run_command_in(scratch_.path(), refused + good);
+  ASSERT_NE(refusal.exit_code, 99) << "cannot lower the namespace limits here: " << refusal.err;
+  EXPECT_EQ(refusal.exit_code, 2) << refusal.out << refusal.err;
+  EXPECT_NE(refusal.err.find("refuses new PID, mount, network namespaces"), std::string::npos) << refusal.err;
+  EXPECT_NE(refusal.err.find("refusing to run it"), std::string::npos) << refusal.err;
+  const kcheck_test::RunResult anyway = kcheck_test::run_command_in(scratch_.path(), refused + "--no-sandbox " + good);
+  EXPECT_NE(anyway.exit_code, 2) << anyway.out << anyway.err;
+  EXPECT_NE(anyway.out.find("contained: no PID namespace"), std::string::npos) << anyway.out;
+  EXPECT_NE(anyway.out.find("the machine's network"), std::string::npos) << anyway.out;
 }
 
 // Issue #28 item 6: a Python file of 200,000 `import mN` lines is 100 KP002
