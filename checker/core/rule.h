@@ -46,7 +46,7 @@ struct RuleContext {
 // 4 GB of report). That finding is added when the sink goes out of scope.
 class FindingSink {
  public:
-  static constexpr std::size_t kMaxFindingsPerFile = 100;
+  static constexpr std::size_t kMaxFindingsPerFile = 1000;
 
   FindingSink(const RuleInfo& rule, Findings& out) : rule_(rule), out_(out) {}
   FindingSink(const FindingSink&) = delete;

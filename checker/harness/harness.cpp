@@ -425,11 +425,13 @@ TorchRuntime prepare_runtime(const fs::path& python, const WorkerBuildSettings& 
 }
 
 fs::path HarnessOptions::default_worker_path() {
-  // Next to the running kcheck first (an installed pair), else where the build put it.
+  // Only next to the running kcheck (the build tree's pair, or an installed
+  // one): never a path fixed when kcheck was built, which whoever can create
+  // it later would have kcheck run (issue #28 item 8).
   std::error_code error;
   fs::path self = fs::read_symlink("/proc/self/exe", error);
   if (!error && fs::exists(self.parent_path() / "kcheck_worker")) return self.parent_path() / "kcheck_worker";
-  return KCHECK_WORKER_PATH;
+  return {};
 }
 
 LocalTorch query_local_torch(const fs::path& worker) {
@@ -441,7 +443,8 @@ LocalTorch query_local_torch(const fs::path& worker) {
     return torch;
   }
   ProcessLimits limits{std::chrono::milliseconds(60000), 64 * 1024};
-  WorkerEnd end = run_bounded({worker.string(), "--info"}, limits);
+  // In "/", not wherever kcheck was started (maybe the kernel repository).
+  WorkerEnd end = run_bounded({worker.string(), "--info"}, limits, "/");
   if (end.exit_code != 0) {
     torch.problem = "kcheck_worker --info failed: " + end.output;
     return torch;

@@ -158,7 +158,8 @@ TorchInstall parse_torch_probe(const fs::path& python, const std::string& output
 }
 
 TorchInstall probe_torch(const fs::path& python, std::chrono::milliseconds timeout) {
-  const ProcessEnd end = run_bounded({python.string(), "-I", "-c", kProbeScript}, {timeout, 64 * 1024});
+  // In "/", not wherever kcheck was started (maybe the kernel repository): nothing there is found by accident.
+  const ProcessEnd end = run_bounded({python.string(), "-I", "-c", kProbeScript}, {timeout, 64 * 1024}, "/");
   TorchInstall torch;
   if (!end.started || end.exit_code != 0) {
     torch.python = python;
@@ -182,10 +183,14 @@ WorkerBuildSettings worker_build_settings(const char* cache_home, const char* ho
     for (const char* name : {"c++", "g++", "clang++"})
       if (settings.compiler.empty()) settings.compiler = find_executable(name, path);
   if (!settings.compiler.empty()) {
-    const ProcessEnd version = run_bounded({settings.compiler.string(), "--version"}, {std::chrono::seconds(30), 4096});
+    const ProcessEnd version =
+        run_bounded({settings.compiler.string(), "--version"}, {std::chrono::seconds(30), 4096}, "/");
     settings.compiler_identity = settings.compiler.string() + " " + version.output.substr(0, version.output.find('\n'));
   }
-  settings.prebuilt_worker = KCHECK_WORKER_PATH;
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error && ::access((self.parent_path() / "kcheck_worker").c_str(), X_OK) == 0)
+    settings.prebuilt_worker = self.parent_path() / "kcheck_worker";  // only beside kcheck, never a fixed path
   settings.prebuilt_torch_dir = KCHECK_WORKER_TORCH_DIR;
   settings.jobs = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
   return settings;

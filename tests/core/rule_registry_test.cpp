@@ -54,7 +54,7 @@ TEST(FindingSink, KeepsTheFirstFindingsOfARulePerFileAndCountsTheRest) {
   EXPECT_EQ(left_out.file, "a.py");
   EXPECT_EQ(left_out.severity, Severity::error) << "the worst of those left out";
   EXPECT_EQ(left_out.message,
-            "150 more KP002 findings in a.py are not listed (kcheck lists the first 100 of a rule per file)");
+            "150 more KP002 findings in a.py are not listed (kcheck lists the first 1000 of a rule per file)");
 }
 
 }  // namespace

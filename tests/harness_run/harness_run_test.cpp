@@ -92,6 +92,7 @@ const HarnessRun& harness_run() {
     ::setenv("KCHECK_TEST_OUTSIDE_FILE", kOutsideFile.c_str(), 1);
     ::setenv("KCHECK_TEST_SHARED_TMP_FILE", kSharedTmpFile.c_str(), 1);
     HarnessOptions harness;
+    harness.worker = KCHECK_TEST_WORKER_PATH;  // the test binary has no worker beside it
     harness.timeout = std::chrono::seconds(20);
     harness.max_file_size = 8u << 20;  // fill_disk_init writes 64 MiB
     harness.seed = 4242;
@@ -424,7 +425,7 @@ TEST(HarnessRules, SilentWithoutDynamicFacts) {
 // function that kcheck_worker times it with (reference_ops.cpp): --info
 // refuses to describe a worker that lacks one.
 TEST(HarnessWorker, TimesEveryBaselineKcheckKnows) {
-  ProcessEnd end = run_bounded({HarnessOptions::default_worker_path().string(), "--info"},
+  ProcessEnd end = run_bounded({std::string(KCHECK_TEST_WORKER_PATH), "--info"},
                                ProcessLimits{std::chrono::milliseconds(60000), 64 * 1024});
   ASSERT_EQ(end.exit_code, 0) << end.output;
   EXPECT_TRUE(nlohmann::json::parse(end.output).contains("torch_version")) << end.output;
