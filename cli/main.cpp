@@ -460,7 +460,9 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   harness.compile_timeout = std::chrono::milliseconds(static_cast<long long>(dynamic.compile_timeout_seconds * 1000));
   // Fail closed: without namespaces the kernel's code could read the machine
   // and outlive the run, so it is not run unless the user says so.
-  if (const std::string why = kcheck::sandbox_unavailable(); !why.empty() && !dynamic.no_sandbox) {
+  harness.require_sandbox = !dynamic.no_sandbox;
+  if (const std::string why = kcheck::sandbox_unavailable(!dynamic.allow_network);
+      !why.empty() && !dynamic.no_sandbox) {
     std::cerr << "kcheck " << (bench ? "bench" : "run") << ": " << why
               << ", so the kernel's code cannot be contained; refusing to run it (--no-sandbox runs it anyway, "
                  "for a kernel you trust)\n";

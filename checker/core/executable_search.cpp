@@ -8,9 +8,13 @@ namespace kcheck {
 
 std::filesystem::path find_executable(std::string_view name, const char* path_variable) {
   if (name.empty()) return {};
-  if (name.find('/') != std::string_view::npos)
-    return ::access(std::string(name).c_str(), X_OK) == 0 ? std::filesystem::path(name) : std::filesystem::path();
-  std::string_view directories = path_variable ? path_variable : "";
+  if (name.find('/') != std::string_view::npos) {
+    // Absolute, so that what is checked here is what runs, whatever directory it runs in.
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(std::filesystem::path(name), error);
+    return !error && ::access(absolute.c_str(), X_OK) == 0 ? absolute : std::filesystem::path();
+  }
+  std::string_view directories = path_variable ? path_variable : "/usr/bin:/bin";  // execvp's default, less "."
   while (!directories.empty()) {
     const std::size_t colon = directories.find(':');
     const std::string_view directory = directories.substr(0, colon);

@@ -6,8 +6,8 @@
 namespace kcheck {
 
 // `name` as an executable: a name holding a '/' is taken as a path (returned
-// as given when it can be executed); a bare name is looked up in the
-// directories of `path_variable` ($PATH's value), in order. Only absolute
+// absolute when it can be executed); a bare name is looked up in the
+// directories of `path_variable` ($PATH's value; unset: /usr/bin:/bin), in order. Only absolute
 // directories are searched: an empty or relative entry, which a shell reads
 // as the current directory, is skipped, so a program is never picked up from
 // wherever kcheck happens to run (a kernel repository). Empty when not found.

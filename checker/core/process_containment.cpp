@@ -4,7 +4,11 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -122,6 +126,21 @@ bool write_whole_file(const char* path, const char* text) {
 
 // Maps kcheck's own user and group into the new user namespace (the only
 // mapping an unprivileged process may write for itself).
+// In a network namespace of its own: its loopback up, so code that talks to
+// itself over 127.0.0.1 (a test's local server, torch.distributed's store)
+// works; the machine's loopback stays out of reach.
+void bring_up_loopback() {
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(fd, SIOCGIFFLAGS, &request) == 0) {
+    request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
+    ::ioctl(fd, SIOCSIFFLAGS, &request);
+  }
+  ::close(fd);
+}
+
 bool map_own_ids(const KeeperPlan& plan) {
   write_whole_file("/proc/self/setgroups", "deny");  // absent before Linux 3.19
   return write_whole_file("/proc/self/uid_map", plan.uid_map.c_str()) &&
@@ -464,6 +483,7 @@ int kill_leftovers(bool own_pid_namespace) {
     }
     in_force |= user_ns;
   }
+  if (clone_flags & CLONE_NEWNET) bring_up_loopback();
   WriteCapture captures[kMaxCaptures];
   std::size_t capture_count = 0;
   bool pids_limited = false;
@@ -536,6 +556,9 @@ std::string resolve_executable(const std::string& name) {
 // Whether kcheck's variable `name` is passed to contained code: what
 // selects devices, threads, locale and libraries, never credentials
 // (HF_TOKEN, cloud keys, CI secrets) or anything else of the user's.
+// The variables that point at the scratch, whatever kcheck's own are.
+constexpr std::string_view kScratchVariables[] = {"HOME", "TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME"};
+
 bool passed_to_contained(std::string_view name) {
   static constexpr std::string_view kNames[] = {"PATH",
                                                 "LANG",
@@ -578,11 +601,13 @@ std::vector<std::string> contained_environment(char** parent, const std::filesys
   for (char** entry = parent; entry && *entry; ++entry) {
     const std::string_view variable(*entry);
     const std::string_view name = variable.substr(0, variable.find('='));
-    if (passed_to_contained(name) || std::find(also_passed.begin(), also_passed.end(), name) != also_passed.end())
+    const bool scratch_variable = std::find(std::begin(kScratchVariables), std::end(kScratchVariables), name) !=
+                                  std::end(kScratchVariables);  // set below, once
+    if (!scratch_variable &&
+        (passed_to_contained(name) || std::find(also_passed.begin(), also_passed.end(), name) != also_passed.end()))
       environment.emplace_back(variable);
   }
-  for (const char* name : {"HOME", "TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME"})
-    environment.push_back(std::string(name) + "=" + scratch.string());
+  for (std::string_view name : kScratchVariables) environment.push_back(std::string(name) + "=" + scratch.string());
   return environment;
 }
 
@@ -643,11 +668,12 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   // A network namespace of its own first; where only it is refused, the others still.
   int flags = containment.namespaces ? namespaces | (containment.network_namespace ? CLONE_NEWNET : 0) : 0;
   pid_t keeper = clone_process(flags);
-  if (keeper < 0 && flags && refused()) {
+  // Where the sandbox is required, a refusal is an error, never a weaker sandbox.
+  if (keeper < 0 && flags && refused() && !containment.require_namespaces && containment.network_namespace) {
     flags = namespaces;
     keeper = clone_process(flags);
   }
-  if (keeper < 0 && flags && refused()) {
+  if (keeper < 0 && flags && refused() && !containment.require_namespaces) {
     flags = 0;  // namespaces refused here: a subreaper keeper
     keeper = clone_process(flags);
   }
@@ -664,13 +690,14 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   return start;
 }
 
-std::string sandbox_unavailable() {
-  const int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | (::geteuid() != 0 ? CLONE_NEWUSER : 0);
+std::string sandbox_unavailable(bool network_namespace) {
+  const int flags =
+      CLONE_NEWPID | CLONE_NEWNS | (network_namespace ? CLONE_NEWNET : 0) | (::geteuid() != 0 ? CLONE_NEWUSER : 0);
   const pid_t child = clone_process(flags);
   if (child == 0) ::_exit(0);
   if (child < 0)
-    return std::string("this machine refuses new PID, mount, network") + (::geteuid() != 0 ? " and user" : "") +
-           " namespaces (" + std::strerror(errno) + ")";
+    return std::string("this machine refuses new PID, mount") + (network_namespace ? ", network" : "") +
+           (::geteuid() != 0 ? " and user" : "") + " namespaces (" + std::strerror(errno) + ")";
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }

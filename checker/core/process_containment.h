@@ -48,8 +48,9 @@ struct Containment {
   bool count_group = true;  // false: no cgroup is made (tests the other bounds where cgroups work)
   // The shared writable directories captured (see above); those absent here are skipped.
   std::vector<std::filesystem::path> captured_directories = {"/tmp", "/var/tmp", "/dev/shm"};
-  bool namespaces = true;         // false: only the subreaper fallback (tests it where namespaces work)
-  bool network_namespace = true;  // false: the machine's network (--allow-network)
+  bool namespaces = true;           // false: only the subreaper fallback (tests it where namespaces work)
+  bool network_namespace = true;    // false: the machine's network (--allow-network)
+  bool require_namespaces = false;  // true: namespaces refused is an error (no fallback), as kcheck run does
   // Variables of kcheck's environment passed on beside the allow-list
   // (contained_environment), by name: what the user chose to give the kernel.
   std::vector<std::string> pass_environment;
@@ -80,7 +81,7 @@ struct ContainedStart {
 // Why this machine cannot give contained code namespaces of its own (PID,
 // mount, network, and user when not root): "" when it can. Tried with a
 // child that exits at once.
-std::string sandbox_unavailable();
+std::string sandbox_unavailable(bool network_namespace = true);
 
 // The environment contained code gets from `parent` (kcheck's): only the
 // variables that select devices, threads, locale, libraries and PATH (an

@@ -30,6 +30,7 @@ ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions
   containment.file_size = options.max_file_size;
   containment.pass_environment = options.pass_environment;
   containment.network_namespace = !options.allow_network;
+  containment.require_namespaces = options.require_sandbox;
   const bool cpu_variant = !variant.name || variant.name->backend == "cpu";
   if (cpu_variant) containment.address_space = options.cpu_address_space;
   return {timeout, options.max_output, containment};

@@ -64,6 +64,7 @@ struct HarnessOptions {
   // allow-list (core/process_containment.h): `--pass-env NAME`.
   std::vector<std::string> pass_environment;
   bool allow_network = false;                // --allow-network: the kernel's code keeps the machine's network
+  bool require_sandbox = true;               // false (--no-sandbox): run it even where namespaces are refused
   std::uint64_t max_file_size = 1ull << 30;  // RLIMIT_FSIZE: a larger file ends its writer (SIGXFSZ)
   std::uint64_t cpu_address_space = 64ull
                                     << 30;  // RLIMIT_AS of CPU variants; none on devices (CUDA reserves terabytes)

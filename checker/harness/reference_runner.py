@@ -86,6 +86,16 @@ def checked_attribute(owner, attr):
     return value
 
 
+def checked_result(value):
+    """A call's result, vetted as an attribute's is: no module outside MODULES
+    (torch.get_device_module("cuda") returns torch.cuda), no class."""
+    if isinstance(value, types.ModuleType) and value.__name__ not in MODULES:
+        raise ExpressionError("module %s is not allowed (only %s)" % (value.__name__, ", ".join(MODULES)))
+    if isinstance(value, type):
+        raise ExpressionError("class %s is not allowed in a reference expression" % value.__name__)
+    return value
+
+
 def checked_power(left, right):
     if isinstance(right, (int, float)) and abs(right) > 64:
         raise ExpressionError("an exponent above 64 is not allowed in a reference expression")
@@ -145,8 +155,8 @@ class Compiler:
             if keyword.arg is None:
                 raise ExpressionError("**arguments are not allowed")
             keywords.append((keyword.arg, self.build(keyword.value)))
-        return lambda names: function(names)(*[arg(names) for arg in args],
-                                             **{key: value(names) for key, value in keywords})
+        return lambda names: checked_result(function(names)(*[arg(names) for arg in args],
+                                                            **{key: value(names) for key, value in keywords}))
 
     def build_BinOp(self, node):
         if type(node.op) not in _BINARY:

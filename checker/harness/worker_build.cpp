@@ -30,15 +30,20 @@ except Exception as error:
 torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
 libdir, library = sysconfig.get_config_var("LIBDIR") or "", sysconfig.get_config_var("LDLIBRARY") or ""
 cuda = torch.version.cuda or ""
-cuda_include = ""
+cuda_include = []
 if cuda:
+    # A toolkit's include/ holds every header; pip's CUDA 12 packages split them
+    # (nvidia/cuda_runtime, nvidia/cublas, ...), CUDA 13's are in nvidia/cu13.
     site = os.path.dirname(torch_dir)
-    candidates = [os.path.join(os.environ[name], "include") for name in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(name)]
-    candidates += [os.path.join(site, "nvidia", "cu" + cuda.split(".")[0], "include"),
-                   os.path.join(site, "nvidia", "cuda_runtime", "include"), "/usr/local/cuda/include"]
-    for candidate in candidates:
-        if os.path.isfile(os.path.join(candidate, "cuda_runtime_api.h")) and os.path.isfile(os.path.join(candidate, "cublas_v2.h")):
-            cuda_include = candidate
+    nvidia = os.path.join(site, "nvidia")
+    split = sorted(os.path.join(nvidia, name, "include") for name in (os.listdir(nvidia) if os.path.isdir(nvidia) else [])
+                   if os.path.isdir(os.path.join(nvidia, name, "include")))
+    candidates = [[os.path.join(os.environ[name], "include")] for name in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(name)]
+    candidates += [[os.path.join(nvidia, "cu" + cuda.split(".")[0], "include")], split, ["/usr/local/cuda/include"]]
+    for dirs in candidates:
+        found = lambda header: any(os.path.isfile(os.path.join(d, header)) for d in dirs)
+        if dirs and all(found(h) for h in ("cuda_runtime_api.h", "cublas_v2.h", "cusparse.h", "cusolverDn.h")):
+            cuda_include = dirs
             break
 print(json.dumps({"version": torch.__version__, "cxx11_abi": bool(torch.compiled_with_cxx11_abi()), "cuda": cuda,
                   "torch_dir": torch_dir, "libpython": os.path.join(libdir, library) if libdir and library else "",
@@ -114,6 +119,12 @@ std::string run_compiles(const std::vector<std::vector<std::string>>& commands, 
   return failure;
 }
 
+std::string cuda_includes(const TorchInstall& torch) {
+  std::string joined;
+  for (const fs::path& directory : torch.cuda_include) joined += directory.string() + ":";
+  return joined;
+}
+
 std::string torch_release(const std::string& version) { return version.substr(0, version.find('+')); }
 
 ProvisionedWorker cached_worker(const fs::path& directory, const std::string& key) {
@@ -149,7 +160,10 @@ TorchInstall parse_torch_probe(const fs::path& python, const std::string& output
   torch.cuda = text("cuda");
   torch.torch_dir = text("torch_dir");
   torch.libpython = text("libpython");
-  torch.cuda_include = text("cuda_include");
+  if (const auto includes = probe.find("cuda_include"); includes != probe.end() && includes->is_array())
+    for (const nlohmann::json& directory : *includes)
+      if (directory.is_string() && !directory.get<std::string>().empty())
+        torch.cuda_include.emplace_back(directory.get<std::string>());
   const auto abi = probe.find("cxx11_abi");
   torch.cxx11_abi = abi == probe.end() || !abi->is_boolean() || abi->get<bool>();
   if (torch.problem.empty() && (torch.version.empty() || !torch.torch_dir.is_absolute()))
@@ -192,14 +206,15 @@ WorkerBuildSettings worker_build_settings(const char* cache_home, const char* ho
   if (!error && ::access((self.parent_path() / "kcheck_worker").c_str(), X_OK) == 0)
     settings.prebuilt_worker = self.parent_path() / "kcheck_worker";  // only beside kcheck, never a fixed path
   settings.prebuilt_torch_dir = KCHECK_WORKER_TORCH_DIR;
+  settings.prebuilt_torch_version = KCHECK_WORKER_TORCH_VERSION;
   settings.jobs = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
   return settings;
 }
 
 std::string worker_cache_key(const TorchInstall& torch, const WorkerBuildSettings& settings) {
   std::string identity = std::string(kBuildRecipe) + "\n" + torch.version + "\n" + torch.torch_dir.string() + "\n" +
-                         torch.libpython.string() + "\n" + torch.cuda_include.string() + "\n" +
-                         settings.compiler_identity + "\n";
+                         torch.libpython.string() + "\n" + cuda_includes(torch) + "\n" + settings.compiler_identity +
+                         "\n";
   for (const EmbeddedFile& file : worker_source_files()) {
     identity += file.path;
     identity += '\n';
@@ -232,7 +247,8 @@ WorkerBuildPlan worker_build_plan(const TorchInstall& torch, const WorkerBuildSe
                                     "-isystem",
                                     (torch.torch_dir / "include/torch/csrc/api/include").string()};
   if (cuda && !torch.cuda_include.empty()) {
-    flags.insert(flags.end(), {"-DKCHECK_WORKER_CUDA", "-isystem", torch.cuda_include.string()});
+    flags.emplace_back("-DKCHECK_WORKER_CUDA");
+    for (const fs::path& directory : torch.cuda_include) flags.insert(flags.end(), {"-isystem", directory.string()});
   }
   WorkerBuildPlan plan;
   std::vector<std::string> objects;
@@ -265,7 +281,7 @@ ProvisionedWorker provision_worker(const TorchInstall& torch, const WorkerBuildS
   std::error_code error;
   if (!settings.prebuilt_worker.empty() && !settings.prebuilt_torch_dir.empty() &&
       fs::equivalent(settings.prebuilt_torch_dir, torch.torch_dir, error) &&
-      ::access(settings.prebuilt_worker.c_str(), X_OK) == 0) {
+      settings.prebuilt_torch_version == torch.version && ::access(settings.prebuilt_worker.c_str(), X_OK) == 0) {
     worker.path = settings.prebuilt_worker;
     worker.key = "built-with-kcheck";
     return worker;

@@ -16,14 +16,14 @@ namespace kcheck {
 // imports torch and nothing from any kernel repository).
 struct TorchInstall {
   std::filesystem::path python;
-  std::string problem;                 // why no worker can be built for it; "" = usable
-  std::string version;                 // torch.__version__, "2.11.0+cu130"
-  bool cxx11_abi = true;               // torch.compiled_with_cxx11_abi()
-  std::string cuda;                    // torch.version.cuda, "" for a CPU build
-  std::filesystem::path torch_dir;     // the torch package (include/, lib/)
-  std::filesystem::path libpython;     // the worker loads it for kernels that need Python symbols
-  std::filesystem::path cuda_include;  // CUDA headers for the worker's device queries; "" = none found
-  bool has_cuda_library() const;       // lib/libtorch_cuda.so is there
+  std::string problem;                              // why no worker can be built for it; "" = usable
+  std::string version;                              // torch.__version__, "2.11.0+cu130"
+  bool cxx11_abi = true;                            // torch.compiled_with_cxx11_abi()
+  std::string cuda;                                 // torch.version.cuda, "" for a CPU build
+  std::filesystem::path torch_dir;                  // the torch package (include/, lib/)
+  std::filesystem::path libpython;                  // the worker loads it for kernels that need Python symbols
+  std::vector<std::filesystem::path> cuda_include;  // CUDA headers for the worker's device queries; none found: empty
+  bool has_cuda_library() const;                    // lib/libtorch_cuda.so is there
 };
 
 // Runs the probe in `python` (isolated mode, a bounded time); `problem` says
@@ -40,6 +40,7 @@ struct WorkerBuildSettings {
   std::string compiler_identity;             // its --version line, part of the cache key
   std::filesystem::path prebuilt_worker;     // the worker built with kcheck from source, if any
   std::filesystem::path prebuilt_torch_dir;  // the Torch it was built against
+  std::string prebuilt_torch_version;        // and its version (a Torch upgraded in place is another Torch)
   unsigned jobs = 2;                         // compiler processes at once
   std::chrono::milliseconds timeout{1800000};
 };

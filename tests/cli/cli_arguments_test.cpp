@@ -267,7 +267,7 @@ namespace {
 fs::path python_with_unbuilt_torch(const fs::path& dir) {
   const fs::path python = dir / "python";
   std::ofstream(python) << "#!/bin/sh\necho '{\"version\": \"2.12.0+cpu\", \"cxx11_abi\": true, \"cuda\": \"\", "
-                           "\"torch_dir\": \"/nonexistent/torch\", \"libpython\": \"\", \"cuda_include\": \"\"}'\n";
+                           "\"torch_dir\": \"/nonexistent/torch\", \"libpython\": \"\", \"cuda_include\": []}'\n";
   fs::permissions(python, fs::perms::owner_all);
   return python;
 }

@@ -229,6 +229,12 @@ TEST_P(ContainedRun, WithNamespacesItHasNoNetworkNotEvenTheMachinesLoopback) {
   }
   EXPECT_TRUE(end.containment->network_namespace);
   EXPECT_EQ(end.output, "no-connection\n");
+  // Its own loopback is up: code that talks to itself over 127.0.0.1 works.
+  const ProcessEnd own = run_contained(
+      "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); "
+      "socket.create_connection(s.getsockname()); print('own loopback')\"",
+      scratch_dir("own"), GetParam());
+  EXPECT_EQ(own.output, "own loopback\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(ProcessContainment, ContainedRun, ::testing::Values(true, false),
@@ -246,6 +252,10 @@ TEST(ProcessContainment, OnlyDeviceThreadLocaleAndLibraryVariablesArePassedOn) {
   EXPECT_EQ(contained_environment(pointers.data(), "/s"),
             (std::vector<std::string>{"PATH=/usr/bin", "LC_ALL=C.UTF-8", "CUDA_VISIBLE_DEVICES=0", "HOME=/s",
                                       "TMPDIR=/s", "TMP=/s", "TEMP=/s", "XDG_CACHE_HOME=/s"}));
+  // --pass-env adds a variable, but never a second HOME (or TMPDIR...): those are the scratch.
+  EXPECT_EQ(contained_environment(pointers.data(), "/s", {"GITHUB_TOKEN", "HOME"}),
+            (std::vector<std::string>{"PATH=/usr/bin", "LC_ALL=C.UTF-8", "CUDA_VISIBLE_DEVICES=0", "GITHUB_TOKEN=z",
+                                      "HOME=/s", "TMPDIR=/s", "TMP=/s", "TEMP=/s", "XDG_CACHE_HOME=/s"}));
 }
 
 TEST(ProcessContainment, InForceIsDescribedForTheReport) {

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kProbe =
     R"({"version": "2.11.0+cu130", "cxx11_abi": true, "cuda": "13.0", "torch_dir": "/venv/site-packages/torch",)"
-    R"( "libpython": "/usr/lib/libpython3.11.so", "cuda_include": "/venv/site-packages/nvidia/cu13/include"})";
+    R"( "libpython": "/usr/lib/libpython3.11.so", "cuda_include": ["/venv/site-packages/nvidia/cu13/include"]})";
 
 fs::path scratch(const std::string& name) {
   const fs::path path = fs::temp_directory_path() / ("kcheck-worker-build-" + std::to_string(::getpid()) + "-" + name);
@@ -42,7 +42,7 @@ TEST(TorchProbe, ReadsWhatTheWorkerIsBuiltAgainst) {
   EXPECT_EQ(torch.cuda, "13.0");
   EXPECT_EQ(torch.torch_dir, "/venv/site-packages/torch");
   EXPECT_EQ(torch.libpython, "/usr/lib/libpython3.11.so");
-  EXPECT_EQ(torch.cuda_include, "/venv/site-packages/nvidia/cu13/include");
+  EXPECT_EQ(torch.cuda_include, std::vector<fs::path>{"/venv/site-packages/nvidia/cu13/include"});
 }
 
 TEST(TorchProbe, NoTorchOrAMalformedAnswerIsAProblemNotAnException) {
@@ -130,9 +130,12 @@ TEST(ProvisionWorker, WhatHappensBeforeAnythingIsCompiled) {
   torch.torch_dir = torch_dir;
   settings.prebuilt_worker = cache / no_compiler.key / "kcheck_worker";
   settings.prebuilt_torch_dir = torch_dir;
+  settings.prebuilt_torch_version = "2.11.0+cu130";
   const ProvisionedWorker prebuilt = provision_worker(torch, settings);
   EXPECT_EQ(prebuilt.key, "built-with-kcheck");
   EXPECT_EQ(prebuilt.path, settings.prebuilt_worker);
+  settings.prebuilt_torch_version = "2.10.0+cu130";  // the same directory, upgraded since: another Torch
+  EXPECT_NE(provision_worker(torch, settings).key, "built-with-kcheck");
   fs::remove_all(cache);
   fs::remove_all(torch_dir);
 }

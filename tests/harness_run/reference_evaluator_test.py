@@ -57,6 +57,8 @@ for expression in [
     "torch.import_ir_module",
     "torch.parse_ir('graph()')",
     "2 ** 2 ** 40",
+    "torch.get_device_module('cuda').caching_allocator_alloc(1)",
+    "torch.get_device_module('cpu')",
 ]:
     try:
         runner.evaluate_expression(expression, {"x": x})

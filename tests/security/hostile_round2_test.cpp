@@ -331,6 +331,7 @@ TEST_F(HostileRound2, PlantedCacheEntriesAreMissesNotFacts) {
     if (entry.is_regular_file()) entries.push_back(entry.path());
   ASSERT_EQ(entries.size(), 2u);
   std::vector<std::string> contents;
+  contents.reserve(entries.size());
   for (const fs::path& entry : entries) contents.push_back(read_all(entry));
   for (std::size_t i = 0; i < entries.size(); ++i)
     std::ofstream(entries[i], std::ios::binary | std::ios::trunc) << contents[(i + 1) % entries.size()];

@@ -6,12 +6,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +114,7 @@ inline Outcome run_kcheck(const std::vector<std::string>& arguments, const Bound
         ::_exit(125);
     }
     std::vector<char*> raw;
+    raw.reserve(argv.size() + 1);
     for (std::string& argument : argv) raw.push_back(argument.data());
     raw.push_back(nullptr);
     ::execv(raw[0], raw.data());
