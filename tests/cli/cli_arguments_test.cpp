@@ -265,7 +265,7 @@ namespace {
 // A "Python" whose Torch probe (kcheck's own script) answers with a Torch
 // kcheck was not built against, so its worker would have to be built now.
 fs::path python_with_unbuilt_torch(const fs::path& dir) {
-  const fs::path python = dir / "python";
+  fs::path python = dir / "python";
   std::ofstream(python) << "#!/bin/sh\necho '{\"version\": \"2.12.0+cpu\", \"cxx11_abi\": true, \"cuda\": \"\", "
                            "\"torch_dir\": \"/nonexistent/torch\", \"libpython\": \"\", \"cuda_include\": []}'\n";
   fs::permissions(python, fs::perms::owner_all);

@@ -247,6 +247,7 @@ TEST(ProcessContainment, OnlyDeviceThreadLocaleAndLibraryVariablesArePassedOn) {
                                      "AWS_SECRET_ACCESS_KEY=y", "HOME=/root",      "CUDA_VISIBLE_DEVICES=0",
                                      "GITHUB_TOKEN=z",          "LD_PRELOAD=/x.so"};
   std::vector<char*> pointers;
+  pointers.reserve(parent.size() + 1);
   for (std::string& variable : parent) pointers.push_back(variable.data());
   pointers.push_back(nullptr);
   EXPECT_EQ(contained_environment(pointers.data(), "/s"),

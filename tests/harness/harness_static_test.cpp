@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "checker/core/bounded_process.h"
+#include "checker/core/executable_search.h"
 #include "checker/harness/harness.h"
 #include "checker/layout/variant_name.h"
 
@@ -54,7 +55,9 @@ TEST(DefaultPython, TheActiveVirtualEnvironmentThenPython3OnPathThenNone) {
   EXPECT_EQ(default_python("/no/such/venv", "/no/such/bin:/usr/bin"), std::filesystem::path("/usr/bin/python3"));
   EXPECT_EQ(default_python(nullptr, ".:bin:/no/such/bin"), std::filesystem::path())
       << "relative PATH entries (the current directory) are never searched";
-  EXPECT_EQ(default_python("", nullptr), std::filesystem::path());
+  EXPECT_EQ(default_python("", ""), std::filesystem::path()) << "an empty PATH has no python3";
+  EXPECT_EQ(default_python("", nullptr), find_executable("python3", "/usr/bin:/bin"))
+      << "PATH unset: where execvp looks, /usr/bin:/bin";
 }
 
 TEST(DefaultPython, AGivenPythonIsMadeUsableFromInsideTheSandbox) {

@@ -28,7 +28,7 @@ constexpr const char* kProbe =
     R"( "libpython": "/usr/lib/libpython3.11.so", "cuda_include": ["/venv/site-packages/nvidia/cu13/include"]})";
 
 fs::path scratch(const std::string& name) {
-  const fs::path path = fs::temp_directory_path() / ("kcheck-worker-build-" + std::to_string(::getpid()) + "-" + name);
+  fs::path path = fs::temp_directory_path() / ("kcheck-worker-build-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(path);
   fs::create_directories(path);
   return path;

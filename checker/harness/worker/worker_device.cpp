@@ -33,7 +33,7 @@ c10::Stream current_stream(const WorkerDevice& device) {
 
 std::vector<std::string> available_backends() {
   std::vector<std::string> backends = {"cpu"};
-  if (at::hasCUDA()) backends.push_back("cuda");
+  if (at::hasCUDA()) backends.emplace_back("cuda");
   return backends;
 }
 
