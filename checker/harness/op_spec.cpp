@@ -152,15 +152,23 @@ bool is_identifier(std::string_view text) {
 
 // A python: reference's FILE must be a regular file inside the repository,
 // after every link is followed.
+// `relative` resolved, when it is a regular file inside `repository` after
+// every link is followed; empty otherwise.
+fs::path regular_file_inside(const fs::path& repository, const fs::path& relative) {
+  std::error_code root_error;
+  std::error_code path_error;
+  const fs::path root = fs::canonical(repository, root_error);
+  const fs::path path = fs::canonical(repository / relative, path_error);
+  if (root_error || path_error || !is_inside(path, root) || path == root || !fs::is_regular_file(path, path_error))
+    return {};
+  return path;
+}
+
 void require_repository_file(const fs::path& repository, const fs::path& spec_file, const OpSpec& spec,
                              const std::string& reference) {
   const std::string target = reference.substr(7);
   const std::string file = target.substr(0, target.rfind(':'));
-  std::error_code error;
-  const fs::path root = fs::canonical(repository, error);
-  const fs::path path = fs::canonical(repository / file, error);
-  const auto relative = path.lexically_relative(root);
-  if (error || relative.empty() || *relative.begin() == ".." || !fs::is_regular_file(path, error))
+  if (regular_file_inside(repository, file).empty())
     throw OpSpecError(spec_file.string() + ": op '" + spec.name + "': its file '" + file +
                       "' is no file inside the repository");
 }
@@ -340,10 +348,8 @@ OpSpecSet op_specs_for(const fs::path& repository) {
   if (!repository.empty() && fs::exists(fs::symlink_status(own, error))) {
     // The repository's file: a regular file inside it (a link may not lead
     // out of it), read bounded (issue #28: a link to a 3 GB file was read whole).
-    const fs::path root = fs::canonical(repository, error);
-    const fs::path target = fs::canonical(own, error);
-    if (error || !is_inside(target, root) || !fs::is_regular_file(target, error))
-      throw OpSpecError(own.string() + ": not a regular file inside the repository");
+    const fs::path target = regular_file_inside(repository, "kcheck-ops.toml");
+    if (target.empty()) throw OpSpecError(own.string() + ": not a regular file inside the repository");
     std::string read_error;
     const std::optional<std::string> text = read_bounded_file(target, kMaxOpSpecBytes, read_error);
     if (!text) throw OpSpecError(own.string() + ": " + read_error);
