@@ -158,7 +158,7 @@ fs::path regular_file_inside(const fs::path& repository, const fs::path& relativ
   std::error_code root_error;
   std::error_code path_error;
   const fs::path root = fs::canonical(repository, root_error);
-  const fs::path path = fs::canonical(repository / relative, path_error);
+  fs::path path = fs::canonical(repository / relative, path_error);
   if (root_error || path_error || !is_inside(path, root) || path == root || !fs::is_regular_file(path, path_error))
     return {};
   return path;
