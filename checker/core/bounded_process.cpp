@@ -38,6 +38,17 @@ std::string describe_signal(int signal) {
   return "signal " + std::to_string(signal);
 }
 
+std::string last_output_lines(std::string output, std::size_t count) {
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  std::size_t start = output.size();
+  for (std::size_t lines = 0; lines < count && start > 0; ++lines) {
+    const std::size_t newline = output.rfind('\n', start - 1);
+    if (newline == std::string::npos) return output;
+    start = newline;
+  }
+  return start < output.size() && output[start] == '\n' ? output.substr(start + 1) : output.substr(start);
+}
+
 namespace {
 
 // Starts argv[0] in its own process group with posix_spawn; the pid, or -1

@@ -41,6 +41,11 @@ struct ProcessLimits {
 ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits& limits,
                        const std::filesystem::path& directory = {});
 
+// The last `count` lines of a process's output, trailing line ends dropped:
+// what a report quotes of a failure (a traceback's last line, a compiler's
+// last errors).
+std::string last_output_lines(std::string output, std::size_t count = 1);
+
 // "SIGSEGV (segmentation fault)", "signal 77".
 std::string describe_signal(int signal);
 

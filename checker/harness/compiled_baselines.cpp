@@ -84,10 +84,7 @@ std::string unfinished_reason(const ProcessEnd& end, std::chrono::milliseconds t
   if (end.timed_out)
     return "not finished within the torch.compile time bound (" +
            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s, --compile-timeout)";
-  std::string output = end.output;
-  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
-  const std::size_t last_line = output.rfind('\n');
-  std::string tail = last_line == std::string::npos ? output : output.substr(last_line + 1);
+  const std::string tail = last_output_lines(end.output);
   if (end.signal) return "not timed: the Python helper was ended by " + describe_signal(end.signal);
   return "not timed: the Python helper exited with status " + std::to_string(end.exit_code) +
          (tail.empty() ? std::string() : ": " + tail);

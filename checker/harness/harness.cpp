@@ -172,10 +172,7 @@ PythonImportFact import_through_python(const VariantFacts& variant, const Harnes
   }
   fact.imported = end.exit_code == 0 && end.output.find("kcheck-imported") != std::string::npos;
   if (!fact.imported) {
-    std::string output = end.output;
-    while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
-    auto last_line = output.rfind('\n');
-    fact.error = last_line == std::string::npos ? output : output.substr(last_line + 1);
+    fact.error = last_output_lines(end.output);
     if (end.timed_out)
       fact.error = "the import did not finish before the timeout";
     else if (end.signal)
@@ -355,13 +352,9 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
   const std::optional<std::string> text = read_bounded_file(results_path, kMaxParsedFileBytes, read_error);
   const json results = text ? json::parse(*text, nullptr, false) : json();
   if (!results.is_object()) {
-    std::string output = end.output;
-    while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
-    const auto last_line = output.rfind('\n');
     suite.cannot_start = end.timed_out ? "the tests did not finish within the time bound"
-                         : end.signal
-                             ? "pytest was killed by " + describe_signal(end.signal)
-                             : truncated(last_line == std::string::npos ? output : output.substr(last_line + 1));
+                         : end.signal  ? "pytest was killed by " + describe_signal(end.signal)
+                                       : truncated(last_output_lines(end.output));
     if (suite.cannot_start.empty())
       suite.cannot_start = "pytest wrote no results (exit status " + std::to_string(end.exit_code) + ")";
     return suite;

@@ -70,18 +70,6 @@ std::string short_hash(std::string_view text) {
   return hash;
 }
 
-// The last `count` lines of `output` (trailing newlines dropped).
-std::string last_lines(std::string output, std::size_t count) {
-  while (!output.empty() && output.back() == '\n') output.pop_back();
-  std::size_t start = output.size();
-  for (std::size_t lines = 0; lines < count && start > 0; ++lines) {
-    const std::size_t newline = output.rfind('\n', start - 1);
-    if (newline == std::string::npos) return output;
-    start = newline;
-  }
-  return start < output.size() && output[start] == '\n' ? output.substr(start + 1) : output.substr(start);
-}
-
 // Writes the carried sources under `directory`; false when one cannot be written.
 bool write_sources(const fs::path& directory) {
   for (const EmbeddedFile& file : worker_source_files()) {
@@ -107,8 +95,9 @@ std::string run_compiles(const std::vector<std::vector<std::string>>& commands, 
       if (end.exit_code == 0) continue;
       const std::lock_guard lock(failure_mutex);
       if (failure.empty())
-        failure = (end.timed_out ? "timed out: " : "") + commands[index].back() + ": " +
-                  (end.output.empty() ? "exit status " + std::to_string(end.exit_code) : last_lines(end.output, 12));
+        failure =
+            (end.timed_out ? "timed out: " : "") + commands[index].back() + ": " +
+            (end.output.empty() ? "exit status " + std::to_string(end.exit_code) : last_output_lines(end.output, 12));
     }
   };
   std::vector<std::thread> threads;
@@ -148,7 +137,7 @@ TorchInstall parse_torch_probe(const fs::path& python, const std::string& output
   const nlohmann::json probe =
       nlohmann::json::parse(line_start == std::string::npos ? output : output.substr(line_start + 1), nullptr, false);
   if (!probe.is_object()) {
-    torch.problem = "its Torch probe printed no answer: " + last_lines(output, 3);
+    torch.problem = "its Torch probe printed no answer: " + last_output_lines(output, 3);
     return torch;
   }
   auto text = [&probe](const char* key) {
@@ -179,7 +168,7 @@ TorchInstall probe_torch(const fs::path& python, std::chrono::milliseconds timeo
     torch.python = python;
     torch.problem = !end.started    ? "cannot start it"
                     : end.timed_out ? "importing torch did not finish in time"
-                                    : "its Torch probe failed: " + last_lines(end.output, 3);
+                                    : "its Torch probe failed: " + last_output_lines(end.output, 3);
     return torch;
   }
   return parse_torch_probe(python, end.output);
@@ -317,7 +306,7 @@ ProvisionedWorker provision_worker(const TorchInstall& torch, const WorkerBuildS
     const ProcessEnd linked = run_bounded(plan.link, limits, build_dir);
     if (linked.exit_code != 0)
       failure = "linking: " + (linked.output.empty() ? "exit status " + std::to_string(linked.exit_code)
-                                                     : last_lines(linked.output, 12));
+                                                     : last_output_lines(linked.output, 12));
   }
   if (!failure.empty()) {
     fs::remove_all(build_dir, error);

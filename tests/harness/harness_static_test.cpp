@@ -49,6 +49,14 @@ TEST(BoundedProcess, DecodesExitSignalAndTimeout) {
 
 // Issue #27 item 5: the Python `kcheck run` uses comes from where the user
 // is, never from a path fixed when kcheck was built.
+TEST(BoundedProcess, TheLastLinesOfAnOutputAreWhatAReportQuotes) {
+  EXPECT_EQ(last_output_lines(""), "");
+  EXPECT_EQ(last_output_lines("one line\r\n\n"), "one line");
+  EXPECT_EQ(last_output_lines("Traceback:\n  File x\nImportError: no torch\n"), "ImportError: no torch");
+  EXPECT_EQ(last_output_lines("a\nb\nc\n", 2), "b\nc");
+  EXPECT_EQ(last_output_lines("a\nb\n", 5), "a\nb");
+}
+
 TEST(DefaultPython, TheActiveVirtualEnvironmentThenPython3OnPathThenNone) {
   const std::filesystem::path venv = std::filesystem::path(KCHECK_VENV_PYTHON).parent_path().parent_path();
   EXPECT_EQ(default_python(venv.c_str(), "/usr/bin"), venv / "bin" / "python");
