@@ -3,19 +3,22 @@
 // abort, exit, hang, flood its output) ends this process only.
 //
 //   kcheck_worker --info                         WorkerInfo (JSON) about the local Torch on stdout
-//   kcheck_worker --result FILE [--plan PLAN] MODULE.so
-//       load MODULE, write the dispatcher audit to FILE (a WorkerResult);
-//       with PLAN (a WorkerPlan) also check and time its ops
+//   kcheck_worker --result-fd N [--plan PLAN] MODULE.so
+//       load MODULE, write the dispatcher audit on descriptor N (a
+//       WorkerResult); with PLAN (a WorkerPlan) also check and time its ops
 //
 // The three messages are typed in checker/harness/worker_protocol.h, which
-// kcheck compiles too. The result file is rewritten atomically (tmp +
-// rename) at each stage: "loading" before dlopen, "loaded" once the module
+// kcheck compiles too. The result is written again, whole and ended by a NUL
+// byte, at each stage: "loading" before dlopen, "loaded" once the module
 // has loaded and the dispatcher was compared, "running" with the op call
 // about to happen, and "done" with every op's checks and timings. A parent
-// that finds "loading" or "running" knows the process ended there.
+// whose last record says "loading" or "running" knows the process ended
+// there. The descriptor is a pipe kcheck reads (issue #28): no file a kernel
+// can reach is ever taken for the worker's result.
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,14 +46,17 @@ using nlohmann::json;
 using kcheck::worker::WorkerResult;
 using kcheck::worker::WorkerStage;
 
-void write_result(const std::string& path, const WorkerResult& result) {
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << json(result).dump(2) << "\n";
-    if (!file) std::_Exit(3);
+void write_result(int fd, const WorkerResult& result) {
+  // A NUL first ends whatever else was written on the descriptor (kcheck
+  // skips the empty record it makes).
+  std::string record = '\0' + json(result).dump();
+  record.push_back('\0');
+  for (std::size_t written = 0; written < record.size();) {
+    const ssize_t n = ::write(fd, record.data() + written, record.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) std::_Exit(3);
+    written += static_cast<std::size_t>(n);
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) std::_Exit(3);
 }
 
 std::string full_name(const c10::OperatorName& name) {
@@ -117,20 +123,20 @@ kcheck::worker::WorkerInfo info() {
 
 // Checks (and times) the module's new ops as the plan says, recording the
 // op about to run before every call.
-void run_plan(const kcheck::worker::WorkerPlan& plan, WorkerResult& result, const std::string& result_path) {
+void run_plan(const kcheck::worker::WorkerPlan& plan, WorkerResult& result, int result_fd) {
   kcheck::worker::WorkerDevice device;
   try {
     device = kcheck::worker::open_device(plan.backend);
   } catch (const std::exception& error) {
     result.stage = WorkerStage::done;
     result.run_problem = error.what();
-    write_result(result_path, result);
+    write_result(result_fd, result);
     return;
   }
   auto stage = [&](const std::string& running) {
     result.stage = WorkerStage::running;
     result.running = running;
-    write_result(result_path, result);
+    write_result(result_fd, result);
   };
   if (plan.bench.enabled) {
     stage("measuring the device's copy bandwidth");
@@ -140,16 +146,15 @@ void run_plan(const kcheck::worker::WorkerPlan& plan, WorkerResult& result, cons
   }
   std::vector<std::string> names;
   for (const kcheck::worker::RegisteredOp& op : result.new_ops) names.push_back(op.name);
-  // The result file's directory: the worker's own scratch (kcheck passes an absolute path).
-  const std::string work_dir = result_path.rfind('/') == std::string::npos
-                                   ? std::string(".")
-                                   : result_path.substr(0, std::max<std::size_t>(result_path.rfind('/'), 1));
+  // The working directory: the worker's own writable scratch.
+  char cwd[4096];
+  const std::string work_dir = ::getcwd(cwd, sizeof cwd) ? std::string(cwd) : std::string(".");
   kcheck::worker::OpsRun ran = kcheck::worker::run_ops(names, plan, device, stage, work_dir);
   result.ops = std::move(ran.ops);
   result.benchmarks = std::move(ran.benchmarks);
   result.running.clear();
   result.stage = WorkerStage::done;
-  write_result(result_path, result);
+  write_result(result_fd, result);
 }
 
 }  // namespace
@@ -165,20 +170,21 @@ int main(int argc, char** argv) {
     std::cout << json(info()).dump() << "\n";
     return 0;
   }
-  std::string result_path, plan_path, module_path;
+  std::string plan_path, module_path;
+  int result_fd = -1;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
-    if (argument == "--result" && i + 1 < argc)
-      result_path = argv[++i];
+    if (argument == "--result-fd" && i + 1 < argc)
+      result_fd = std::atoi(argv[++i]);
     else if (argument == "--plan" && i + 1 < argc)
       plan_path = argv[++i];
     else if (module_path.empty() && argument.rfind("--", 0) != 0)
       module_path = argument;
     else
-      module_path.clear(), result_path.clear(), i = argc;
+      module_path.clear(), result_fd = -1, i = argc;
   }
-  if (result_path.empty() || module_path.empty()) {
-    std::cerr << "usage: kcheck_worker --info | --result FILE [--plan PLAN.json] MODULE.so\n";
+  if (result_fd < 0 || module_path.empty()) {
+    std::cerr << "usage: kcheck_worker --info | --result-fd N [--plan PLAN.json] MODULE.so\n";
     return 2;
   }
   std::optional<kcheck::worker::WorkerPlan> plan;
@@ -199,7 +205,7 @@ int main(int argc, char** argv) {
   auto fallbacks_before = snapshot_fallbacks();
 
   result.stage = WorkerStage::loading;
-  write_result(result_path, result);
+  write_result(result_fd, result);
   std::cout.flush();
 
   void* handle = ::dlopen(module_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -207,7 +213,7 @@ int main(int argc, char** argv) {
     const char* error = ::dlerror();
     result.stage = WorkerStage::load_failed;
     result.load_error = error ? error : "dlopen failed";
-    write_result(result_path, result);
+    write_result(result_fd, result);
     return 0;
   }
   std::fflush(stdout);
@@ -223,8 +229,8 @@ int main(int argc, char** argv) {
     if (!fallbacks_before.contains(key)) result.new_fallbacks.push_back(key);
 
   result.stage = WorkerStage::loaded;
-  write_result(result_path, result);
-  if (plan) run_plan(*plan, result, result_path);
+  write_result(result_fd, result);
+  if (plan) run_plan(*plan, result, result_fd);
   // No dlclose and no static destructors of the module: _Exit right away.
   std::_Exit(0);
 }

@@ -121,12 +121,41 @@ void take_keeper_report(const KeeperReport& report, const std::string& program, 
   end.leftover_processes = report.leftover_processes;
   end.captured_writes = report.captured_writes;
   end.first_captured_write = report.first_captured_write;
+  end.full = report.full;
+  if (!report.view_failed.empty()) {
+    end.started = false;
+    end.output = "cannot start " + program + ": " + report.view_failed;
+  }
   if (report.exec_error) {
     end.started = false;
     end.output = "cannot start " + program + ": " + std::strerror(report.exec_error);
   }
   if (report.worker_status) status = *report.worker_status;
 }
+
+// The read end of a contained process's result pipe: records end with a NUL
+// byte; the last complete one is the result.
+struct ResultChannel {
+  int fd = -1;
+  std::string pending;
+  bool discarding = false;  // the record being read is past the bound: skipped to its end
+
+  void take(std::string_view bytes, std::size_t bound, ProcessEnd& end) {
+    for (std::size_t end_of_record = bytes.find('\0'); !bytes.empty(); end_of_record = bytes.find('\0')) {
+      const std::string_view part = bytes.substr(0, end_of_record);
+      if (!discarding) pending.append(part);
+      if (pending.size() > bound) {
+        pending.clear();
+        discarding = end.result_too_large = true;
+      }
+      if (end_of_record == std::string_view::npos) return;
+      if (!discarding && !pending.empty()) end.result = std::move(pending);  // an empty record ends stray bytes
+      pending.clear();
+      discarding = false;
+      bytes.remove_prefix(end_of_record + 1);
+    }
+  }
+};
 
 }  // namespace
 
@@ -139,8 +168,18 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   ContainedStart start;  // its cgroup, if any, lasts until the keeper is reaped
   KeeperReport keeper_report;
   pid_t pid = -1;
+  ResultChannel results;
+  int result_fds[2] = {-1, -1};
+  if (contained && limits.result_channel && ::pipe2(result_fds, O_CLOEXEC) != 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    end.output = "cannot start " + argv[0] + ": " + std::strerror(errno);
+    return end;
+  }
+  results.fd = result_fds[0];
   if (contained) {
-    start = start_contained(argv, *limits.containment, pipe_fds[1]);
+    start = start_contained(argv, *limits.containment, pipe_fds[1], result_fds[1]);
+    if (result_fds[1] >= 0) ::close(result_fds[1]);
     if (start.keeper < 0) end.output = "cannot start " + argv[0] + ": " + std::strerror(start.error);
     pid = start.keeper;
   } else {
@@ -149,6 +188,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   ::close(pipe_fds[1]);
   if (pid < 0) {
     ::close(pipe_fds[0]);
+    if (results.fd >= 0) ::close(results.fd);
     return end;
   }
   end.started = true;
@@ -158,12 +198,21 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   bool pipe_open = true;
   bool reaped = false;
   int status = 0;
-  // Reads what the pipe holds now (at most `reads` chunks), keeping the tail.
+  // Reads what the pipes hold now (at most `reads` chunks), keeping the output's tail.
   const auto read_available = [&](int wait_ms, int reads) {
-    for (int i = 0; i < reads && pipe_open; ++i) {
-      pollfd descriptor{pipe_fds[0], POLLIN, 0};
-      int ready = ::poll(&descriptor, 1, i == 0 ? wait_ms : 0);
+    for (int i = 0; i < reads && (pipe_open || results.fd >= 0); ++i) {
+      pollfd descriptors[2] = {{pipe_open ? pipe_fds[0] : -1, POLLIN, 0}, {results.fd, POLLIN, 0}};
+      int ready = ::poll(descriptors, 2, i == 0 ? wait_ms : 0);
       if (ready <= 0) return;
+      if (descriptors[1].revents) {
+        const ssize_t n = ::read(results.fd, buffer.data(), buffer.size());
+        if (n > 0) results.take(std::string_view(buffer.data(), static_cast<std::size_t>(n)), limits.max_result, end);
+        if (n == 0 || (n < 0 && errno != EINTR)) {
+          ::close(results.fd);
+          results.fd = -1;
+        }
+      }
+      if (!pipe_open || !descriptors[0].revents) continue;
       ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
@@ -185,7 +234,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
       kill_at_timeout(pid, start.report_fd, contained ? &keeper_report : nullptr, status);
       break;
     }
-    if (pipe_open)
+    if (pipe_open || results.fd >= 0)
       read_available(static_cast<int>(std::min<long long>(left.count(), 50)), 16);
     else
       ::usleep(10000);
@@ -195,6 +244,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   }
   if (reaped) read_available(0, 64);  // what the child wrote last
   ::close(pipe_fds[0]);
+  if (results.fd >= 0) ::close(results.fd);
   // Descendants the child left behind in its group do not outlive the run
   // (a contained one's keeper has already killed all it left).
   if (contained) {

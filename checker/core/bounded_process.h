@@ -22,6 +22,11 @@ struct ProcessEnd {
   int leftover_processes = 0;        // contained: processes it started still running when it ended (then killed)
   int captured_writes = 0;           // contained: files it wrote in the captured shared directories (/tmp)
   std::string first_captured_write;  // the first of them
+  std::string full;  // contained, host hidden: the writable tmpfs it filled ("/tmp", "its working directory")
+  // With ProcessLimits::result_channel: the last complete record the process
+  // wrote on descriptor 3 (records end with a NUL byte); none if it wrote none.
+  std::optional<std::string> result;
+  bool result_too_large = false;  // a record past ProcessLimits::max_result was thrown away
 };
 
 // Limits for a child process: a worker loading untrusted kernel code, or a
@@ -30,6 +35,10 @@ struct ProcessLimits {
   std::chrono::milliseconds timeout{60000};
   std::size_t max_output = 64 * 1024;      // the tail is kept; the child is never blocked on its output
   std::optional<Containment> containment;  // untrusted code: see process_containment.h
+  // Contained only: the process gets a pipe as descriptor 3 for its results
+  // (ProcessEnd::result), so no file it can reach is ever read as one.
+  bool result_channel = false;
+  std::size_t max_result = 64u << 20;
 };
 
 // Runs argv[0] (an absolute path or looked up on PATH) in its own process

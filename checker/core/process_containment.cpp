@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -25,6 +26,8 @@
 #include <string_view>
 
 #include "checker/core/executable_search.h"
+#include "checker/core/mount_calls.h"
+#include "checker/core/sandbox_view.h"
 #include "checker/core/text_scan.h"
 
 extern char** environ;
@@ -37,26 +40,14 @@ extern char** environ;
 namespace kcheck {
 namespace {
 
-#ifndef MOUNT_ATTR_RDONLY
-#define MOUNT_ATTR_RDONLY 0x00000001
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
+using namespace mount_calls;
+
 #ifndef SECBIT_NOROOT
 #define SECBIT_NOROOT (1 << 0)
 #define SECBIT_NOROOT_LOCKED (1 << 1)
 #define SECBIT_NO_SETUID_FIXUP (1 << 2)
 #define SECBIT_NO_SETUID_FIXUP_LOCKED (1 << 3)
 #endif
-
-// struct mount_attr of linux/mount.h (which clashes with sys/mount.h).
-struct MountAttributes {
-  std::uint64_t attr_set = 0;
-  std::uint64_t attr_clr = 0;
-  std::uint64_t propagation = 0;
-  std::uint64_t userns_fd = 0;
-};
 
 // The keeper's messages on the report pipe, each one write (atomic: smaller
 // than PIPE_BUF).
@@ -68,6 +59,8 @@ enum class Message : int {
   in_force = 4,
   captured_writes = 5,  // text: the first one's path
   worker_pid = 6,
+  full = 7,         // text: the writable tmpfs the worker filled
+  view_failed = 8,  // errno; text: the path the hidden view was being built at
 };
 struct ReportRecord {
   Message kind;
@@ -75,15 +68,28 @@ struct ReportRecord {
   char text[248];
 };
 
-enum InForceBits : int { pid_ns = 1, user_ns = 2, read_only = 4, process_limit = 8, captured = 16, net_ns = 32 };
+enum InForceBits : int {
+  pid_ns = 1,
+  user_ns = 2,
+  read_only = 4,
+  process_limit = 8,
+  captured = 16,
+  net_ns = 32,
+  hidden = 64
+};
 
 // A shared writable directory (/tmp) as the namespace shows it: an overlay of
 // the machine's directory under a fresh tmpfs layer that takes every write.
+// Under a hidden view (sandbox_view.h) the directory is a fresh tmpfs of its
+// own, counted whole.
 struct WriteCapture {
   const char* directory = nullptr;
   int layer_fd = -1;  // the tmpfs holding "upper" and "work", open in the keeper only
+  bool whole = false;  // the tmpfs is the directory itself (a hidden view's)
 };
 constexpr std::size_t kMaxCaptures = 8;
+// The descriptor a worker's result channel is (start_contained's result_fd).
+constexpr int kResultDescriptor = 3;
 
 // Everything the keeper and the worker need, prepared before the clone.
 struct KeeperPlan {
@@ -100,6 +106,10 @@ struct KeeperPlan {
   std::string pid_max;            // the PID namespace's own pid_max (Linux 6.14+): the process bound
   std::vector<std::string> captured_directories;
   std::string capture_layer_options;  // tmpfs options of each capture's layer
+  bool hide_host = false;             // build `view` and run in it
+  ViewPlan view;
+  std::string working;  // the worker's working directory
+  int result_fd = -1;   // given to the worker as descriptor 3
   Containment limits;
 };
 
@@ -147,56 +157,6 @@ bool map_own_ids(const KeeperPlan& plan) {
          write_whole_file("/proc/self/gid_map", plan.gid_map.c_str());
 }
 
-int set_mount_attributes(const char* path, unsigned flags, const MountAttributes& attributes) {
-#ifdef SYS_mount_setattr
-  return static_cast<int>(::syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &attributes, sizeof attributes));
-#else
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-// In the new mount namespace: nothing propagates back, /proc is this PID
-// namespace's, and every mount is read-only but the scratch directory.
-// The CUDA driver fails to initialise (error 304) on a read-only /proc (found
-// on an H100 machine). The namespace's own /proc shows only its processes, so
-// it is made writable again, except what reaches beyond them: kernel
-// settings, SysRq, interrupts and buses stay read-only, as container runtimes
-// keep them. Where one of those cannot be made read-only, /proc stays so.
-void reopen_own_proc(const MountAttributes& read_only, const MountAttributes& writable) {
-  if (set_mount_attributes("/proc", 0, writable) != 0) return;
-  for (const char* kept : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
-    if (::access(kept, F_OK) != 0) continue;
-    if (::mount(kept, kept, nullptr, MS_BIND, nullptr) != 0 || set_mount_attributes(kept, 0, read_only) != 0) {
-      set_mount_attributes("/proc", 0, read_only);
-      return;
-    }
-  }
-}
-
-// "/proc/self/fd/N": a path that leads to what descriptor N holds, even once
-// another mount hides it.
-void descriptor_path(int fd, char (&path)[32]) {
-  std::memcpy(path, "/proc/self/fd/", 14);
-  char digits[12];
-  int count = 0;
-  for (int rest = fd; count == 0 || rest > 0; rest /= 10) digits[count++] = static_cast<char>('0' + rest % 10);
-  std::size_t at = 14;
-  while (count > 0) path[at++] = digits[--count];
-  path[at] = '\0';
-}
-
-// Appends `text` to `buffer` (NUL-terminated, `capacity` bytes); false when it does not fit.
-bool append(char* buffer, std::size_t capacity, const char* text) {
-  std::size_t at = std::strlen(buffer);
-  for (; *text; ++text) {
-    if (at + 1 >= capacity) return false;
-    buffer[at++] = *text;
-  }
-  buffer[at] = '\0';
-  return true;
-}
-
 // Makes `directory` an overlay of itself under a fresh tmpfs layer (see
 // WriteCapture); on failure it is left as it was (read-only).
 WriteCapture capture_writes(const char* directory, const char* layer_options) {
@@ -237,41 +197,24 @@ WriteCapture capture_writes(const char* directory, const char* layer_options) {
   return capture;
 }
 
-// Every mount read-only but the scratch directory (and the captures, whose
+// In the new mount namespace: nothing propagates back, /proc is this PID
+// namespace's (writable but for the kernel's settings, mount_calls.h), and
+// every mount is read-only but the scratch directory (and the captures, whose
 // writes stay in the namespace); false where that could not be done.
-// Since Linux 6.14 each PID namespace has its own pid_max: no process (or
-// thread) of the namespace gets a pid past it, so fork fails there (EAGAIN).
-// Written through the namespace's own /proc before /proc/sys is made read-only,
-// and only where the kernel is 6.14 or later (plan.pid_max is empty
-// otherwise): before, the setting is the machine's.
-bool limit_namespace_pids(const KeeperPlan& plan) {
-  const int fd = ::open("/proc/sys/kernel/pid_max", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;
-  const auto length = static_cast<ssize_t>(plan.pid_max.size());
-  bool limited = ::write(fd, plan.pid_max.data(), plan.pid_max.size()) == length;
-  char text[32] = {};
-  limited = limited && ::pread(fd, text, sizeof text - 1, 0) > 0 &&
-            std::strncmp(text, plan.pid_max.data(), plan.pid_max.size()) == 0;
-  ::close(fd);
-  return limited;
-}
-
 bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace, WriteCapture (&captures)[kMaxCaptures],
                     std::size_t& capture_count, bool& pids_limited) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
   // Best effort; only a /proc of its own is made writable again below.
   const bool own_proc =
       own_pid_namespace && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
-  pids_limited = own_proc && !plan.pid_max.empty() && limit_namespace_pids(plan);
+  pids_limited = own_proc && limit_namespace_pids("/proc", plan.pid_max.c_str());
   // Held before a capture may hide the scratch (one under /tmp).
   const int scratch = ::open(plan.scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (scratch < 0) return false;
-  MountAttributes read_only;
-  read_only.attr_set = MOUNT_ATTR_RDONLY;
-  MountAttributes writable;
-  writable.attr_clr = MOUNT_ATTR_RDONLY;
-  bool confined = set_mount_attributes("/", AT_RECURSIVE, read_only) == 0;
-  if (confined && own_proc) reopen_own_proc(read_only, writable);
+  bool confined = make_read_only("/", true) == 0;
+  // Where a setting cannot be kept read-only, /proc stays so whole.
+  if (confined && own_proc && make_writable("/proc") == 0 && !keep_proc_settings_read_only("/proc"))
+    make_read_only("/proc", false);
   for (std::size_t i = 0; confined && i < plan.captured_directories.size() && capture_count < kMaxCaptures; ++i) {
     const WriteCapture capture =
         capture_writes(plan.captured_directories[i].c_str(), plan.capture_layer_options.c_str());
@@ -280,14 +223,61 @@ bool confine_mounts(const KeeperPlan& plan, bool own_pid_namespace, WriteCapture
   char scratch_path[32];
   descriptor_path(scratch, scratch_path);
   confined = confined && ::mount(scratch_path, plan.scratch, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
-             set_mount_attributes(plan.scratch, 0, writable) == 0;
+             make_writable(plan.scratch) == 0;
   ::close(scratch);
   return confined;
 }
 
+// Builds the hidden view (sandbox_view.h) and enters it; on failure says
+// where on the report pipe.
+bool enter_view(KeeperPlan& plan, bool own_pid_namespace, WriteCapture (&captures)[kMaxCaptures],
+                std::size_t& capture_count, int& work_fd, bool& pids_limited) {
+  int captured_fds[kMaxCaptures];
+  const char* captured_paths[kMaxCaptures];
+  std::size_t count = 0;
+  const char* failed_at = "";
+  const int error = build_view(plan.view, own_pid_namespace, plan.pid_max.c_str(), failed_at, captured_fds,
+                               captured_paths, kMaxCaptures, count, work_fd, pids_limited);
+  if (error != 0) {
+    send(plan.report_fd, Message::view_failed, error, failed_at);
+    return false;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    captures[i].directory = captured_paths[i];
+    captures[i].layer_fd = captured_fds[i];
+    captures[i].whole = true;
+  }
+  capture_count = count;
+  return true;
+}
+
+// Whether the tmpfs open as `fd` has no room left (blocks or files).
+bool tmpfs_full(int fd) {
+  struct statfs status {};
+  return fd >= 0 && ::fstatfs(fd, &status) == 0 && (status.f_bavail == 0 || status.f_ffree == 0);
+}
+
+// Names the first writable tmpfs of a hidden view the worker filled.
+void report_full_tmpfs(int report_fd, const WriteCapture (&captures)[kMaxCaptures], std::size_t capture_count,
+                       int work_fd) {
+  if (tmpfs_full(work_fd)) {
+    send(report_fd, Message::full, 1, "its working directory");
+    return;
+  }
+  for (std::size_t i = 0; i < capture_count; ++i)
+    if (tmpfs_full(captures[i].layer_fd)) {
+      send(report_fd, Message::full, 1, captures[i].directory);
+      return;
+    }
+}
+
 // Counts the files in a capture's upper layer (created, changed or removed
 // through the overlay), keeping the first one's path in `first` ("" if none).
+// A directory of another mount (a path of the view bound under /tmp) is not
+// the capture's.
 int count_captured(int directory_fd, char (&path)[4096], int depth, char (&first)[248]) {
+  struct stat capture_status {};
+  if (::fstat(directory_fd, &capture_status) != 0) return 0;
   int files = 0;
   alignas(8) char entries[4096];
   long size = 0;
@@ -305,6 +295,12 @@ int count_captured(int directory_fd, char (&path)[4096], int depth, char (&first
       const int child = type == DT_DIR && depth < 32
                             ? ::openat(directory_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                             : -1;
+      struct stat child_status {};
+      if (child >= 0 && (::fstat(child, &child_status) != 0 || child_status.st_dev != capture_status.st_dev)) {
+        ::close(child);
+        path[parent_length] = '\0';
+        continue;
+      }
       if (child >= 0) {
         files += count_captured(child, path, depth + 1, first);
         ::close(child);
@@ -326,7 +322,8 @@ void report_captured_writes(int report_fd, WriteCapture (&captures)[kMaxCaptures
   int files = 0;
   char first[248] = "";
   for (std::size_t i = 0; i < capture_count; ++i) {
-    const int upper = ::openat(captures[i].layer_fd, "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int upper =
+        ::openat(captures[i].layer_fd, captures[i].whole ? "." : "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (upper >= 0) {
       char path[4096] = "";
       append(path, sizeof path, captures[i].directory);
@@ -376,7 +373,17 @@ void drop_root_capabilities() {
   if (process_limit) set_limit(RLIMIT_NPROC, plan.limits.processes);
   drop_root_capabilities();
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  if (::chdir(plan.scratch) == 0) ::execve(plan.executable, plan.argv.data(), plan.envp.data());
+  if (plan.result_fd >= 0) {
+    // dup2 onto itself would keep close-on-exec set.
+    const bool given = plan.result_fd == kResultDescriptor
+                           ? ::fcntl(kResultDescriptor, F_SETFD, 0) == 0
+                           : ::dup2(plan.result_fd, kResultDescriptor) == kResultDescriptor;
+    if (!given) {
+      send(plan.report_fd, Message::exec_failed, errno);
+      ::_exit(127);
+    }
+  }
+  if (::chdir(plan.working.c_str()) == 0) ::execve(plan.executable, plan.argv.data(), plan.envp.data());
   send(plan.report_fd, Message::exec_failed, errno);
   ::_exit(127);
 }
@@ -458,7 +465,7 @@ int kill_leftovers(bool own_pid_namespace) {
   return killed;
 }
 
-[[noreturn]] void run_keeper(const KeeperPlan& plan, int clone_flags) {
+[[noreturn]] void run_keeper(KeeperPlan& plan, int clone_flags) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -487,7 +494,14 @@ int kill_leftovers(bool own_pid_namespace) {
   WriteCapture captures[kMaxCaptures];
   std::size_t capture_count = 0;
   bool pids_limited = false;
-  if ((clone_flags & CLONE_NEWNS) && confine_mounts(plan, own_pid_namespace, captures, capture_count, pids_limited)) {
+  int work_fd = -1;
+  if ((clone_flags & CLONE_NEWNS) && plan.hide_host) {
+    // Fails closed: a view that cannot be built runs nothing.
+    if (!enter_view(plan, own_pid_namespace, captures, capture_count, work_fd, pids_limited)) ::_exit(126);
+    in_force |= read_only | hidden;
+    if (capture_count > 0) in_force |= captured;
+  } else if ((clone_flags & CLONE_NEWNS) &&
+             confine_mounts(plan, own_pid_namespace, captures, capture_count, pids_limited)) {
     in_force |= read_only;
     if (capture_count > 0) in_force |= captured;
   }
@@ -529,6 +543,7 @@ int kill_leftovers(bool own_pid_namespace) {
   }
   if (worker_ended) send(plan.report_fd, Message::worker_status, status);
   send(plan.report_fd, Message::leftovers, kill_leftovers(own_pid_namespace));
+  if (in_force & hidden) report_full_tmpfs(plan.report_fd, captures, capture_count, work_fd);
   if (in_force & captured) report_captured_writes(plan.report_fd, captures, capture_count);
   ::_exit(0);
 }
@@ -587,6 +602,42 @@ bool passed_to_contained(std::string_view name) {
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
+// What a hidden view shows: the paths kcheck named, the program's directory
+// (as given and as its link resolves), and the directories the environment
+// passed on names (LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, VIRTUAL_ENV).
+ViewLayout view_layout(const Containment& containment, const std::string& executable,
+                       const std::vector<std::string>& environment) {
+  ViewLayout layout;
+  layout.visible = *containment.visible;
+  namespace fs = std::filesystem;
+  const fs::path program(executable);
+  layout.visible.push_back(program.parent_path());
+  std::error_code error;
+  const fs::path resolved = fs::canonical(program, error);
+  if (!error) layout.visible.push_back(resolved.parent_path());
+  for (const std::string& variable : environment) {
+    const std::string_view entry(variable);
+    const std::size_t equals = entry.find('=');
+    const std::string_view name = entry.substr(0, equals);
+    if (equals == std::string_view::npos ||
+        (name != "LD_LIBRARY_PATH" && name != "CUDA_HOME" && name != "CUDA_PATH" && name != "VIRTUAL_ENV"))
+      continue;
+    std::string_view value = entry.substr(equals + 1);
+    while (!value.empty()) {
+      const std::size_t colon = value.find(':');
+      const std::string_view directory = value.substr(0, colon);
+      if (!directory.empty() && directory.front() == '/') layout.visible.emplace_back(directory);
+      value = colon == std::string_view::npos ? std::string_view() : value.substr(colon + 1);
+    }
+  }
+  layout.scratch = containment.scratch;
+  layout.work = contained_working_directory(containment);
+  layout.work_bytes = containment.work_bytes;
+  layout.work_files = containment.work_files;
+  layout.shared_bytes = std::max<std::uint64_t>(containment.file_size, 1u << 20);
+  return layout;
+}
+
 pid_t clone_process(int flags) {
   // Fork-like (no new stack): the child continues here on a copy of this one.
   return static_cast<pid_t>(
@@ -614,6 +665,8 @@ std::vector<std::string> contained_environment(char** parent, const std::filesys
 std::string ContainmentInForce::describe() const {
   std::string text = pid_namespace ? "PID namespace (nothing the worker starts outlives it)"
                                    : "no PID namespace (processes left behind are found through /proc and killed)";
+  if (host_hidden)
+    text += "; the rest of the machine hidden (only the system's directories, the variant, Torch and Python, read-only)";
   text += read_only_outside_scratch ? "; read-only outside its scratch directory"
                                     : "; writes outside its scratch directory are not prevented";
   if (writes_captured) text += "; writes to the shared temporary directories captured and reported";
@@ -624,7 +677,12 @@ std::string ContainmentInForce::describe() const {
   return text;
 }
 
-ContainedStart start_contained(const std::vector<std::string>& argv, const Containment& containment, int output_fd) {
+std::filesystem::path contained_working_directory(const Containment& containment) {
+  return containment.visible ? containment.scratch / "work" : containment.scratch;
+}
+
+ContainedStart start_contained(const std::vector<std::string>& argv, const Containment& containment, int output_fd,
+                               int result_fd) {
   ContainedStart start;
   int report[2];
   if (argv.empty() || ::pipe2(report, O_CLOEXEC) != 0) {
@@ -632,8 +690,8 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
     return start;
   }
   const std::string executable = resolve_executable(argv[0]);
-  std::vector<std::string> environment =
-      contained_environment(environ, containment.scratch, containment.pass_environment);
+  const std::filesystem::path working = contained_working_directory(containment);
+  std::vector<std::string> environment = contained_environment(environ, working, containment.pass_environment);
   const std::string scratch = containment.scratch.string();
   KeeperPlan plan;
   plan.executable = executable.c_str();
@@ -642,6 +700,8 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   for (std::string& variable : environment) plan.envp.push_back(variable.data());
   plan.envp.push_back(nullptr);
   plan.scratch = scratch.c_str();
+  plan.working = working.string();
+  plan.result_fd = result_fd;
   plan.output_fd = output_fd;
   plan.report_fd = report[1];
   plan.report_read_fd = report[0];
@@ -652,6 +712,12 @@ ContainedStart start_contained(const std::vector<std::string>& argv, const Conta
   // What the captures may hold: like one file at the file-size limit.
   plan.capture_layer_options =
       "size=" + std::to_string(std::max<std::uint64_t>(containment.file_size, 1u << 20)) + ",nr_inodes=16384,mode=0755";
+  if (containment.visible && containment.namespaces) {
+    std::error_code ignored;
+    std::filesystem::create_directory(working, ignored);  // where the work tmpfs is mounted
+    plan.hide_host = true;
+    plan.view = plan_view(view_layout(containment, executable, environment));
+  }
   plan.want_user_namespace = ::geteuid() != 0;  // root may make the other namespaces itself
   plan.uid_map = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
   plan.gid_map = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
@@ -730,6 +796,12 @@ void read_keeper_messages(int report_fd, KeeperReport& report) {
       case Message::worker_pid:
         report.worker_outside_namespace = record.value;
         break;
+      case Message::full:
+        report.full = record.text;
+        break;
+      case Message::view_failed:
+        report.view_failed = std::string("cannot show ") + record.text + " in the sandbox: " + std::strerror(record.value);
+        break;
       case Message::in_force:
         report.in_force.pid_namespace = record.value & pid_ns;
         report.in_force.user_namespace = record.value & user_ns;
@@ -737,6 +809,7 @@ void read_keeper_messages(int report_fd, KeeperReport& report) {
         report.in_force.writes_captured = record.value & captured;
         report.in_force.process_limit = record.value & process_limit;
         report.in_force.network_namespace = record.value & net_ns;
+        report.in_force.host_hidden = record.value & hidden;
         break;
     }
   }

@@ -54,7 +54,21 @@ struct Containment {
   // Variables of kcheck's environment passed on beside the allow-list
   // (contained_environment), by name: what the user chose to give the kernel.
   std::vector<std::string> pass_environment;
+  // The host paths the process may see, read-only (core/sandbox_view.h).
+  // Set: every other path of the host is absent, the scratch is read-only
+  // (kcheck's inputs) and its "work" subdirectory, a fresh tmpfs of
+  // `work_bytes` and `work_files`, is the working directory, HOME and
+  // TMPDIR; the shared directories are fresh tmpfs mounts of `file_size`
+  // each. Needs the namespaces: where they are refused nothing runs.
+  // Unset: the whole host read-only and the scratch writable.
+  std::optional<std::vector<std::filesystem::path>> visible;
+  std::uint64_t work_bytes = 1ull << 30;
+  std::uint64_t work_files = 16384;
 };
+
+// Where the contained process starts, with HOME and TMPDIR: the scratch, or
+// its "work" subdirectory when the host is hidden.
+std::filesystem::path contained_working_directory(const Containment& containment);
 
 // What confined one run, as the keeper found it.
 struct ContainmentInForce {
@@ -64,6 +78,7 @@ struct ContainmentInForce {
   bool writes_captured = false;            // the shared writable directories are captured overlays
   bool process_limit = false;              // a cgroup's pids.max or RLIMIT_NPROC applies
   bool network_namespace = false;          // no network: its own namespace, loopback down, no host sockets
+  bool host_hidden = false;                // only the paths the run needs are there (Containment::visible)
   friend bool operator==(const ContainmentInForce&, const ContainmentInForce&) = default;
   // "PID namespace, read-only outside the scratch directory, ..." for reports.
   std::string describe() const;
@@ -92,9 +107,12 @@ std::vector<std::string> contained_environment(char** parent, const std::filesys
                                                const std::vector<std::string>& also_passed = {});
 
 // Starts argv (argv[0] absolute or found on PATH) contained, with stdin from
-// /dev/null and stdout and stderr on `output_fd`. The keeper leads its own
-// process group.
-ContainedStart start_contained(const std::vector<std::string>& argv, const Containment& containment, int output_fd);
+// /dev/null and stdout and stderr on `output_fd`, and `result_fd` (when not
+// -1) as its descriptor 3: the channel its results come back on, which no
+// file the process can reach stands in for. The keeper leads its own process
+// group.
+ContainedStart start_contained(const std::vector<std::string>& argv, const Containment& containment, int output_fd,
+                               int result_fd = -1);
 
 // Asks the keeper to kill the worker and everything it started, then report
 // (at the timeout). Safe to repeat.
@@ -108,6 +126,8 @@ struct KeeperReport {
   int captured_writes = 0;              // files written (or removed) in the captured directories
   std::string first_captured_write;     // the first of them, "/tmp/x"
   pid_t worker_outside_namespace = -1;  // without a PID namespace: the worker's pid (its process group)
+  std::string full;                     // a writable tmpfs the process filled ("/tmp", the work directory); "" if none
+  std::string view_failed;              // why the hidden view could not be built: then nothing ran
   ContainmentInForce in_force;
 };
 // Adds what the keeper has written to `report_fd` so far (does not wait).

@@ -5,8 +5,49 @@
 #include <thread>
 #include <utility>
 
+#include "checker/elf/elf_facts.h"
+
 namespace kcheck {
 namespace fs = std::filesystem;
+
+namespace {
+
+// The directories the worker's RUNPATH names ($ORIGIN resolved), with the
+// site-packages above a pip Torch's torch/lib: its libraries load the CUDA
+// libraries of the nvidia packages beside it.
+void add_library_directories(const fs::path& worker, std::vector<fs::path>& visible) {
+  std::error_code error;
+  if (worker.empty() || !fs::is_regular_file(worker, error)) return;
+  const ElfFacts elf = read_elf_facts(worker);
+  for (std::string directory : elf.runpath) {
+    if (directory.starts_with("$ORIGIN")) directory = worker.parent_path().string() + directory.substr(7);
+    const fs::path path = fs::path(directory).lexically_normal();
+    if (!path.is_absolute()) continue;
+    visible.push_back(path);
+    if (path.filename() == "lib" && path.parent_path().filename() == "torch")
+      visible.push_back(path.parent_path().parent_path());
+  }
+}
+
+}  // namespace
+
+std::vector<fs::path> contained_visible_paths(const VariantFacts& variant, const HarnessOptions& options,
+                                              const fs::path& private_scratch) {
+  std::error_code error;
+  std::vector<fs::path> visible = options.visible_paths;
+  visible.push_back(fs::absolute(variant.path, error));
+  if (!options.repository.empty()) visible.push_back(fs::absolute(options.repository, error));
+  if (options.tests && options.tests->is_absolute()) visible.push_back(*options.tests);
+  visible.push_back(fs::absolute(private_scratch, error).parent_path());  // kcheck's inputs: plans, helpers
+  if (!options.python.empty()) {
+    // A venv's root (its site-packages) and the installation its python links to.
+    visible.push_back(fs::absolute(options.python, error).parent_path().parent_path());
+    const fs::path resolved = fs::canonical(options.python, error);
+    if (!error) visible.push_back(resolved.parent_path().parent_path());
+  }
+  add_library_directories(options.worker, visible);
+  return visible;
+}
 
 PrivateScratch::PrivateScratch(fs::path path) : path_(std::move(path)) {
   std::error_code ignored;
@@ -31,6 +72,8 @@ ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions
   containment.pass_environment = options.pass_environment;
   containment.network_namespace = !options.allow_network;
   containment.require_namespaces = options.require_sandbox;
+  containment.visible = contained_visible_paths(variant, options, private_scratch);
+  containment.work_bytes = 2 * options.max_file_size;
   const bool cpu_variant = !variant.name || variant.name->backend == "cpu";
   if (cpu_variant) containment.address_space = options.cpu_address_space;
   return {timeout, options.max_output, containment};

@@ -26,7 +26,16 @@ class PrivateScratch {
   std::filesystem::path path_;
 };
 
-// How a process running for `variant` is confined, ended after `timeout`.
+// The host paths a process running for `variant` sees, read-only (the rest
+// of the host is hidden, core/sandbox_view.h): the variant, the repository,
+// the tests, kcheck's inputs beside `private_scratch`, the Python's and the
+// worker's Torch directories, and HarnessOptions::visible_paths.
+std::vector<std::filesystem::path> contained_visible_paths(const VariantFacts& variant, const HarnessOptions& options,
+                                                           const std::filesystem::path& private_scratch);
+
+// How a process running for `variant` is confined, ended after `timeout`:
+// the host hidden but for contained_visible_paths, its scratch bounded to
+// twice the file-size limit in all.
 ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions& options,
                                std::chrono::milliseconds timeout, const std::filesystem::path& private_scratch);
 

@@ -75,21 +75,18 @@ OpBenchmarkFact benchmark_fact(const worker::CaseTiming& timing, const std::stri
   return benchmark;
 }
 
-// The worker's result file into the facts; false when it cannot be read.
-bool read_result(const fs::path& path, HarnessFacts& facts) {
-  std::error_code missing;
-  if (!fs::exists(fs::symlink_status(path, missing))) return false;
-  // The worker runs the kernel's code, which may have replaced the file
-  // (a FIFO, a huge file): read it bounded, never blocking.
-  std::string error;
-  const std::optional<std::string> text = read_bounded_file(path, kMaxParsedFileBytes, error);
-  if (!text) {
-    facts.harness_problem = "the worker's result file cannot be read: " + error;
+// The worker's last result record (its result pipe) into the facts; false
+// when it wrote none.
+bool read_result(const ProcessEnd& worker, HarnessFacts& facts) {
+  if (worker.result_too_large) {
+    facts.harness_problem = "the worker's result is larger than kcheck reads (" +
+                            std::to_string(kMaxParsedFileBytes >> 20) + " MiB)";
     return true;
   }
-  json document = json::parse(*text, nullptr, false);
+  if (!worker.result) return false;
+  json document = json::parse(*worker.result, nullptr, false);
   if (document.is_discarded() || !document.is_object()) {
-    facts.harness_problem = "the worker's result file is not JSON";
+    facts.harness_problem = "the worker's result is not JSON";
     return true;
   }
   worker::WorkerResult result;
@@ -97,7 +94,7 @@ bool read_result(const fs::path& path, HarnessFacts& facts) {
     result = document.get<worker::WorkerResult>();
   } catch (const json::exception& broken) {
     facts.harness_problem =
-        std::string("the worker's result file does not follow the worker protocol: ") + broken.what();
+        std::string("the worker's result does not follow the worker protocol: ") + broken.what();
     return true;
   }
   using Stage = worker::WorkerStage;
@@ -214,20 +211,22 @@ const NativeModuleFacts* loadable_module(const VariantFacts& variant) {
   return nullptr;
 }
 
-// Runs the worker on `module` contained, with `private_scratch` its only
-// writable directory (the result file goes there), into `facts`.
+// Runs the worker on `module` contained, with `private_scratch` its scratch
+// (`plan` is there), into `facts`. Its result comes back on a pipe.
 void run_worker(const VariantFacts& variant, const NativeModuleFacts& module, const std::optional<fs::path>& plan,
                 const HarnessOptions& options, const fs::path& private_scratch, HarnessFacts& facts) {
   const PrivateScratch scratch(private_scratch);
-  const fs::path result = scratch.path() / "result.json";
-  std::vector<std::string> command = {options.worker.string(), "--result", result.string()};
+  std::vector<std::string> command = {options.worker.string(), "--result-fd", "3"};
   if (plan) command.insert(command.end(), {"--plan", plan->string()});
   facts.ops_planned = plan.has_value();
   command.push_back((variant.path / module.relative_path).string());
-  facts.worker = run_bounded(command, contained_limits(variant, options, options.timeout, scratch.path()));
+  ProcessLimits limits = contained_limits(variant, options, options.timeout, scratch.path());
+  limits.result_channel = true;
+  limits.max_result = kMaxParsedFileBytes;
+  facts.worker = run_bounded(command, limits);
   if (!facts.worker.started)
     facts.harness_problem = facts.worker.output;
-  else if (!read_result(result, facts) && facts.worker.exit_code == 0)
+  else if (!read_result(facts.worker, facts) && facts.worker.exit_code == 0)
     facts.harness_problem = "kcheck_worker wrote no result";
 }
 
@@ -414,6 +413,8 @@ TorchRuntime prepare_runtime(const fs::path& python, const WorkerBuildSettings& 
   runtime.worker = worker.path;
   runtime.worker_key = worker.key;
   runtime.problem = worker.problem;
+  runtime.visible_paths = torch.python_dirs;
+  if (!torch.torch_dir.empty()) runtime.visible_paths.push_back(torch.torch_dir);
   return runtime;
 }
 
@@ -570,6 +571,9 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
       HarnessOptions run_options = options;  // this runtime's Python and worker
       run_options.python = runtime->runtime.python;
       run_options.worker = runtime->runtime.worker;
+      run_options.repository = repository;
+      run_options.visible_paths.insert(run_options.visible_paths.end(), runtime->runtime.visible_paths.begin(),
+                                       runtime->runtime.visible_paths.end());
       facts.python = run_options.python.string();
       facts.torch_version = runtime->torch.version_text;
       facts.worker_key = runtime->runtime.worker_key;

@@ -25,6 +25,10 @@ struct TorchRuntime {
   std::filesystem::path worker;  // empty: none, and `problem` says why
   std::string worker_key;        // ProvisionedWorker::key, for the report
   std::string problem;           // why no variant can run against it
+  // The directories of its Python and Torch the contained processes must
+  // see (the rest of the host is hidden from them): the Python's prefixes
+  // and import path, as its probe reports them.
+  std::vector<std::filesystem::path> visible_paths;
 };
 
 // How `kcheck run` runs variants.
@@ -48,6 +52,9 @@ struct HarnessOptions {
   int samples = 30;                  // timed samples per op, size and dtype
   std::filesystem::path repository;  // where kcheck-ops.toml may be; default: the parent of build/
   std::filesystem::path python;      // KD006, Python references, --tests: this Python; empty = none
+  // Host paths beside those kcheck derives (contained_run.h) that the
+  // contained processes see, read-only.
+  std::vector<std::filesystem::path> visible_paths;
   // `--tests [DIR]`: the kernel's own pytest suite run against each variant
   // that loaded (KD008); unset = not run. Relative to the repository.
   std::optional<std::filesystem::path> tests;

@@ -47,7 +47,9 @@ if cuda:
             break
 print(json.dumps({"version": torch.__version__, "cxx11_abi": bool(torch.compiled_with_cxx11_abi()), "cuda": cuda,
                   "torch_dir": torch_dir, "libpython": os.path.join(libdir, library) if libdir and library else "",
-                  "cuda_include": cuda_include}))
+                  "cuda_include": cuda_include,
+                  "python_dirs": sorted({os.path.abspath(d) for d in [sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                         sys.base_exec_prefix, libdir] + sys.path if d and os.path.isdir(d)})}))
 )py";
 
 // Bumped when the way the worker is compiled changes (flags, libraries), so
@@ -153,6 +155,10 @@ TorchInstall parse_torch_probe(const fs::path& python, const std::string& output
     for (const nlohmann::json& directory : *includes)
       if (directory.is_string() && !directory.get<std::string>().empty())
         torch.cuda_include.emplace_back(directory.get<std::string>());
+  if (const auto directories = probe.find("python_dirs"); directories != probe.end() && directories->is_array())
+    for (const nlohmann::json& directory : *directories)
+      if (directory.is_string() && fs::path(directory.get<std::string>()).is_absolute())
+        torch.python_dirs.emplace_back(directory.get<std::string>());
   const auto abi = probe.find("cxx11_abi");
   torch.cxx11_abi = abi == probe.end() || !abi->is_boolean() || abi->get<bool>();
   if (torch.problem.empty() && (torch.version.empty() || !torch.torch_dir.is_absolute()))

@@ -23,6 +23,9 @@ struct TorchInstall {
   std::filesystem::path torch_dir;                  // the torch package (include/, lib/)
   std::filesystem::path libpython;                  // the worker loads it for kernels that need Python symbols
   std::vector<std::filesystem::path> cuda_include;  // CUDA headers for the worker's device queries; none found: empty
+  // The Python's prefixes and the directories of its import path: what a
+  // sandbox that hides the rest of the host must show for it to run.
+  std::vector<std::filesystem::path> python_dirs;
   bool has_cuda_library() const;                    // lib/libtorch_cuda.so is there
 };
 

@@ -17,9 +17,16 @@
 // loader_differential test over the fuzz corpora (10).
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -293,6 +300,105 @@ TEST_F(HostileRound2, WithoutNamespacesRunFailsClosedUnlessNoSandboxIsGiven) {
   EXPECT_NE(anyway.exit_code, 2) << anyway.out << anyway.err;
   EXPECT_NE(anyway.out.find("contained: no PID namespace"), std::string::npos) << anyway.out;
   EXPECT_NE(anyway.out.find("the machine's network"), std::string::npos) << anyway.out;
+}
+
+// A listener on 127.0.0.1 (TCP or UDP) or an abstract Unix socket, non-blocking:
+// what a contained kernel must not reach.
+struct Listener {
+  int fd = -1;
+  std::string port;  // TCP, UDP: its port; Unix: its abstract name
+  Listener(int family, int type, const std::string& abstract_name = {}) {
+    fd = ::socket(family, type | SOCK_NONBLOCK, 0);
+    if (family == AF_UNIX) {
+      sockaddr_un address{};
+      address.sun_family = AF_UNIX;
+      std::memcpy(address.sun_path + 1, abstract_name.data(), abstract_name.size());
+      const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + abstract_name.size());
+      if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0) ::listen(fd, 4);
+      port = abstract_name;
+      return;
+    }
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0 && type == SOCK_STREAM) ::listen(fd, 4);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    port = std::to_string(ntohs(address.sin_port));
+  }
+  ~Listener() { ::close(fd); }
+  // Whether anything connected or arrived.
+  bool reached(bool stream) const {
+    if (stream) {
+      const int accepted = ::accept(fd, nullptr, nullptr);
+      if (accepted >= 0) ::close(accepted);
+      return accepted >= 0;
+    }
+    char byte = 0;
+    return ::recv(fd, &byte, 1, 0) >= 0;
+  }
+};
+
+// Issue #28, "done when": one kernel tries every escape at once at load
+// (harness fixture escape_all_init): secrets in its environment, a secret
+// file and a file in the machine's /tmp, TCP, UDP and an abstract Unix socket
+// on the machine, a setsid() daemon, killing its keeper, filling its scratch
+// and forging its result. It reads no secret, reaches no listener, leaves
+// nothing behind and forges nothing; the report names what kcheck caught
+// (the daemon, the full scratch).
+TEST_F(HostileRound2, AKernelTryingEveryEscapeAtOnceReachesNothingLeavesNothingAndForgesNothing) {
+  const std::string fixtures = KCHECK_HARNESS_FIXTURES_DIR;
+  if (fixtures.empty()) GTEST_SKIP() << "no kcheck_worker in this build (no Torch in .venv)";
+  const Listener tcp(AF_INET, SOCK_STREAM), udp(AF_INET, SOCK_DGRAM);
+  const Listener unix_socket(AF_UNIX, SOCK_STREAM, "kcheck-escape-" + std::to_string(::getpid()));
+  const fs::path secret = scratch_.path() / "secret";
+  std::ofstream(secret) << "secret\n";
+  const fs::path host_tmp = fs::path("/tmp") / ("kcheck-escape-" + std::to_string(::getpid()));
+  std::ofstream(host_tmp) << "secret\n";
+  const fs::path marker = scratch_.path() / "daemon.marker";
+  const std::map<std::string, std::string> passed = {{"KCHECK_TEST_TCP_PORT", tcp.port},
+                                                     {"KCHECK_TEST_UDP_PORT", udp.port},
+                                                     {"KCHECK_TEST_ABSTRACT_SOCKET", unix_socket.port},
+                                                     {"KCHECK_TEST_SECRET_FILE", secret.string()},
+                                                     {"KCHECK_TEST_HOST_TMP_FILE", host_tmp.string()},
+                                                     {"KCHECK_TEST_DAEMON_MARKER", marker.string()}};
+  std::vector<std::string> arguments = {"run", "--python", "none", "--timeout", "60", "--worker-file-size", "8M"};
+  for (const auto& [name, value] : passed) {
+    ::setenv(name.c_str(), value.c_str(), 1);
+    arguments.insert(arguments.end(), {"--pass-env", name});
+  }
+  for (const char* secret_variable : {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"})
+    ::setenv(secret_variable, "secret", 1);
+  arguments.insert(arguments.end(), {"--format", "json", fixtures + "/escape_all_init"});
+  Bounds bounds;
+  bounds.address_space = std::uint64_t{64} << 30;  // the worker maps libtorch
+  const Outcome outcome = kcheck(arguments, bounds);
+  for (const char* variable : {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"}) ::unsetenv(variable);
+  for (const auto& entry : passed) ::unsetenv(entry.first.c_str());
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
+  fs::remove(host_tmp);
+  expect_bounded(outcome, 1);
+  const std::string report = outcome.out;
+  EXPECT_EQ(report.find("LEAKED"), std::string::npos) << report.substr(0, 4000);
+  EXPECT_EQ(codes(outcome.report).count("KD001"), 0u) << report.substr(0, 4000);
+  EXPECT_FALSE(tcp.reached(true));
+  EXPECT_FALSE(udp.reached(false));
+  EXPECT_FALSE(unix_socket.reached(true));
+  EXPECT_FALSE(fs::exists(marker)) << "the setsid() daemon outlived the run";
+  EXPECT_EQ(testing_support::processes_running("_escape_all_init_cpu_abc123"), std::vector<std::string>{});
+  EXPECT_EQ(report.find("FORGED"), std::string::npos) << "a forged result was taken: " << report.substr(0, 4000);
+  std::error_code error;
+  for (const auto& entry : fs::recursive_directory_iterator(fixtures + "/escape_all_init", error))
+    EXPECT_NE(entry.path().filename(), "result.json") << entry.path();
+  const auto mentions = [&outcome](const std::string& text) {
+    if (!outcome.report.contains("findings")) return false;
+    return std::any_of(outcome.report["findings"].begin(), outcome.report["findings"].end(), [&](const auto& finding) {
+      return finding.value("code", "") == "KD003" && finding.value("message", "").find(text) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(mentions("running when it ended")) << report.substr(0, 4000);
+  EXPECT_TRUE(mentions("filled its working directory")) << report.substr(0, 4000);
+  EXPECT_NE(report.find("the rest of the machine hidden"), std::string::npos) << report.substr(0, 4000);
 }
 
 // Issue #28 item 6: a Python file of 200,000 `import mN` lines is 1000 KP002

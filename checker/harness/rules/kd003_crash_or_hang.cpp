@@ -27,6 +27,14 @@ std::string wrote_outside(const HarnessFacts& facts) {
          (count == 1 ? "it" : "them") + " away";
 }
 
+// A writable tmpfs of the hidden view the worker filled: its working
+// directory or a shared one (core/sandbox_view.h).
+std::string filled(const HarnessFacts& facts) {
+  return "the worker filled " + facts.worker.full + " (from " + facts.module_relative_path +
+         "), which kcheck bounds (--worker-file-size: twice that for its working directory, that for /tmp, /var/tmp "
+         "and /dev/shm each); the writes past the bound failed and nothing reached the machine";
+}
+
 class CrashOrHang final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -53,6 +61,7 @@ class CrashOrHang final : public Rule {
                                " before its ops were checked (the op calls exit)" + output_excerpt(facts.worker));
       if (facts.worker.leftover_processes > 0) sink.report(harness_place(variant), left_running(facts));
       if (facts.worker.captured_writes > 0) sink.report(harness_place(variant), wrote_outside(facts));
+      if (!facts.worker.full.empty()) sink.report(harness_place(variant), filled(facts));
       for (const OpRunFact& op : facts.ops)
         for (const OpCheckFact& check : op.checks) {
           std::string what = op.op + " " + check.dtype + " [" + check.shape + "]";
@@ -76,9 +85,10 @@ It also flags an op that wrote outside its output (the guard regions kcheck
 puts around every output changed) and one that left the device in an error
 state (a sticky CUDA error such as an illegal address), a worker that
 left processes running when it ended (a fork or a `setsid()` daemon that
-would outlive the user's Python process), and one that wrote outside its
+would outlive the user's Python process), one that wrote outside its
 scratch directory (in /tmp, /var/tmp or /dev/shm, where kcheck captures
-writes; anywhere else they are refused). Such a kernel hangs, corrupts
+writes; anywhere else they are refused), and one that filled the bounded
+space it may write in. Such a kernel hangs, corrupts
 memory, kills the user's Python process or leaves work running behind it.
 
 Fix: run the op under a debugger or sanitizer; do not block or loop in
