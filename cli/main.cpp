@@ -30,6 +30,13 @@
 
 namespace {
 
+// The running kcheck's own path (for what is found beside it); empty if unknown.
+std::filesystem::path running_executable() {
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::path() : self;
+}
+
 namespace fs = std::filesystem;
 
 constexpr int kExitUsage = 2;  // kcheck could not do its job
@@ -299,7 +306,9 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
     request.build_timeout = std::chrono::seconds(static_cast<long long>(build.build_timeout_seconds));
   request.jobs = arguments.threads;
   request.self_audit = audit_options(arguments, rules);
-  kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, KCHECK_DEFAULT_VENV, build.cuda, build.rocm);
+  kcheck::Toolchain toolchain = kcheck::detect_toolchain(
+      build.torch, kcheck::default_torch_environment(std::getenv("VIRTUAL_ENV"), running_executable()), build.cuda,
+      build.rocm);
   kcheck::KernelBuild results = kcheck::build_kernel(request, toolchain, policy, rules, [](const std::string& line) {
     std::cerr << "kcheck build: " << line << "\n";
   });

@@ -199,6 +199,14 @@ std::optional<fs::path> find_torch_package(const fs::path& hint) {
   return std::nullopt;
 }
 
+fs::path default_torch_environment(const char* virtual_env, const fs::path& executable) {
+  if (virtual_env && *virtual_env) return virtual_env;
+  if (executable.empty()) return {};
+  const fs::path checkout_venv = executable.parent_path().parent_path() / ".venv";
+  std::error_code error;
+  return fs::is_directory(checkout_venv, error) ? checkout_venv : fs::path();
+}
+
 Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_venv, const fs::path& cuda_hint,
                            const fs::path& rocm_hint) {
   Toolchain toolchain;

@@ -55,6 +55,13 @@ struct Toolchain {
 // venv's interpreter (or python3); the CUDA toolkit under `cuda_hint`,
 // $CUDA_HOME, /usr/local/cuda or nvcc on PATH; hipcc under `rocm_hint`,
 // $ROCM_PATH, /opt/rocm or on PATH.
+// Where `kcheck build` looks for Torch without --torch: the active virtual
+// environment ($VIRTUAL_ENV, `virtual_env`), else the .venv of the checkout
+// kcheck was built in (`executable`'s parent's sibling: <checkout>/_build/kcheck
+// finds <checkout>/.venv, scripts/setup.sh's). Never a path fixed when kcheck
+// was built (issue #28 item 8); empty when there is neither.
+std::filesystem::path default_torch_environment(const char* virtual_env, const std::filesystem::path& executable);
+
 Toolchain detect_toolchain(const std::filesystem::path& torch_hint, const std::filesystem::path& default_venv,
                            const std::filesystem::path& cuda_hint = {}, const std::filesystem::path& rocm_hint = {});
 

@@ -84,7 +84,7 @@ enum InForceBits : int {
 // own, counted whole.
 struct WriteCapture {
   const char* directory = nullptr;
-  int layer_fd = -1;  // the tmpfs holding "upper" and "work", open in the keeper only
+  int layer_fd = -1;   // the tmpfs holding "upper" and "work", open in the keeper only
   bool whole = false;  // the tmpfs is the directory itself (a hidden view's)
 };
 constexpr std::size_t kMaxCaptures = 8;
@@ -478,11 +478,11 @@ int kill_leftovers(bool own_pid_namespace) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kcheck gone: the keeper, and with a PID namespace all, go too
   // kcheck may have ended before that took effect: then nobody reads the pipe.
   if (!send(plan.report_fd, Message::started, 0)) ::_exit(125);
-  ::prctl(PR_SET_DUMPABLE, 0);  // the worker cannot reach the keeper's descriptors through /proc
   const bool own_pid_namespace = clone_flags & CLONE_NEWPID;
   int in_force = own_pid_namespace ? pid_ns : 0;
   if (clone_flags & CLONE_NEWNET) in_force |= net_ns;  // only a loopback interface, down: no network, no host sockets
-  if (join_count_group(plan)) in_force |= process_limit;
+  const bool in_count_group = join_count_group(plan);
+  if (in_count_group) in_force |= process_limit;
   if (clone_flags & CLONE_NEWUSER) {
     if (!map_own_ids(plan)) {
       send(plan.report_fd, Message::exec_failed, EPERM);
@@ -507,8 +507,9 @@ int kill_leftovers(bool own_pid_namespace) {
   }
   if (pids_limited) in_force |= process_limit;
   if (!own_pid_namespace) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  // Without a group of its own, RLIMIT_NPROC in a user namespace (never for root).
-  const bool nproc_limit = !(in_force & process_limit) && (in_force & user_ns) && ::getuid() != 0;
+  // Without a group of its own, RLIMIT_NPROC in a user namespace (never for
+  // root): also beside the namespace's pid_max, which is never below 301.
+  const bool nproc_limit = !in_count_group && (in_force & user_ns) && ::getuid() != 0;
   if (nproc_limit) in_force |= process_limit;
   send(plan.report_fd, Message::in_force, in_force);
 
@@ -516,6 +517,10 @@ int kill_leftovers(bool own_pid_namespace) {
   if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(plan.output_fd, STDOUT_FILENO) < 0 ||
       ::dup2(plan.output_fd, STDERR_FILENO) < 0)
     ::_exit(126);
+  // The worker cannot reach the keeper's descriptors through /proc, nor
+  // ptrace it. Only now: a process that is not dumpable cannot write its own
+  // uid_map (its /proc files belong to root), which an unprivileged keeper does above.
+  ::prctl(PR_SET_DUMPABLE, 0);
   const pid_t worker = ::fork();
   if (worker < 0) ::_exit(126);
   if (worker == 0) exec_worker(plan, nproc_limit);
@@ -666,7 +671,8 @@ std::string ContainmentInForce::describe() const {
   std::string text = pid_namespace ? "PID namespace (nothing the worker starts outlives it)"
                                    : "no PID namespace (processes left behind are found through /proc and killed)";
   if (host_hidden)
-    text += "; the rest of the machine hidden (only the system's directories, the variant, Torch and Python, read-only)";
+    text +=
+        "; the rest of the machine hidden (only the system's directories, the variant, Torch and Python, read-only)";
   text += read_only_outside_scratch ? "; read-only outside its scratch directory"
                                     : "; writes outside its scratch directory are not prevented";
   if (writes_captured) text += "; writes to the shared temporary directories captured and reported";
@@ -800,7 +806,8 @@ void read_keeper_messages(int report_fd, KeeperReport& report) {
         report.full = record.text;
         break;
       case Message::view_failed:
-        report.view_failed = std::string("cannot show ") + record.text + " in the sandbox: " + std::strerror(record.value);
+        report.view_failed =
+            std::string("cannot show ") + record.text + " in the sandbox: " + std::strerror(record.value);
         break;
       case Message::in_force:
         report.in_force.pid_namespace = record.value & pid_ns;

@@ -234,9 +234,23 @@ std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_ro
     fs::path file = repository_root / name;
     std::string problem;
     std::optional<std::string> text = read_inside_repository(repository_root, file, problem);
-    if (!problem.empty()) throw SuppressionConfigError(file.string() + ": " + problem);
+    // A config kcheck cannot use is the repository's problem, not kcheck's:
+    // a finding (KC007), and the audit goes on (issue #28 item 10).
+    auto unusable = [&](const std::string& why) {
+      SuppressionConfig config;
+      config.file = std::string(name);
+      config.unusable = why;
+      config.repository_root = repository_root;
+      return config;
+    };
+    if (!problem.empty()) return unusable(std::string(name) + ": " + problem);
     if (!text) continue;
-    SuppressionConfig config = parse_suppressions(*text, file.string());
+    SuppressionConfig config;
+    try {
+      config = parse_suppressions(*text, std::string(name));
+    } catch (const SuppressionConfigError& error) {
+      return unusable(error.what());  // "kcheck.toml:3: not valid TOML: ..."
+    }
     if (name == kPyproject && config.entries.empty() && config.settings.empty())
       return std::nullopt;  // no [tool.kcheck]
     config.repository_root = repository_root;

@@ -49,6 +49,10 @@ struct SuppressionConfig {
   std::vector<Suppression> entries;
   RepositorySettings settings;
   std::filesystem::path repository_root;  // where it was read (load_suppressions)
+  // Why the file cannot be used (unreadable, a link out of the repository,
+  // too large, not TOML, a key kcheck does not know): then nothing of it is
+  // applied and KC007 says so; "" when it was read.
+  std::string unusable;
 };
 
 // A config file that exists but cannot be used (not TOML, wrong shapes, unknown

@@ -25,14 +25,14 @@ std::optional<std::vector<std::uint8_t>> read_file(const std::filesystem::path& 
 #ifndef KCHECK_MACHO_SYMBOLS_LINKED
 using ReadMachOSymbols = void (*)(const std::vector<std::uint8_t>*, const char*, MachOFacts*);
 
-// The module beside the running kcheck, else the one the build made.
+// The module beside the running executable only: never a path fixed when
+// kcheck was built, which whoever can create it later would have kcheck load
+// (issue #28 item 8). The build puts a copy beside the test programs.
 std::vector<std::filesystem::path> symbols_module_candidates() {
   std::vector<std::filesystem::path> candidates;
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (!error) candidates.push_back(self.parent_path() / KCHECK_MACHO_SYMBOLS_MODULE_NAME);
-  if (std::string_view(KCHECK_MACHO_SYMBOLS_MODULE_PATH).size() > 0)
-    candidates.emplace_back(KCHECK_MACHO_SYMBOLS_MODULE_PATH);
   return candidates;
 }
 

@@ -192,6 +192,7 @@ ScanReport run_scan(const std::vector<RepositoryInput>& repositories, const Poli
 
   ScanReport scan;
   scan.tool_version = KCHECK_VERSION;
+  scan.repository_config_applied = options.audit.apply_repository_suppressions;
   scan.policy_name = policy.name;
   scan.shard = options.shard;
   for (std::vector<RepositoryReport>& group : grouped)
@@ -218,6 +219,7 @@ nlohmann::json scan_report_to_json(const ScanReport& scan) {
                          {"schema_version", scan.schema_version},
                          {"tool_version", scan.tool_version},
                          {"policy", scan.policy_name},
+                         {"repository_config_applied", scan.repository_config_applied},
                          {"summary",
                           {{"repositories", scan.repositories.size()},
                            {"failed", scan.failed_repositories()},
@@ -235,6 +237,8 @@ ScanReport scan_report_from_json(const nlohmann::json& json) {
     scan.schema_version = json.at("schema_version").get<std::string>();
     scan.tool_version = json.at("tool_version").get<std::string>();
     scan.policy_name = json.at("policy").get<std::string>();
+    // Absent (an older or a forged document): taken as not applied, the stricter reading.
+    scan.repository_config_applied = json.value("repository_config_applied", false);
     if (json.contains("shard"))
       scan.shard = Shard{json["shard"].at("index").get<unsigned>(), json["shard"].at("count").get<unsigned>()};
     for (const nlohmann::json& entry : json.at("repositories")) {
@@ -254,6 +258,21 @@ ScanReport scan_report_from_json(const nlohmann::json& json) {
   }
 }
 
+namespace {
+
+void unsuppress_all(Report& report) {
+  bool changed = false;
+  for (Finding& finding : report.findings)
+    if (finding.suppressed) {
+      finding.suppressed = false;
+      finding.suppression_reason.clear();
+      changed = true;
+    }
+  if (changed) finalise_report(report);
+}
+
+}  // namespace
+
 ScanReport merge_scan_reports(const std::vector<ScanReport>& parts) {
   if (parts.empty()) throw std::invalid_argument("nothing to merge");
   ScanReport merged;
@@ -271,7 +290,12 @@ ScanReport merge_scan_reports(const std::vector<ScanReport>& parts) {
     if (sharded && !shard_indexes.insert(part.shard->index).second)
       throw std::invalid_argument("shard " + std::to_string(part.shard->index) + "/" +
                                   std::to_string(part.shard->count) + " given twice");
-    merged.repositories.insert(merged.repositories.end(), part.repositories.begin(), part.repositories.end());
+    for (RepositoryReport repository : part.repositories) {
+      // A scan that applied no repository's config (the Hub's, --security)
+      // suppressed nothing: a finding a shard marks suppressed is counted.
+      if (!part.repository_config_applied) unsuppress_all(repository.report);
+      merged.repositories.push_back(std::move(repository));
+    }
   }
   if (sharded) {
     for (unsigned index = 0; index < parts.front().shard->count; ++index)
@@ -279,6 +303,8 @@ ScanReport merge_scan_reports(const std::vector<ScanReport>& parts) {
         throw std::invalid_argument("shard " + std::to_string(index) + "/" +
                                     std::to_string(parts.front().shard->count) + " is missing");
   }
+  merged.repository_config_applied =
+      std::all_of(parts.begin(), parts.end(), [](const ScanReport& part) { return part.repository_config_applied; });
   sort_repositories(merged.repositories);
   for (std::size_t i = 1; i < merged.repositories.size(); ++i) {
     const RepositoryReport& a = merged.repositories[i - 1];

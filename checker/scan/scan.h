@@ -49,7 +49,11 @@ struct ScanReport {
   std::string schema_version = kScanSchemaVersion;
   std::string tool_version;
   std::string policy_name;
-  std::optional<Shard> shard;                  // set on a shard's document only
+  std::optional<Shard> shard;  // set on a shard's document only
+  // Whether the repositories' own kcheck.toml suppressions could apply (not
+  // under --security): where not, `kcheck merge` counts every finding a
+  // shard marks suppressed (issue #28).
+  bool repository_config_applied = false;
   std::vector<RepositoryReport> repositories;  // sorted by id, then revision
 
   int failed_repositories() const;

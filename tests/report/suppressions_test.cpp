@@ -341,9 +341,14 @@ TEST(Suppressions, TheConfigIsReadInsideTheRepositoryAndBounded) {
   fs::path repository = repository_with_config("pyproject.toml", "");
   fs::remove(repository / "pyproject.toml");
   fs::create_symlink(outside, repository / "kcheck.toml");
-  RunResult link = kcheck(shell_quoted(repository));
-  EXPECT_EQ(link.exit_code, 2);
-  EXPECT_NE(link.err.find("kcheck.toml: a link that leaves the repository; not read"), std::string::npos) << link.err;
+  // Not applied, and a finding; the audit goes on (issue #28 item 10).
+  RunResult link = kcheck("--format json " + shell_quoted(repository));
+  EXPECT_EQ(link.exit_code, 1) << link.err;
+  const nlohmann::json linked = nlohmann::json::parse(link.out);
+  ASSERT_EQ(messages_of(linked, "KC007").size(), 1u) << link.out;
+  EXPECT_TRUE(messages_of(linked, "KC007")[0].starts_with("kcheck.toml: a link that leaves the repository; not read"))
+      << messages_of(linked, "KC007")[0];
+  EXPECT_FALSE(messages_of(linked, "KL005").empty()) << "the outside file's suppression was applied";
 
   fs::remove(repository / "kcheck.toml");
   {
@@ -351,19 +356,29 @@ TEST(Suppressions, TheConfigIsReadInsideTheRepositoryAndBounded) {
     sparse.seekp((std::streamoff{3} << 30) - 1);
     sparse.put('\n');
   }
-  RunResult huge = kcheck(shell_quoted(repository));
-  EXPECT_EQ(huge.exit_code, 2);
-  EXPECT_NE(huge.err.find("pyproject.toml: 3221225472 bytes, above the bound of 1048576"), std::string::npos)
-      << huge.err;
+  RunResult huge = kcheck("--format json " + shell_quoted(repository));
+  EXPECT_EQ(huge.exit_code, 1) << huge.err;
+  const nlohmann::json large = nlohmann::json::parse(huge.out);
+  ASSERT_EQ(messages_of(large, "KC007").size(), 1u) << huge.out;
+  EXPECT_NE(messages_of(large, "KC007")[0].find("pyproject.toml: 3221225472 bytes, above the bound of 1048576"),
+            std::string::npos)
+      << messages_of(large, "KC007")[0];
 }
 
-TEST(Suppressions, ABrokenConfigExitsTwoWithOneLineNamingFileAndLine) {
+// Issue #28 item 10: a config kcheck cannot use is the upload's problem, an
+// error naming the file and line; it must not stop the audit (an upload
+// could hide its real errors behind it).
+TEST(Suppressions, ABrokenConfigIsAKc007ErrorNamingFileAndLineAndTheAuditGoesOn) {
   fs::path repository = repository_with_config("kcheck.toml", "ignore = [\n  {code = \"KL005\" reason = \"x\"},\n]\n");
-  RunResult run = kcheck(shell_quoted(repository));
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find((repository / "kcheck.toml").string() + ":2: not valid TOML"), std::string::npos) << run.err;
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  EXPECT_TRUE(run.out.empty()) << run.out;
+  for (const char* profile : {"", "--security "}) {
+    RunResult run = kcheck(std::string(profile) + "--format json " + shell_quoted(repository));
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    const nlohmann::json report = nlohmann::json::parse(run.out);
+    ASSERT_EQ(messages_of(report, "KC007").size(), 1u) << run.out;
+    EXPECT_TRUE(messages_of(report, "KC007")[0].starts_with("kcheck.toml:2: not valid TOML"))
+        << messages_of(report, "KC007")[0];
+    EXPECT_FALSE(messages_of(report, "KL005").empty()) << profile;
+  }
 }
 
 // kcheck.toml settings besides suppressions (issue #15), as ruff reads its own.

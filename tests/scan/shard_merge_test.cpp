@@ -144,5 +144,29 @@ TEST(Merge, RecountsEachShardsFindingsAndEscapesRepositoryIdsInMarkdown) {
   EXPECT_NE(markdown.find("evil \\| pass"), std::string::npos) << markdown;
 }
 
+// Issue #28: a shard of a scan that applied no repository's config (the
+// Hub's, --security) cannot hide an error by marking it suppressed.
+TEST(Merge, AFindingAShardMarksSuppressedCountsWhereTheScanAppliedNoRepositorysConfig) {
+  const fs::path dir = scratch_dir();
+  const ScanReport scan_report = scan({fixtures_root()}, dir / "cache").report;
+  nlohmann::json json = scan_report_to_json(scan_report);
+  json["repository_config_applied"] = false;
+  bool forged = false;
+  for (nlohmann::json& repository : json["repositories"]) {
+    if (!repository.contains("report")) continue;
+    for (nlohmann::json& finding : repository["report"]["findings"])
+      if (finding["severity"] == "error") {
+        finding["suppressed"] = true;
+        finding["suppression_reason"] = "trust me";
+        forged = true;
+      }
+  }
+  ASSERT_TRUE(forged) << "the fixtures hold a repository with an error";
+  EXPECT_EQ(merge_scan_reports({scan_report_from_json(json)}).failed_repositories(), scan_report.failed_repositories());
+  // Where the scan did apply the repositories' configs, their suppressions stand.
+  json["repository_config_applied"] = true;
+  EXPECT_EQ(merge_scan_reports({scan_report_from_json(json)}).failed_repositories(), 0);
+}
+
 }  // namespace
 }  // namespace kcheck::scan_test

@@ -20,6 +20,13 @@ class SuppressionNotApplied final : public Rule {
   void check(const RuleContext& context, FindingSink& sink) const override {
     const TreeFacts& tree = context.tree;
     if (!tree.suppressions) return;
+    if (!tree.suppressions->unusable.empty()) {
+      sink.report(Severity::error, config_file_place(tree, 0),
+                  tree.suppressions->unusable +
+                      "; none of its suppressions or settings is applied, and the "
+                      "repository is audited as if it had none");
+      return;
+    }
     const SuppressionTrust trust = suppression_trust(context.policy, context.options);
     for (const Suppression& suppression : tree.suppressions->entries) {
       if (context.registry && !context.registry->names_a_rule(suppression.code))
@@ -105,6 +112,11 @@ note names each of them with the reason:
   unless the policy allows code prefixes ([suppressions] code-prefixes = true
   in a policy file); the embedded policies do not.
 - An entry whose code names no rule at all (a typo: "KL05") is an error.
+- A kcheck.toml (or pyproject.toml) kcheck cannot use at all is an error:
+  unreadable, a link out of the repository, larger than 1 MiB, not TOML, or
+  holding a key kcheck does not know. None of it is applied, and the rest of
+  the repository is audited as usual (an upload cannot hide its findings
+  behind a config that stops the audit).
 - An entry that matched no finding of the rules that ran is reported too
   (like ruff's RUF100): the finding it was written for is gone, or its path
   never matches; remove it.
