@@ -607,8 +607,8 @@ bool passed_to_contained(std::string_view name) {
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
-// What a hidden view shows: the paths kcheck named, the program's directory
-// (as given and as its link resolves), and the directories the environment
+// What a hidden view shows: the paths kcheck named, the program (as given
+// and as its link resolves), and the directories the environment
 // passed on names (LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, VIRTUAL_ENV).
 ViewLayout view_layout(const Containment& containment, const std::string& executable,
                        const std::vector<std::string>& environment) {
@@ -616,10 +616,8 @@ ViewLayout view_layout(const Containment& containment, const std::string& execut
   layout.visible = *containment.visible;
   namespace fs = std::filesystem;
   const fs::path program(executable);
-  layout.visible.push_back(program.parent_path());
-  std::error_code error;
-  const fs::path resolved = fs::canonical(program, error);
-  if (!error) layout.visible.push_back(resolved.parent_path());
+  layout.visible.push_back(program);  // visible_roots adds the file its link resolves to
+
   for (const std::string& variable : environment) {
     const std::string_view entry(variable);
     const std::size_t equals = entry.find('=');

@@ -31,6 +31,9 @@ constexpr const char* kEtcFiles[] = {"ld.so.cache", "ld.so.conf", "ld.so.conf.d"
                                      "os-release"};
 // Paths the view makes itself: a visible path there would be hidden or unsafe.
 constexpr const char* kViewOwned[] = {"/proc", "/dev"};
+// Fresh tmpfs mounts of the view's own: what is under them may be shown, never
+// the machine's whole directory.
+constexpr const char* kViewTemporary[] = {"/tmp", "/var/tmp"};
 // Device nodes every program may expect.
 constexpr const char* kStandardDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
@@ -93,6 +96,8 @@ std::vector<std::string> visible_roots(const std::vector<fs::path>& visible) {
       if (under(path, system)) return true;
     for (const char* owned : kViewOwned)
       if (under(path, owned)) return true;
+    for (const char* temporary : kViewTemporary)
+      if (path == temporary) return true;
     return false;
   };
   std::erase_if(candidates, shown_otherwise);

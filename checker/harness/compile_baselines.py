@@ -1,6 +1,6 @@
 """kcheck's torch.compile baselines (embedded in kcheck, run as `python -c`).
 
-    python -c SOURCE PLAN.json RESULT.json
+    python -c SOURCE PLAN.json RESULT_FD
 
 For every case of the plan (written by checker/harness/compiled_baselines.cpp)
 it compiles the case's baseline (an expression of reference/ops/baseline_forms.cpp
@@ -26,11 +26,12 @@ import sys
 import time
 
 
-def write_result(path, result):
-    temporary = path + ".tmp"
-    with open(temporary, "w") as file:
-        json.dump(result, file)
-    os.replace(temporary, path)
+def write_result(fd, result):
+    """The result, whole, as one record on kcheck's result pipe (descriptor
+    `fd`): a NUL ends whatever else was written there, a NUL ends the record."""
+    view = memoryview(b"\0" + json.dumps(result).encode() + b"\0")
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def first_line(error):
@@ -217,7 +218,7 @@ def run_case(case, plan, torch, evaluator, device, timer, entry):
 
 
 def main():
-    plan_path, result_path = sys.argv[1], sys.argv[2]
+    plan_path, result_fd = sys.argv[1], int(sys.argv[2])
     with open(plan_path) as file:
         plan = json.load(file)
     result = {"torch": "", "problem": "", "cases": []}
@@ -227,7 +228,7 @@ def main():
         torch.empty(1, device=device)
     except Exception as error:
         result["problem"] = "no usable Torch in this Python for " + plan["backend"] + ": " + first_line(error)
-        write_result(result_path, result)
+        write_result(result_fd, result)
         sys.exit(3)
     result["torch"] = torch.__version__
     evaluator = load_evaluator(plan["evaluator"])
@@ -238,10 +239,10 @@ def main():
         try:
             for mode_entry in run_case(case, plan, torch, evaluator, device, timer, entry):
                 entry["modes"].append(mode_entry)
-                write_result(result_path, result)
+                write_result(result_fd, result)
         except Exception as error:  # the eager form itself failed: every mode says so
             entry["problem"] = "the eager form failed: " + first_line(error)
-        write_result(result_path, result)
+        write_result(result_fd, result)
 
 
 if __name__ == "__main__":

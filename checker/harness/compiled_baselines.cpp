@@ -195,15 +195,14 @@ void time_compiled_baselines(const VariantFacts& variant, const OpSpecSet& specs
   std::ofstream(plan_settings.evaluator, std::ios::binary) << *evaluator;
 
   const fs::path plan_path = scratch.path() / "compile-plan.json";
-  const fs::path result_path = scratch.path() / "compile-result.json";
   std::ofstream(plan_path, std::ios::binary) << plan.dump();
+  ProcessLimits limits = contained_limits(variant, options, options.compile_timeout, scratch.path());
+  limits.result_channel = true;  // descriptor 3: no file the compiled code can reach is read as the result
+  limits.max_result = kMaxParsedFileBytes;
   const ProcessEnd end =
-      run_bounded({options.python.string(), "-c", std::string(*helper), plan_path.string(), result_path.string()},
-                  contained_limits(variant, options, options.compile_timeout, scratch.path()));
-  // The helper ran in a Python of the user's choosing: read its result bounded, take what parses.
-  std::string error;
-  const std::optional<std::string> text = read_bounded_file(result_path, kMaxParsedFileBytes, error);
-  const json result = text ? json::parse(*text, nullptr, false) : json();
+      run_bounded({options.python.string(), "-c", std::string(*helper), plan_path.string(), "3"}, limits);
+  // The helper ran in a Python of the user's choosing: take what parses.
+  const json result = end.result ? json::parse(*end.result, nullptr, false) : json();
   if (end.exit_code == 3 && result.is_object() && !string_or_empty(result, "problem").empty())
     return say_for_all("not timed: " + string_or_empty(result, "problem"));
   const bool finished = end.started && !end.timed_out && !end.signal && end.exit_code == 0;

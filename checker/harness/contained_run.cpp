@@ -1,5 +1,7 @@
 #include "checker/harness/contained_run.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <system_error>
 #include <thread>
@@ -10,26 +12,36 @@
 namespace kcheck {
 namespace fs = std::filesystem;
 
-namespace {
-
-// The directories the worker's RUNPATH names ($ORIGIN resolved), with the
-// site-packages above a pip Torch's torch/lib: its libraries load the CUDA
-// libraries of the nvidia packages beside it.
-void add_library_directories(const fs::path& worker, std::vector<fs::path>& visible) {
+std::vector<fs::path> worker_library_directories(const fs::path& worker) {
+  std::vector<fs::path> directories;
   std::error_code error;
-  if (worker.empty() || !fs::is_regular_file(worker, error)) return;
+  if (worker.empty() || !fs::is_regular_file(worker, error)) return directories;
   const ElfFacts elf = read_elf_facts(worker);
   for (std::string directory : elf.runpath) {
     if (directory.starts_with("$ORIGIN")) directory = worker.parent_path().string() + directory.substr(7);
     const fs::path path = fs::path(directory).lexically_normal();
     if (!path.is_absolute()) continue;
-    visible.push_back(path);
+    directories.push_back(path);
     if (path.filename() == "lib" && path.parent_path().filename() == "torch")
-      visible.push_back(path.parent_path().parent_path());
+      directories.push_back(path.parent_path().parent_path());
   }
+  return directories;
 }
 
-}  // namespace
+ProcessEnd run_contained_probe(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                               std::optional<std::vector<fs::path>> visible) {
+  std::string pattern = (fs::temp_directory_path() / "kcheck-probe-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) {
+    ProcessEnd end;
+    end.output = "cannot create a temporary directory";
+    return end;
+  }
+  const PrivateScratch scratch(pattern);
+  Containment containment;
+  containment.scratch = scratch.path();
+  containment.visible = std::move(visible);
+  return run_bounded(argv, {timeout, 64 * 1024, containment});
+}
 
 std::vector<fs::path> contained_visible_paths(const VariantFacts& variant, const HarnessOptions& options,
                                               const fs::path& private_scratch) {
@@ -45,7 +57,8 @@ std::vector<fs::path> contained_visible_paths(const VariantFacts& variant, const
     const fs::path resolved = fs::canonical(options.python, error);
     if (!error) visible.push_back(resolved.parent_path().parent_path());
   }
-  add_library_directories(options.worker, visible);
+  const std::vector<fs::path> libraries = worker_library_directories(options.worker);
+  visible.insert(visible.end(), libraries.begin(), libraries.end());
   return visible;
 }
 

@@ -5,6 +5,9 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "checker/core/bounded_process.h"
 #include "checker/facts/tree_facts.h"
@@ -38,5 +41,19 @@ std::vector<std::filesystem::path> contained_visible_paths(const VariantFacts& v
 // twice the file-size limit in all.
 ProcessLimits contained_limits(const VariantFacts& variant, const HarnessOptions& options,
                                std::chrono::milliseconds timeout, const std::filesystem::path& private_scratch);
+
+// Runs one of kcheck's own probes (kcheck_worker --info, the Torch probe of a
+// Python) contained like the rest, in a scratch directory of its own that is
+// removed after: no network, the environment's allow-list, the host
+// read-only, and with `visible` everything else of it hidden. Where the
+// machine refuses namespaces it still runs (a probe loads no repository
+// file), in the subreaper fallback.
+ProcessEnd run_contained_probe(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                               std::optional<std::vector<std::filesystem::path>> visible = std::nullopt);
+
+// The directories `worker`'s RUNPATH names ($ORIGIN resolved), with the
+// site-packages above a pip Torch's torch/lib (its libraries load the CUDA
+// libraries of the nvidia packages beside it).
+std::vector<std::filesystem::path> worker_library_directories(const std::filesystem::path& worker);
 
 }  // namespace kcheck

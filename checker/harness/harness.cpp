@@ -79,8 +79,8 @@ OpBenchmarkFact benchmark_fact(const worker::CaseTiming& timing, const std::stri
 // when it wrote none.
 bool read_result(const ProcessEnd& worker, HarnessFacts& facts) {
   if (worker.result_too_large) {
-    facts.harness_problem = "the worker's result is larger than kcheck reads (" +
-                            std::to_string(kMaxParsedFileBytes >> 20) + " MiB)";
+    facts.harness_problem =
+        "the worker's result is larger than kcheck reads (" + std::to_string(kMaxParsedFileBytes >> 20) + " MiB)";
     return true;
   }
   if (!worker.result) return false;
@@ -93,8 +93,7 @@ bool read_result(const ProcessEnd& worker, HarnessFacts& facts) {
   try {
     result = document.get<worker::WorkerResult>();
   } catch (const json::exception& broken) {
-    facts.harness_problem =
-        std::string("the worker's result does not follow the worker protocol: ") + broken.what();
+    facts.harness_problem = std::string("the worker's result does not follow the worker protocol: ") + broken.what();
     return true;
   }
   using Stage = worker::WorkerStage;
@@ -336,20 +335,21 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
   const fs::path import_dir = scratch.path() / "import";
   fs::create_directories(import_dir);
   fs::create_directory_symlink(variant.path, import_dir / package, error);
-  const fs::path results_path = scratch.path() / "test-results.json";
+
   const std::optional<std::string_view> runner = find_embedded_file("checker/harness/test_runner.py");
   if (!runner || error) {
     suite.cannot_start = runner ? "cannot link the variant as " + package + ": " + error.message()
                                 : "this kcheck was built without its test runner";
     return suite;
   }
-  const ProcessEnd end = run_bounded(
-      {options.python.string(), "-I", "-B", "-c", std::string(*runner), results_path.string(), import_dir.string(),
-       fs::absolute(directory).string(), fs::absolute(repository).string(), local_kernels_override(tree, variant)},
-      contained_limits(variant, options, options.tests_timeout, scratch.path()));
-  std::string read_error;
-  const std::optional<std::string> text = read_bounded_file(results_path, kMaxParsedFileBytes, read_error);
-  const json results = text ? json::parse(*text, nullptr, false) : json();
+  ProcessLimits limits = contained_limits(variant, options, options.tests_timeout, scratch.path());
+  limits.result_channel = true;  // descriptor 3: no file the tests can reach is read as the results
+  limits.max_result = kMaxParsedFileBytes;
+  const ProcessEnd end = run_bounded({options.python.string(), "-I", "-B", "-c", std::string(*runner), "3",
+                                      import_dir.string(), fs::absolute(directory).string(),
+                                      fs::absolute(repository).string(), local_kernels_override(tree, variant)},
+                                     limits);
+  const json results = end.result ? json::parse(*end.result, nullptr, false) : json();
   if (!results.is_object()) {
     suite.cannot_start = end.timed_out ? "the tests did not finish within the time bound"
                          : end.signal  ? "pytest was killed by " + describe_signal(end.signal)
@@ -414,6 +414,9 @@ TorchRuntime prepare_runtime(const fs::path& python, const WorkerBuildSettings& 
   runtime.worker_key = worker.key;
   runtime.problem = worker.problem;
   runtime.visible_paths = torch.python_dirs;
+  // The interpreter itself, not a wrapper around it (a pyenv shim runs code from
+  // directories the sandbox hides), where the probe could name it.
+  if (torch.problem.empty() && torch.executable.is_absolute()) runtime.python = torch.executable;
   if (!torch.torch_dir.empty()) runtime.visible_paths.push_back(torch.torch_dir);
   return runtime;
 }
@@ -436,9 +439,10 @@ LocalTorch query_local_torch(const fs::path& worker) {
         "build kcheck from source beside a Torch, README \"Set-up\")";
     return torch;
   }
-  ProcessLimits limits{std::chrono::milliseconds(60000), 64 * 1024};
-  // In "/", not wherever kcheck was started (maybe the kernel repository).
-  WorkerEnd end = run_bounded({worker.string(), "--info"}, limits, "/");
+  // Contained, in a scratch of its own: not wherever kcheck was started
+  // (maybe the kernel repository), and seeing only the worker and its Torch.
+  WorkerEnd end =
+      run_contained_probe({worker.string(), "--info"}, std::chrono::seconds(60), worker_library_directories(worker));
   if (end.exit_code != 0) {
     torch.problem = "kcheck_worker --info failed: " + end.output;
     return torch;

@@ -3,7 +3,7 @@
 Started by kcheck inside the worker's containment, through the Python the
 user gave (--python), never in kcheck's own process:
 
-    python -I -B -c "<this file>" RESULTS IMPORT_DIR TESTS_DIR ROOT_DIR LOCAL_KERNELS [PYTEST ARGS...]
+    python -I -B -c "<this file>" RESULTS_FD IMPORT_DIR TESTS_DIR ROOT_DIR LOCAL_KERNELS [PYTEST ARGS...]
 
 IMPORT_DIR holds the variant under the kernel's package name (a link kcheck
 made), so `import <name>` in a test imports the build under test; it is put
@@ -12,7 +12,8 @@ LOCAL_KERNELS ("REPO_ID=VARIANT_PATH", or empty) is the `kernels` loader's
 override, so `kernels.get_kernel(REPO_ID)` in a test loads the variant under
 test; HF_HUB_OFFLINE=1 keeps the Hub out of it. pytest
 runs TESTS_DIR with ROOT_DIR as its root and this module's Recorder as a
-plugin, which writes RESULTS (JSON) at the end: every test's outcome and
+plugin, which writes its results (JSON) at the end on descriptor RESULTS_FD,
+kcheck's result pipe (no file the tests can reach stands in for it): every test's outcome and
 message, collection errors, and the ops that passing tests called through
 torch.ops during their call phase (qualified names with the overload, for
 "verified by the kernel's tests"). Exit status
@@ -40,8 +41,9 @@ def short(text):
 
 
 class Recorder:
-    def __init__(self, results_path):
-        self.results_path = results_path
+    def __init__(self, results_fd):
+        self.results_fd = results_fd
+        self.written = False
         self.tests = {}
         self.order = []
         self.collect_errors = []
@@ -125,12 +127,16 @@ class Recorder:
             "ops_called": sorted({name for nodeid, names in self.ops_by_test.items()
                                   if self.tests.get(nodeid, {}).get("outcome") == "passed" for name in names}),
         }
-        with open(self.results_path, "w") as handle:
-            json.dump(document, handle)
+        # One record on kcheck's result pipe (descriptor results_fd): a NUL
+        # ends whatever else was written there, a NUL ends the record.
+        view = memoryview(b"\0" + json.dumps(document).encode() + b"\0")
+        while view:
+            view = view[os.write(self.results_fd, view):]
+        self.written = True
 
 
 def main():
-    results, import_dir, tests_dir, root_dir, local_kernels = sys.argv[1:6]
+    results_fd, import_dir, tests_dir, root_dir, local_kernels = sys.argv[1:6]
     extra = sys.argv[6:]
     sys.path.insert(0, import_dir)
     os.environ["PYTHONPATH"] = import_dir + os.pathsep + os.environ.get("PYTHONPATH", "")
@@ -142,10 +148,10 @@ def main():
     except Exception as error:
         print("kcheck-tests: pytest cannot be imported in %s: %s" % (sys.executable, error))
         sys.exit(3)
-    recorder = Recorder(results)
+    recorder = Recorder(int(results_fd))
     args = [tests_dir, "--rootdir", root_dir, "-p", "no:cacheprovider", "-q", "-rN"] + extra
     status = pytest.main(args, plugins=[recorder])
-    if not os.path.exists(results):
+    if not recorder.written:
         recorder.write(int(status))
     sys.exit(0)
 

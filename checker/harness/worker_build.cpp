@@ -1,5 +1,7 @@
 #include "checker/harness/worker_build.h"
 
+#include "checker/harness/contained_run.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,7 +49,7 @@ if cuda:
             break
 print(json.dumps({"version": torch.__version__, "cxx11_abi": bool(torch.compiled_with_cxx11_abi()), "cuda": cuda,
                   "torch_dir": torch_dir, "libpython": os.path.join(libdir, library) if libdir and library else "",
-                  "cuda_include": cuda_include,
+                  "cuda_include": cuda_include, "executable": sys.executable or "",
                   "python_dirs": sorted({os.path.abspath(d) for d in [sys.prefix, sys.base_prefix, sys.exec_prefix,
                                          sys.base_exec_prefix, libdir] + sys.path if d and os.path.isdir(d)})}))
 )py";
@@ -151,6 +153,7 @@ TorchInstall parse_torch_probe(const fs::path& python, const std::string& output
   torch.cuda = text("cuda");
   torch.torch_dir = text("torch_dir");
   torch.libpython = text("libpython");
+  torch.executable = text("executable");
   if (const auto includes = probe.find("cuda_include"); includes != probe.end() && includes->is_array())
     for (const nlohmann::json& directory : *includes)
       if (directory.is_string() && !directory.get<std::string>().empty())
@@ -168,7 +171,9 @@ TorchInstall parse_torch_probe(const fs::path& python, const std::string& output
 
 TorchInstall probe_torch(const fs::path& python, std::chrono::milliseconds timeout) {
   // In "/", not wherever kcheck was started (maybe the kernel repository): nothing there is found by accident.
-  const ProcessEnd end = run_bounded({python.string(), "-I", "-c", kProbeScript}, {timeout, 64 * 1024}, "/");
+  // Contained (the host read-only, no network, the environment's
+  // allow-list): whatever the Python runs at start-up reaches nothing.
+  const ProcessEnd end = run_contained_probe({python.string(), "-I", "-c", kProbeScript}, timeout);
   TorchInstall torch;
   if (!end.started || end.exit_code != 0) {
     torch.python = python;

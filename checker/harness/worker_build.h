@@ -22,11 +22,14 @@ struct TorchInstall {
   std::string cuda;                                 // torch.version.cuda, "" for a CPU build
   std::filesystem::path torch_dir;                  // the torch package (include/, lib/)
   std::filesystem::path libpython;                  // the worker loads it for kernels that need Python symbols
+  // sys.executable: the interpreter itself where `python` is a wrapper (a
+  // pyenv shim, a script), which a sandbox that hides the host cannot follow.
+  std::filesystem::path executable;
   std::vector<std::filesystem::path> cuda_include;  // CUDA headers for the worker's device queries; none found: empty
   // The Python's prefixes and the directories of its import path: what a
   // sandbox that hides the rest of the host must show for it to run.
   std::vector<std::filesystem::path> python_dirs;
-  bool has_cuda_library() const;                    // lib/libtorch_cuda.so is there
+  bool has_cuda_library() const;  // lib/libtorch_cuda.so is there
 };
 
 // Runs the probe in `python` (isolated mode, a bounded time); `problem` says

@@ -361,8 +361,9 @@ TEST(HiddenView, ResultsComeBackOnAPipeAndTheLastCompleteRecordCounts) {
 }
 
 TEST(HiddenView, VisibleRootsDropWhatTheSystemShowsAndWhatAnotherRootHolds) {
-  EXPECT_EQ(visible_roots({"/usr/lib/x", "/", "relative", "/proc/1", "/opt/a/b", "/opt/a", "/opt/a/", "/srv/x/../y"}),
-            (std::vector<std::string>{"/opt/a", "/srv/y"}));
+  EXPECT_EQ(visible_roots({"/usr/lib/x", "/", "relative", "/proc/1", "/opt/a/b", "/opt/a", "/opt/a/", "/srv/x/../y",
+                           "/tmp", "/tmp/k", "/var/tmp/"}),
+            (std::vector<std::string>{"/opt/a", "/srv/y", "/tmp/k"}));
 }
 
 // Where a path of the view cannot be shown, nothing runs (fail closed): here

@@ -204,6 +204,8 @@ TEST(CompiledBaselines, APythonWithoutTorchIsNamedAsTheReason) {
   HarnessOptions options;
   // The real helper in a Python without site-packages: no Torch there.
   options.python = fake_python("no-torch", "exec " KCHECK_SYSTEM_PYTHON " -S \"$@\"");
+  // The interpreter the wrapper runs, shown in the sandbox as a probe of it would name it.
+  options.visible_paths = {fs::canonical(KCHECK_SYSTEM_PYTHON).parent_path().parent_path()};
   HarnessFacts facts = facts_with({timed("fatrelu_and_mul", "bfloat16")});
   time_compiled_baselines(VariantFacts{}, specs, settings(), options,
                           fs::temp_directory_path() / ("kcheck-compiled-a-" + std::to_string(::getpid())), facts);
