@@ -388,7 +388,8 @@ void add_dynamic_options(CLI::App& command, DynamicArguments& arguments, bool be
       ->capture_default_str();
   command
       .add_option("--worker-file-size", arguments.worker_file_size,
-                  "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M)")
+                  "largest file the kernel's code may write (RLIMIT_FSIZE; default 1G, e.g. 64M); its working "
+                  "directory holds twice that in all, /tmp, /var/tmp and /dev/shm that much each")
       ->transform(CLI::AsSizeValue(false));
   if (!bench) return;
   command.add_option("--samples", arguments.samples, "timed samples per op, size and dtype")->capture_default_str();

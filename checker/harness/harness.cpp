@@ -345,10 +345,10 @@ TestSuiteFact run_kernel_tests(const TreeFacts& tree, const VariantFacts& varian
   ProcessLimits limits = contained_limits(variant, options, options.tests_timeout, scratch.path());
   limits.result_channel = true;  // descriptor 3: no file the tests can reach is read as the results
   limits.max_result = kMaxParsedFileBytes;
-  const ProcessEnd end = run_bounded({options.python.string(), "-I", "-B", "-c", std::string(*runner), "3",
-                                      import_dir.string(), fs::absolute(directory).string(),
-                                      fs::absolute(repository).string(), local_kernels_override(tree, variant)},
-                                     limits);
+  const ProcessEnd end = run_bounded(
+      {options.python.string(), "-I", "-B", "-c", std::string(*runner), "3", import_dir.string(),
+       fs::absolute(directory).string(), fs::absolute(repository).string(), local_kernels_override(tree, variant)},
+      limits);
   const json results = end.result ? json::parse(*end.result, nullptr, false) : json();
   if (!results.is_object()) {
     suite.cannot_start = end.timed_out ? "the tests did not finish within the time bound"
@@ -557,7 +557,20 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   fs::path repository = options.repository;
   if (repository.empty()) repository = tree.build_dir.empty() ? fs::path() : tree.build_dir.parent_path();
   std::optional<OpSpecSet> specs;
-  if (options.check_ops || options.bench) specs = op_specs_for(repository);
+  // The repository's kcheck-ops.toml is the upload's: one kcheck cannot use
+  // (a link out, too large, not a spec) is a finding (KD007), and the ops are
+  // checked against the built-in specs; it never stops the run.
+  std::string ops_spec_problem;
+  if (options.check_ops || options.bench) {
+    try {
+      specs = op_specs_for(repository);
+    } catch (const OpSpecError& error) {
+      specs = builtin_op_specs();
+      ops_spec_problem = error.what();
+      const std::string prefix = (repository / "").string();
+      if (ops_spec_problem.starts_with(prefix)) ops_spec_problem.erase(0, prefix.size());
+    }
+  }
   fs::path scratch = make_scratch_dir(options);
   std::size_t index = 0;
   for (VariantFacts& variant : tree.variants) {
@@ -570,6 +583,7 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
     const std::optional<std::size_t> chosen = runtime_for(variant, torches, labels, facts.skipped_because);
     const ReadyRuntime* runtime = chosen ? &runtimes[*chosen] : nullptr;
     facts.seed = seed;
+    facts.ops_spec_problem = ops_spec_problem;
     facts.regression_threshold = options.regression_threshold;
     if (runtime) {
       HarnessOptions run_options = options;  // this runtime's Python and worker

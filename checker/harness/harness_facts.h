@@ -124,10 +124,11 @@ struct HarnessFacts {
   std::string torch_version;
   std::string worker_key;
   WorkerEnd worker;
-  bool load_started = false;    // the worker reached dlopen
-  bool loaded = false;          // dlopen returned and the audit finished
-  std::string load_error;       // dlerror() when dlopen failed
-  std::string harness_problem;  // result unreadable, worker missing, ...
+  bool load_started = false;     // the worker reached dlopen
+  bool loaded = false;           // dlopen returned and the audit finished
+  std::string load_error;        // dlerror() when dlopen failed
+  std::string harness_problem;   // result unreadable, worker missing, ...
+  std::string ops_spec_problem;  // why the repository's kcheck-ops.toml was not used; "" when it was (or is absent)
   std::vector<DispatcherOp> new_ops;
   std::vector<DispatcherOp> changed_ops;   // existing ops whose registrations changed
   std::vector<std::string> new_fallbacks;  // dispatch keys that gained a fallback

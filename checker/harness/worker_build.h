@@ -16,12 +16,12 @@ namespace kcheck {
 // imports torch and nothing from any kernel repository).
 struct TorchInstall {
   std::filesystem::path python;
-  std::string problem;                              // why no worker can be built for it; "" = usable
-  std::string version;                              // torch.__version__, "2.11.0+cu130"
-  bool cxx11_abi = true;                            // torch.compiled_with_cxx11_abi()
-  std::string cuda;                                 // torch.version.cuda, "" for a CPU build
-  std::filesystem::path torch_dir;                  // the torch package (include/, lib/)
-  std::filesystem::path libpython;                  // the worker loads it for kernels that need Python symbols
+  std::string problem;              // why no worker can be built for it; "" = usable
+  std::string version;              // torch.__version__, "2.11.0+cu130"
+  bool cxx11_abi = true;            // torch.compiled_with_cxx11_abi()
+  std::string cuda;                 // torch.version.cuda, "" for a CPU build
+  std::filesystem::path torch_dir;  // the torch package (include/, lib/)
+  std::filesystem::path libpython;  // the worker loads it for kernels that need Python symbols
   // sys.executable: the interpreter itself where `python` is a wrapper (a
   // pyenv shim, a script), which a sandbox that hides the host cannot follow.
   std::filesystem::path executable;

@@ -419,6 +419,25 @@ void expect_nothing_escapes(const Outcome& outcome, const Listener& tcp, const L
   EXPECT_NE(report.find("the rest of the machine hidden"), std::string::npos) << report.substr(0, 4000);
 }
 
+// Issue #28 item 5: the repository's kcheck-ops.toml, linked out of it (or
+// too large), is not read and is a finding; the run goes on with kcheck's
+// own specs, and no temporary directory is left behind.
+TEST_F(HostileRound2, AKcheckOpsTomlLinkedOutOfTheRepositoryIsAFindingAndTheRunGoesOn) {
+  const std::string fixtures = KCHECK_HARNESS_FIXTURES_DIR;
+  if (fixtures.empty()) GTEST_SKIP() << "no kcheck_worker in this build (no Torch in .venv)";
+  const fs::path repository = scratch_.path() / "good";
+  fs::copy(fs::path(fixtures) / "good", repository, fs::copy_options::recursive);
+  fs::create_symlink("/etc/passwd", repository / "kcheck-ops.toml");
+  Bounds bounds;
+  bounds.address_space = std::uint64_t{64} << 30;  // the worker maps libtorch
+  const Outcome outcome = kcheck({"run", "--python", "none", "--format", "json", repository.string()}, bounds);
+  expect_bounded(outcome, 1);
+  const std::string expected =
+      "the repository's kcheck-ops.toml was not used: kcheck-ops.toml: not a regular file inside the repository";
+  EXPECT_NE(outcome.out.find(expected), std::string::npos) << outcome.out.substr(0, 3000);
+  EXPECT_EQ(codes(outcome.report).count("KD007"), 2u) << "the finding, and the op it left unverified";
+}
+
 // Issue #28 item 6: a Python file of 200,000 `import mN` lines is 1000 KP002
 // findings and one that counts the rest, not 200,000 (1.1 M made 4 GB).
 TEST_F(HostileRound2, FindingsOfOneRuleInOneFileAreBounded) {

@@ -12,6 +12,13 @@ class OpNotVerified final : public Rule {
 
   void check(const RuleContext& context, FindingSink& sink) const override {
     const Severity severity = context.policy.require_verified_ops ? Severity::error : Severity::warning;
+    for (const VariantFacts& variant : context.tree.variants)
+      if (was_run(variant) && !variant.harness->ops_spec_problem.empty()) {
+        sink.report(Severity::error, harness_place(variant),
+                    "the repository's kcheck-ops.toml was not used: " + variant.harness->ops_spec_problem +
+                        "; its ops were checked against kcheck's built-in specs only");
+        break;  // one file, said once
+      }
     for (const VariantFacts& variant : context.tree.variants) {
       if (!was_run(variant)) continue;
       for (const OpVerification& op : op_verifications(variant))
@@ -36,7 +43,11 @@ those rules alone. The summary line counts `N ops registered, M verified`,
 and while an op is unverified the verdict is UNVERIFIED, never PASS.
 
 A warning by default; an error under a policy with
-`[harness] require-verified-ops = true`, or with `--require-verified`.
+`[harness] require-verified-ops = true`, or with `--require-verified`. A
+kcheck-ops.toml kcheck cannot use (a link out of the repository, larger
+than 4 MiB, not a valid spec, a `python:` file outside the repository) is
+an error: the ops are then checked against the built-in specs only, and
+the run goes on.
 
 Fix: give the op a spec in `kcheck-ops.toml` at the repository's root, with
 a reference (reference/ops/README.md), or run the kernel's tests with
