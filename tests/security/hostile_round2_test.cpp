@@ -344,7 +344,7 @@ struct Listener {
 };
 
 void expect_nothing_escapes(const Outcome& outcome, const Listener& tcp, const Listener& udp,
-                            const Listener& unix_socket, const fs::path& marker, const std::string& fixtures);
+                            const Listener& unix_socket, const fs::path& marker, const std::string& kernel);
 
 // Issue #28, "done when": one kernel tries every escape at once at load
 // (harness fixture escape_all_init): secrets in its environment, a secret
@@ -376,7 +376,12 @@ TEST_F(HostileRound2, AKernelTryingEveryEscapeAtOnceReachesNothingLeavesNothingA
   }
   for (const char* secret_variable : {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"})
     ::setenv(secret_variable, "secret", 1);
-  arguments.insert(arguments.end(), {"--format", "json", fixtures + "/escape_all_init"});
+  // The kernel copied under /tmp (the scratch is there): the sandbox shows it
+  // inside its own fresh /tmp, and hides the rest of the machine's (issue #28 item 13).
+  const fs::path kernel = scratch_.path() / "escape_all_init";
+  fs::copy(fs::path(fixtures) / "escape_all_init", kernel, fs::copy_options::recursive);
+  fs::permissions(scratch_.path(), fs::perms::all, fs::perm_options::add);
+  arguments.insert(arguments.end(), {"--format", "json", kernel.string()});
   // As kcheck runs (root here) and, where that is root, unprivileged too
   // (a user namespace of its own).
   for (const bool as_nobody : {false, true}) {
@@ -385,7 +390,7 @@ TEST_F(HostileRound2, AKernelTryingEveryEscapeAtOnceReachesNothingLeavesNothingA
     Bounds bounds;
     bounds.address_space = std::uint64_t{64} << 30;  // the worker maps libtorch
     bounds.as_nobody = as_nobody;
-    expect_nothing_escapes(kcheck(arguments, bounds), tcp, udp, unix_socket, marker, fixtures);
+    expect_nothing_escapes(kcheck(arguments, bounds), tcp, udp, unix_socket, marker, kernel.string());
   }
   for (const char* variable : {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"}) ::unsetenv(variable);
   for (const auto& entry : passed) ::unsetenv(entry.first.c_str());
@@ -393,7 +398,7 @@ TEST_F(HostileRound2, AKernelTryingEveryEscapeAtOnceReachesNothingLeavesNothingA
 }
 
 void expect_nothing_escapes(const Outcome& outcome, const Listener& tcp, const Listener& udp,
-                            const Listener& unix_socket, const fs::path& marker, const std::string& fixtures) {
+                            const Listener& unix_socket, const fs::path& marker, const std::string& kernel) {
   std::this_thread::sleep_for(std::chrono::seconds(3));  // past the daemon's sleep, had it survived
   HostileRound2::expect_bounded(outcome, 1);
   const std::string report = outcome.out;
@@ -406,7 +411,7 @@ void expect_nothing_escapes(const Outcome& outcome, const Listener& tcp, const L
   EXPECT_EQ(testing_support::processes_running("_escape_all_init_cpu_abc123"), std::vector<std::string>{});
   EXPECT_EQ(report.find("FORGED"), std::string::npos) << "a forged result was taken: " << report.substr(0, 4000);
   std::error_code error;
-  for (const auto& entry : fs::recursive_directory_iterator(fixtures + "/escape_all_init", error))
+  for (const auto& entry : fs::recursive_directory_iterator(kernel, error))
     EXPECT_NE(entry.path().filename(), "result.json") << entry.path();
   const auto mentions = [&outcome](const std::string& text) {
     if (!outcome.report.contains("findings")) return false;
