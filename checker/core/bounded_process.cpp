@@ -149,7 +149,10 @@ struct ResultChannel {
         discarding = end.result_too_large = true;
       }
       if (end_of_record == std::string_view::npos) return;
-      if (!discarding && !pending.empty()) end.result = std::move(pending);  // an empty record ends stray bytes
+      if (!discarding && !pending.empty()) {  // an empty record ends stray bytes
+        end.result = std::move(pending);
+        end.result_too_large = false;  // a later complete record stands
+      }
       pending.clear();
       discarding = false;
       bytes.remove_prefix(end_of_record + 1);
@@ -216,8 +219,8 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
       ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        pipe_open = false;
-        return;
+        pipe_open = false;  // the result pipe may still hold a record
+        continue;
       }
       end.output_bytes += static_cast<std::size_t>(n);
       end.output.append(buffer.data(), static_cast<std::size_t>(n));
@@ -244,6 +247,17 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   }
   if (reaped) read_available(0, 64);  // what the child wrote last
   ::close(pipe_fds[0]);
+  // The result pipe, whole, also after a timeout: its last record says where
+  // the process was. Everything that could write on it has ended (contained:
+  // the keeper kills the rest), so it ends; bounded all the same.
+  for (int chunk = 0; results.fd >= 0 && chunk < 4096; ++chunk) {
+    pollfd descriptor{results.fd, POLLIN, 0};
+    if (::poll(&descriptor, 1, 0) <= 0) break;
+    const ssize_t n = ::read(results.fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    results.take(std::string_view(buffer.data(), static_cast<std::size_t>(n)), limits.max_result, end);
+  }
   if (results.fd >= 0) ::close(results.fd);
   // Descendants the child left behind in its group do not outlive the run
   // (a contained one's keeper has already killed all it left).

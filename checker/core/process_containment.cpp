@@ -251,7 +251,10 @@ bool enter_view(KeeperPlan& plan, bool own_pid_namespace, WriteCapture (&capture
   return true;
 }
 
-// Whether the tmpfs open as `fd` has no room left (blocks or files).
+// Whether the tmpfs open as `fd` has no room left (blocks or files) now that
+// the worker has ended: a heuristic, which misses a tmpfs filled and then
+// emptied, or a failed fallocate (the space is given back). The bound holds
+// either way; only the report of hitting it may be missed.
 bool tmpfs_full(int fd) {
   struct statfs status {};
   return fd >= 0 && ::fstatfs(fd, &status) == 0 && (status.f_bavail == 0 || status.f_ffree == 0);
@@ -290,17 +293,16 @@ int count_captured(int directory_fd, char (&path)[4096], int depth, char (&first
       const char* name = entry + 19;
       offset += length;
       if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+      // A mount point of the view (a directory or file bound under /tmp) is not the capture's.
+      struct stat entry_status {};
+      if (::fstatat(directory_fd, name, &entry_status, AT_SYMLINK_NOFOLLOW) == 0 &&
+          entry_status.st_dev != capture_status.st_dev)
+        continue;
       const std::size_t parent_length = std::strlen(path);
       const bool fits = append(path, sizeof path, "/") && append(path, sizeof path, name);
       const int child = type == DT_DIR && depth < 32
                             ? ::openat(directory_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                             : -1;
-      struct stat child_status {};
-      if (child >= 0 && (::fstat(child, &child_status) != 0 || child_status.st_dev != capture_status.st_dev)) {
-        ::close(child);
-        path[parent_length] = '\0';
-        continue;
-      }
       if (child >= 0) {
         files += count_captured(child, path, depth + 1, first);
         ::close(child);
@@ -363,8 +365,33 @@ void drop_root_capabilities() {
   ::syscall(SYS_capset, &header, none);
 }
 
+// Closes the descriptors from `first` to `last` (close_range, Linux 5.9;
+// else one by one up to the descriptor limit).
+void close_descriptors(unsigned first, unsigned last) {
+  if (first > last) return;
+#ifdef SYS_close_range
+  if (::syscall(SYS_close_range, first, last, 0u) == 0) return;
+#endif
+  rlimit limit{};
+  const unsigned bound = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                             ? static_cast<unsigned>(std::min<rlim_t>(limit.rlim_cur, 1u << 20))
+                             : 65536u;
+  for (unsigned fd = first; fd <= last && fd < bound; ++fd) ::close(static_cast<int>(fd));
+}
+
+// Every descriptor from `first` on but `kept` (the report pipe, close-on-exec:
+// open until the execve, for saying why it failed).
+void close_descriptors_from(int first, int kept) {
+  const auto start = static_cast<unsigned>(first);
+  if (kept < first) return close_descriptors(start, ~0u);
+  close_descriptors(start, static_cast<unsigned>(kept) - 1);
+  close_descriptors(static_cast<unsigned>(kept) + 1, ~0u);
+}
+
 [[noreturn]] void exec_worker(const KeeperPlan& plan, bool process_limit) {
-  ::setpgid(0, 0);
+  // A session of its own: no controlling terminal (it cannot write to the
+  // user's terminal nor push keystrokes into it), and its own process group.
+  if (::setsid() < 0) ::setpgid(0, 0);
   ::signal(SIGTERM, SIG_DFL);
   set_limit(RLIMIT_CORE, 0);  // no core file written anywhere
   set_limit(RLIMIT_FSIZE, plan.limits.file_size);
@@ -383,6 +410,10 @@ void drop_root_capabilities() {
       ::_exit(127);
     }
   }
+  // Nothing kcheck inherited without close-on-exec (a CI runner's descriptor,
+  // a shell's redirection) reaches the worker: a directory descriptor would
+  // lead past the view.
+  close_descriptors_from(plan.result_fd >= 0 ? kResultDescriptor + 1 : STDERR_FILENO + 1, plan.report_fd);
   if (::chdir(plan.working.c_str()) == 0) ::execve(plan.executable, plan.argv.data(), plan.envp.data());
   send(plan.report_fd, Message::exec_failed, errno);
   ::_exit(127);
@@ -480,7 +511,7 @@ int kill_leftovers(bool own_pid_namespace) {
   if (!send(plan.report_fd, Message::started, 0)) ::_exit(125);
   const bool own_pid_namespace = clone_flags & CLONE_NEWPID;
   int in_force = own_pid_namespace ? pid_ns : 0;
-  if (clone_flags & CLONE_NEWNET) in_force |= net_ns;  // only a loopback interface, down: no network, no host sockets
+  if (clone_flags & CLONE_NEWNET) in_force |= net_ns;  // only a loopback of its own: no network, no host sockets
   const bool in_count_group = join_count_group(plan);
   if (in_count_group) in_force |= process_limit;
   if (clone_flags & CLONE_NEWUSER) {
@@ -513,7 +544,7 @@ int kill_leftovers(bool own_pid_namespace) {
   if (nproc_limit) in_force |= process_limit;
   send(plan.report_fd, Message::in_force, in_force);
 
-  const int null = ::open("/dev/null", O_RDONLY);
+  const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(plan.output_fd, STDOUT_FILENO) < 0 ||
       ::dup2(plan.output_fd, STDERR_FILENO) < 0)
     ::_exit(126);
@@ -524,7 +555,8 @@ int kill_leftovers(bool own_pid_namespace) {
   const pid_t worker = ::fork();
   if (worker < 0) ::_exit(126);
   if (worker == 0) exec_worker(plan, nproc_limit);
-  ::setpgid(worker, worker);  // also here: no race with a stop before the worker's own call
+  // Not setpgid(worker, worker) here: a group leader cannot setsid(). A stop
+  // before the worker's own call still reaches it (kill(worker) below).
   // Outside a PID namespace kcheck can kill the worker's group itself should this keeper not answer.
   if (!own_pid_namespace) send(plan.report_fd, Message::worker_pid, worker);
 
@@ -670,9 +702,11 @@ std::string ContainmentInForce::describe() const {
                                    : "no PID namespace (processes left behind are found through /proc and killed)";
   if (host_hidden)
     text +=
-        "; the rest of the machine hidden (only the system's directories, the variant, Torch and Python, read-only)";
-  text += read_only_outside_scratch ? "; read-only outside its scratch directory"
-                                    : "; writes outside its scratch directory are not prevented";
+        "; the rest of the machine hidden (only the system's directories, the variant, Torch and Python, read-only; "
+        "writes go to size-bounded temporary directories)";
+  if (!host_hidden)
+    text += read_only_outside_scratch ? "; read-only outside its scratch directory"
+                                      : "; writes outside its scratch directory are not prevented";
   if (writes_captured) text += "; writes to the shared temporary directories captured and reported";
   if (user_namespace) text += "; user namespace";
   text += network_namespace ? "; no network (a network namespace of its own)" : "; the machine's network";

@@ -16,15 +16,19 @@ namespace kcheck {
 // How a process that runs untrusted code (a kernel's worker, the Python
 // import of its package) is confined. A small keeper process (kcheck's own
 // code, not exec'd) starts it and cleans up after it:
-// - where the machine allows, the keeper is born in new PID and mount
-//   namespaces (and a user namespace when kcheck is not root): it is the
-//   namespace's init, so when it ends the kernel kills every process the
-//   worker started, setsid() daemons included; the mounts it sees are
-//   read-only except the scratch directory, and /proc is the namespace's own;
-//   the directories every process shares for writing (/tmp, /var/tmp,
-//   /dev/shm) are overlays whose upper layer is a fresh tmpfs, so what the
-//   worker writes there is captured, counted and reported, and never reaches
-//   the machine (a write anywhere else outside the scratch is refused, EROFS);
+// - where the machine allows, the keeper is born in new PID, mount and
+//   network namespaces (and a user namespace when kcheck is not root): it is
+//   the namespace's init, so when it ends the kernel kills every process the
+//   worker started, setsid() daemons included. With Containment::visible (as
+//   kcheck run sets it) the worker sees a fresh root that holds only what the
+//   run needs, read-only, and size-bounded tmpfs mounts to write in
+//   (core/sandbox_view.h): the rest of the machine is absent. Without it the
+//   mounts it sees are read-only except the scratch directory, /proc is the
+//   namespace's own, and the directories every process shares for writing
+//   (/tmp, /var/tmp, /dev/shm) are overlays whose upper layer is a fresh
+//   tmpfs. Either way what the worker writes there is captured, counted and
+//   reported, and never reaches the machine (a write anywhere else outside
+//   the scratch is refused);
 // - where namespaces are refused, the keeper is a child subreaper: processes
 //   orphaned below it are re-parented to it, and it kills every one it finds
 //   (walking /proc) when the worker ends. Writes outside the scratch are then
@@ -35,9 +39,9 @@ namespace kcheck {
 // bounded by a cgroup of its own where kcheck may make one
 // (process_count_group.h), else by RLIMIT_NPROC inside a user namespace.
 struct Containment {
-  std::filesystem::path scratch;         // must exist: the only writable directory
-  std::chrono::seconds cpu_time{0};      // RLIMIT_CPU of each process (all its threads); 0: none
-  std::uint64_t address_space = 0;       // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
+  std::filesystem::path scratch;     // must exist: the only writable directory (read-only, with `visible`: see there)
+  std::chrono::seconds cpu_time{0};  // RLIMIT_CPU of each process (all its threads); 0: none
+  std::uint64_t address_space = 0;   // RLIMIT_AS in bytes; 0: none (CUDA reserves terabytes of it)
   std::uint64_t file_size = 1ull << 30;  // RLIMIT_FSIZE: a larger write ends the writer with SIGXFSZ
   // Processes (threads) the worker's tree may hold, by every bound the machine
   // allows: a cgroup's pids.max (where kcheck may make a cgroup), the PID
@@ -59,7 +63,9 @@ struct Containment {
   // (kcheck's inputs) and its "work" subdirectory, a fresh tmpfs of
   // `work_bytes` and `work_files`, is the working directory, HOME and
   // TMPDIR; the shared directories are fresh tmpfs mounts of `file_size`
-  // each. Needs the namespaces: where they are refused nothing runs.
+  // each. A view that cannot be built runs nothing. Where the namespaces
+  // are refused and `require_namespaces` is false (--no-sandbox, kcheck's
+  // own probes) there is no view: the subreaper fallback, which ContainmentInForce says.
   // Unset: the whole host read-only and the scratch writable.
   std::optional<std::vector<std::filesystem::path>> visible;
   std::uint64_t work_bytes = 1ull << 30;
@@ -75,9 +81,9 @@ struct ContainmentInForce {
   bool pid_namespace = false;  // everything the worker started ended with it
   bool user_namespace = false;
   bool read_only_outside_scratch = false;  // mount namespace with every other mount read-only
-  bool writes_captured = false;            // the shared writable directories are captured overlays
+  bool writes_captured = false;            // writes to the shared directories (/tmp) are captured and counted
   bool process_limit = false;              // a cgroup's pids.max or RLIMIT_NPROC applies
-  bool network_namespace = false;          // no network: its own namespace, loopback down, no host sockets
+  bool network_namespace = false;          // no network: its own namespace (only its own loopback), no host sockets
   bool host_hidden = false;                // only the paths the run needs are there (Containment::visible)
   friend bool operator==(const ContainmentInForce&, const ContainmentInForce&) = default;
   // "PID namespace, read-only outside the scratch directory, ..." for reports.

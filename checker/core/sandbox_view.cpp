@@ -26,16 +26,17 @@ using namespace mount_calls;
 constexpr const char* kSystemDirectories[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/sys"};
 // What of /etc the dynamic loader, libc's name lookups and compilers read.
 // Never ld.so.preload: the host's preloads stay out.
-constexpr const char* kEtcFiles[] = {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd",
-                                     "group",       "nsswitch.conf", "localtime", "hosts",     "host.conf",
-                                     "os-release"};
+constexpr const char* kEtcFiles[] = {"ld.so.cache", "ld.so.conf", "ld.so.conf.d",  "alternatives",
+                                     "passwd",      "group",      "nsswitch.conf", "localtime",
+                                     "hosts",       "host.conf",  "os-release"};
 // Paths the view makes itself: a visible path there would be hidden or unsafe.
 constexpr const char* kViewOwned[] = {"/proc", "/dev"};
 // Fresh tmpfs mounts of the view's own: what is under them may be shown, never
 // the machine's whole directory.
 constexpr const char* kViewTemporary[] = {"/tmp", "/var/tmp"};
 // Device nodes every program may expect.
-constexpr const char* kStandardDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+// Not tty: the worker has no controlling terminal, and must not reach the user's.
+constexpr const char* kStandardDevices[] = {"null", "zero", "full", "random", "urandom"};
 
 bool under(std::string_view path, std::string_view root) {
   return path == root || (path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/');
@@ -193,9 +194,9 @@ ViewPlan plan_view(const ViewLayout& layout) {
   return plan;
 }
 
-int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, const char*& failed_at,
-               int* captured_fds, const char** captured_paths, std::size_t capacity, std::size_t& captured_count,
-               int& work_fd, bool& pids_limited) {
+int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, const char*& failed_at, int* captured_fds,
+               const char** captured_paths, std::size_t capacity, std::size_t& captured_count, int& work_fd,
+               bool& pids_limited) {
   failed_at = "/";
   if (!own_pid_namespace) return EPERM;  // the view's /proc must be the namespace's own
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
@@ -222,14 +223,17 @@ int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, cons
         built = ::symlink(entry.link.c_str(), staged) == 0;
         break;
       case Kind::bind_directory:
-        built = (::mkdir(staged, 0755) == 0 || errno == EEXIST) && bind(entry.fd, staged, true) &&
+        // /sys without what is mounted under it (debugfs, tracefs, efivars, cgroups).
+        built = (::mkdir(staged, 0755) == 0 || errno == EEXIST) && bind(entry.fd, staged, entry.path != "/sys") &&
                 make_read_only(staged, true) == 0;
         break;
       case Kind::bind_file:
       case Kind::bind_device: {
         const int placeholder = ::open(staged, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        // Read-only devices too: their data still flows (a read-only mount does
+        // not stop writes to a device), but a root worker cannot chmod them.
         built = placeholder >= 0 && ::close(placeholder) == 0 && bind(entry.fd, staged, false) &&
-                (entry.kind == Kind::bind_device || make_read_only(staged, false) == 0);
+                make_read_only(staged, false) == 0;
         break;
       }
       case Kind::tmpfs:

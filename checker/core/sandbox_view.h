@@ -27,16 +27,16 @@ namespace kcheck {
 struct ViewEntry {
   enum class Kind { bind_directory, bind_file, bind_device, symlink, tmpfs, proc };
   Kind kind = Kind::bind_directory;
-  std::string path;     // where it appears in the view; for a bind also the host path it shows
-  std::string staged;   // where it is built before the view becomes the root
-  std::string link;     // symlink: its text; tmpfs: its mount options
+  std::string path;       // where it appears in the view; for a bind also the host path it shows
+  std::string staged;     // where it is built before the view becomes the root
+  std::string link;       // symlink: its text; tmpfs: its mount options
   bool captured = false;  // a shared tmpfs (/tmp, /var/tmp, /dev/shm): its files are counted after the run
   bool work = false;      // the scratch's work directory: its fullness is reported after the run
   int fd = -1;            // bind: the host path, opened before the staging tmpfs may hide it
 };
 
 struct ViewPlan {
-  std::string staging = "/tmp";  // the host directory the new root's tmpfs is mounted on
+  std::string staging = "/tmp";    // the host directory the new root's tmpfs is mounted on
   std::vector<ViewEntry> entries;  // a parent before whatever is mounted under it
 };
 
@@ -63,8 +63,8 @@ ViewPlan plan_view(const ViewLayout& layout);
 // namespace is then unusable and the caller must not run anything in it.
 // Keeps each captured tmpfs open in captured_fds (up to `capacity`) and the
 // work tmpfs in work_fd, for counting after the run.
-int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, const char*& failed_at,
-               int* captured_fds, const char** captured_paths, std::size_t capacity, std::size_t& captured_count,
-               int& work_fd, bool& pids_limited);
+int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, const char*& failed_at, int* captured_fds,
+               const char** captured_paths, std::size_t capacity, std::size_t& captured_count, int& work_fd,
+               bool& pids_limited);
 
 }  // namespace kcheck

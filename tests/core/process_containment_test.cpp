@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -287,6 +288,11 @@ TEST(HiddenView, OnlyTheSystemTheNamedPathsAndTheScratchAreThereTheRestOfTheHost
   std::ofstream(scratch / "input.txt") << "input\n";
   const fs::path host_tmp = fs::path("/tmp") / ("kcheck-view-test-" + std::to_string(::getpid()));
   std::ofstream(host_tmp) << "secret\n";
+  // A descriptor kcheck holds without close-on-exec (as a CI runner may hand it one).
+  const int opened = ::open(hidden.c_str(), O_RDONLY | O_DIRECTORY);
+  const int inherited = ::fcntl(opened, F_DUPFD, 10);  // above the result descriptor (3)
+  ::close(opened);
+  ASSERT_GE(inherited, 0);
   const ProcessEnd end =
       run_in_view("cat '" + (shown / "visible.txt").string() +
                       "'; cat ../input.txt; "
@@ -298,6 +304,9 @@ TEST(HiddenView, OnlyTheSystemTheNamedPathsAndTheScratchAreThereTheRestOfTheHost
                       "' || echo host-tmp-absent; "
                       "test -e /run || echo run-absent; test -e /root || echo root-absent; "
                       "test -e /etc/shadow || echo shadow-absent; test -c /dev/null && echo dev-null; "
+                      "test -e /dev/tty || echo no-tty; test -e /proc/self/fd/" +
+                      std::to_string(inherited) +
+                      " || echo fd-closed; "
                       "{ echo x > '" +
                       (shown / "written").string() +
                       "'; } 2>/dev/null || echo named-read-only; "
@@ -305,11 +314,13 @@ TEST(HiddenView, OnlyTheSystemTheNamedPathsAndTheScratchAreThereTheRestOfTheHost
                       "echo x > here && echo x > /tmp/t && pwd",
                   scratch, {shown});
   fs::remove(host_tmp);
+  ::close(inherited);
   ASSERT_TRUE(end.containment) << end.output;
   EXPECT_TRUE(end.containment->host_hidden) << end.containment->describe();
   EXPECT_EQ(end.exit_code, 0) << end.output;
   EXPECT_EQ(end.output,
             "shown\ninput\nsecret-absent\nhost-tmp-absent\nrun-absent\nroot-absent\nshadow-absent\ndev-null\n"
+            "no-tty\nfd-closed\n"
             "named-read-only\nscratch-read-only\n" +
                 (scratch / "work").string() + "\n");
   EXPECT_FALSE(fs::exists(shown / "written"));
@@ -358,6 +369,18 @@ TEST(HiddenView, ResultsComeBackOnAPipeAndTheLastCompleteRecordCounts) {
   EXPECT_TRUE(large.result_too_large);
   ASSERT_TRUE(large.result);
   EXPECT_EQ(*large.result, "small");
+  // A complete record after the oversized bytes stands.
+  const ProcessEnd after =
+      run_bounded({"sh", "-c", "head -c 5000 /dev/zero | tr '\\0' x >&3; printf '\\0after\\0' >&3"}, limits);
+  EXPECT_FALSE(after.result_too_large);
+  ASSERT_TRUE(after.result);
+  EXPECT_EQ(*after.result, "after");
+  // Past the timeout the last record still comes back: it says where the process was.
+  limits.timeout = std::chrono::milliseconds(1500);
+  const ProcessEnd hung = run_bounded({"sh", "-c", "printf '\\0running op\\0' >&3; sleep 60"}, limits);
+  EXPECT_TRUE(hung.timed_out);
+  ASSERT_TRUE(hung.result);
+  EXPECT_EQ(*hung.result, "running op");
 }
 
 TEST(HiddenView, VisibleRootsDropWhatTheSystemShowsAndWhatAnotherRootHolds) {
@@ -413,6 +436,12 @@ TEST(ProcessContainment, InForceIsDescribedForTheReport) {
   in_force.network_namespace = true;
   EXPECT_EQ(in_force.describe(),
             "PID namespace (nothing the worker starts outlives it); read-only outside its scratch directory; "
+            "writes to the shared temporary directories captured and reported; no network (a network namespace of "
+            "its own); process limit");
+  in_force.host_hidden = true;
+  EXPECT_EQ(in_force.describe(),
+            "PID namespace (nothing the worker starts outlives it); the rest of the machine hidden (only the system's "
+            "directories, the variant, Torch and Python, read-only; writes go to size-bounded temporary directories); "
             "writes to the shared temporary directories captured and reported; no network (a network namespace of "
             "its own); process limit");
 }
