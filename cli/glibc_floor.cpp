@@ -8,7 +8,7 @@
 //   entry point of an older glibc runs no constructors unless given an init
 //   function, which the 2.34 start file does not pass: this one is passed.
 // - pow: 2.29 (a faster pow with the same results); stat, fstat, lstat,
-//   fstat64: 2.33 (before, the __xstat family with a version argument);
+//   fstat64, fstatat: 2.33 (before, the __xstat family with a version argument);
 // - the pthread and dl functions that moved from libpthread and libdl into
 //   libc in 2.34 (same ABI; on an older glibc libpthread.so.0 and libdl.so.2
 //   define them, so kcheck keeps both as needed libraries): a jump to the
@@ -74,6 +74,7 @@ __asm__(".symver kcheck_xstat_2_2_5, __xstat@GLIBC_2.2.5");
 __asm__(".symver kcheck_fxstat_2_2_5, __fxstat@GLIBC_2.2.5");
 __asm__(".symver kcheck_lxstat_2_2_5, __lxstat@GLIBC_2.2.5");
 __asm__(".symver kcheck_fxstat64_2_2_5, __fxstat64@GLIBC_2.2.5");
+__asm__(".symver kcheck_fxstatat_2_4, __fxstatat@GLIBC_2.4");
 
 using EntryPoint = int (*)(int, char**, char**);
 using Initialiser = void (*)(int, char**, char**);
@@ -84,6 +85,7 @@ int kcheck_xstat_2_2_5(int version, const char* path, struct stat* status);
 int kcheck_fxstat_2_2_5(int version, int fd, struct stat* status);
 int kcheck_lxstat_2_2_5(int version, const char* path, struct stat* status);
 int kcheck_fxstat64_2_2_5(int version, int fd, struct stat64* status);
+int kcheck_fxstatat_2_4(int version, int directory, const char* path, struct stat* status, int flags);
 
 // What the linker and the C runtime's crti.o provide for the executable.
 extern Initialiser __init_array_start[] __attribute__((visibility("hidden")));
@@ -113,6 +115,9 @@ int __wrap_stat(const char* path, struct stat* status) { return kcheck_xstat_2_2
 int __wrap_fstat(int fd, struct stat* status) { return kcheck_fxstat_2_2_5(kStatVersion, fd, status); }
 int __wrap_lstat(const char* path, struct stat* status) { return kcheck_lxstat_2_2_5(kStatVersion, path, status); }
 int __wrap_fstat64(int fd, struct stat64* status) { return kcheck_fxstat64_2_2_5(kStatVersion, fd, status); }
+int __wrap_fstatat(int directory, const char* path, struct stat* status, int flags) {
+  return kcheck_fxstatat_2_4(kStatVersion, directory, path, status, flags);
+}
 
 char __wrap___libc_single_threaded = 0;
 

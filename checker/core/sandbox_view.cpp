@@ -136,7 +136,12 @@ ViewPlan plan_view(const ViewLayout& layout) {
       const fs::path target = fs::read_symlink(directory, error);
       if (!error) add(ViewEntry::Kind::symlink, directory, target.string());
     } else if (S_ISDIR(status.st_mode)) {
-      add(ViewEntry::Kind::bind_directory, directory);
+      // /sys without what is mounted under it (debugfs, tracefs, efivars,
+      // cgroups), which a root worker could read. Only where kcheck is root:
+      // inside a user namespace a mount may not be bound without the mounts
+      // it holds (EINVAL), and there those files are not the worker's to read.
+      add(ViewEntry::Kind::bind_directory, directory).recursive =
+          std::string_view(directory) != "/sys" || ::geteuid() != 0;
     }
   }
   for (const char* name : kEtcFiles) add_bind(std::string("/etc/") + name);
@@ -223,8 +228,7 @@ int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, cons
         built = ::symlink(entry.link.c_str(), staged) == 0;
         break;
       case Kind::bind_directory:
-        // /sys without what is mounted under it (debugfs, tracefs, efivars, cgroups).
-        built = (::mkdir(staged, 0755) == 0 || errno == EEXIST) && bind(entry.fd, staged, entry.path != "/sys") &&
+        built = (::mkdir(staged, 0755) == 0 || errno == EEXIST) && bind(entry.fd, staged, entry.recursive) &&
                 make_read_only(staged, true) == 0;
         break;
       case Kind::bind_file:

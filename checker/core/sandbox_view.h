@@ -32,6 +32,7 @@ struct ViewEntry {
   std::string link;       // symlink: its text; tmpfs: its mount options
   bool captured = false;  // a shared tmpfs (/tmp, /var/tmp, /dev/shm): its files are counted after the run
   bool work = false;      // the scratch's work directory: its fullness is reported after the run
+  bool recursive = true;  // bind_directory: with what is mounted under it
   int fd = -1;            // bind: the host path, opened before the staging tmpfs may hide it
 };
 
