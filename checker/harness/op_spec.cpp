@@ -89,7 +89,10 @@ std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> read_si
     if (!values) fail(source, &entry, "size '" + std::string(name.str()) + "' must be a table like {n = 7, d = 129}");
     std::map<std::string, std::int64_t> size;
     for (const auto& [variable, value] : *values) {
-      auto extent = value.value<std::int64_t>();
+      // Integers only: toml++ converts a float out of int64's range with
+      // undefined behaviour (found by fuzz_ops_spec).
+      const std::optional<std::int64_t> extent =
+          value.is_integer() ? std::optional<std::int64_t>(value.as_integer()->get()) : std::nullopt;
       if (!extent || *extent <= 0)
         fail(source, &value, "size variable '" + std::string(variable.str()) + "' must be a positive integer");
       size[std::string(variable.str())] = *extent;

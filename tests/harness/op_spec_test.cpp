@@ -122,6 +122,14 @@ TEST(OpSpec, MistakesNameTheFileLineAndWhat) {
   EXPECT_NE(error_of("x = [").find("my-ops.toml:1"), std::string::npos);
   std::string no_tolerance = std::string(kSpec).replace(std::string(kSpec).find("bfloat16 = { rtol"), 8, "float16 ");
   EXPECT_NE(error_of(no_tolerance).find("no tolerance for bfloat16"), std::string::npos) << error_of(no_tolerance);
+  // A float size, in int64's range or far out of it (which toml++ converted
+  // with undefined behaviour; found by fuzz_ops_spec), is refused.
+  for (const char* extent : {"7.0", "7.7e38"}) {
+    std::string float_size =
+        std::string(kSpec).replace(std::string(kSpec).find("n = 3,"), 6, std::string("n = ") + extent + ",");
+    EXPECT_NE(error_of(float_size).find("size variable 'n' must be a positive integer"), std::string::npos)
+        << error_of(float_size);
+  }
 }
 
 TEST(OpSpec, BuiltInSpecsCoverEveryReferenceKernelOp) {
