@@ -140,6 +140,16 @@ struct ResultChannel {
   std::string pending;
   bool discarding = false;  // the record being read is past the bound: skipped to its end
 
+  // One read of what the pipe holds (it is ready); closes it at its end or on an error.
+  void read_once(std::array<char, 65536>& buffer, std::size_t bound, ProcessEnd& end) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n > 0) take(std::string_view(buffer.data(), static_cast<std::size_t>(n)), bound, end);
+    if (n == 0 || (n < 0 && errno != EINTR)) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+
   void take(std::string_view bytes, std::size_t bound, ProcessEnd& end) {
     for (std::size_t end_of_record = bytes.find('\0'); !bytes.empty(); end_of_record = bytes.find('\0')) {
       const std::string_view part = bytes.substr(0, end_of_record);
@@ -207,14 +217,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
       pollfd descriptors[2] = {{pipe_open ? pipe_fds[0] : -1, POLLIN, 0}, {results.fd, POLLIN, 0}};
       int ready = ::poll(descriptors, 2, i == 0 ? wait_ms : 0);
       if (ready <= 0) return;
-      if (descriptors[1].revents) {
-        const ssize_t n = ::read(results.fd, buffer.data(), buffer.size());
-        if (n > 0) results.take(std::string_view(buffer.data(), static_cast<std::size_t>(n)), limits.max_result, end);
-        if (n == 0 || (n < 0 && errno != EINTR)) {
-          ::close(results.fd);
-          results.fd = -1;
-        }
-      }
+      if (descriptors[1].revents) results.read_once(buffer, limits.max_result, end);
       if (!pipe_open || !descriptors[0].revents) continue;
       ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
@@ -253,10 +256,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   for (int chunk = 0; results.fd >= 0 && chunk < 4096; ++chunk) {
     pollfd descriptor{results.fd, POLLIN, 0};
     if (::poll(&descriptor, 1, 0) <= 0) break;
-    const ssize_t n = ::read(results.fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    results.take(std::string_view(buffer.data(), static_cast<std::size_t>(n)), limits.max_result, end);
+    results.read_once(buffer, limits.max_result, end);
   }
   if (results.fd >= 0) ::close(results.fd);
   // Descendants the child left behind in its group do not outlive the run
