@@ -14,8 +14,9 @@ note per benchmark result, a measured copy bandwidth, achieved bandwidth and
 speed-up for every result, the seed recorded, the baseline timed eager and
 under torch.compile (default mode); then again with --compile none, which
 must say so in every result instead of a compiled timing; and with --baseline
-pointing at a copy of that report whose medians are 100 times faster, which
-must give a KB002 warning for every result, exit status 0 (warnings do not
+pointing at a copy of that report whose medians are 100 times faster (no
+spread), which must give a KB002 warning for every result the rerun measured
+slower beyond its own noise (at least one), exit status 0 (warnings do not
 fail the gate) and 1 with --strict; and with a baseline 100 times slower,
 which must give no KB002 at all; nor a baseline twice as fast whose
 interquartile ranges are so wide that the two runs' middle halves overlap
@@ -62,13 +63,22 @@ def kcheck_json(kcheck, arguments, output):
     return done.returncode, json.loads(Path(output).read_text())
 
 
+def kcheck_json_against(kcheck, common, report, measured, scratch, name, timing):
+    """kcheck bench with --baseline: the first report, each result's (median, IQR) replaced by timing(median, IQR)."""
+    for result, (median, spread) in zip(report["dynamic"]["benchmarks"], measured):
+        result["median_us"], result["spread_us"] = timing(median, spread)
+    (scratch / f"{name}-baseline.json").write_text(json.dumps(report))
+    return kcheck_json(kcheck, common + ["--baseline", str(scratch / f"{name}-baseline.json")], scratch / f"{name}.json")
+
+
 def check_bench(kcheck, kernel_dir, scratch, python):
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
-    common = ["bench", kernel_dir, "--sizes", "small", "--samples", "3", "--seed", "7", "--python", python]
-    status, report = kcheck_json(kcheck, common + ["--compile", "default"], scratch / "bench.json")
+    common = ["bench", kernel_dir, "--sizes", "small", "--seed", "7", "--python", python]
+    status, report = kcheck_json(kcheck, common + ["--samples", "3", "--compile", "default"], scratch / "bench.json")
     # The reruns compare medians only: compiling again would add minutes and prove nothing new.
-    common += ["--compile", "none"]
+    # Seven samples, so one preempted sample on a loaded machine does not widen the IQR.
+    common += ["--samples", "7", "--compile", "none"]
     if status != 0:
         fail(f"bench exit status {status}: {report['findings']}")
     dynamic = report["dynamic"]
@@ -103,12 +113,7 @@ def check_bench(kcheck, kernel_dir, scratch, python):
     measured = [(result["median_us"], result["spread_us"]) for result in dynamic["benchmarks"]]
 
     def against(name, timing):
-        """kcheck bench with --baseline: this report, each result's (median, IQR) replaced by timing(median, IQR)."""
-        for result, (median, spread) in zip(dynamic["benchmarks"], measured):
-            result["median_us"], result["spread_us"] = timing(median, spread)
-        (scratch / f"{name}-baseline.json").write_text(json.dumps(report))
-        status, rerun = kcheck_json(kcheck, common + ["--baseline", str(scratch / f"{name}-baseline.json")],
-                                    scratch / f"{name}.json")
+        status, rerun = kcheck_json_against(kcheck, common, report, measured, scratch, name, timing)
         return status, [f for f in rerun["findings"] if f["code"] == "KB002"]
 
     status, regressions = against("slow", lambda median, spread: (median * 100, spread))
@@ -123,12 +128,21 @@ def check_bench(kcheck, kernel_dir, scratch, python):
     status, regressions = against("noisy", lambda median, spread: (median / 2, median * 10))
     if status != 0 or regressions:
         fail(f"slower only within the noise: status {status}, findings {regressions}")
-    status, regressions = against("fast", lambda median, spread: (median / 100, spread))
-    if status != 0 or len(regressions) != len(results):
-        fail(f"status {status}, {len(regressions)} KB002 for {len(results)} results")
-    status, _ = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json"), "--strict"],
-                            scratch / "strict.json")
-    if status != 1:
+    # A baseline 100 times faster with no spread: every op is a regression unless
+    # the rerun's own samples are that noisy (a loaded CI machine preempting a
+    # microsecond op). The rule's judgement is checked against the rerun's own
+    # numbers, and at least one op must be judged slower, so the test can fail.
+    status, fast = kcheck_json_against(kcheck, common, report, measured, scratch, "fast",
+                                       lambda median, spread: (median / 100, 0))
+    regressions = [f for f in fast["findings"] if f["code"] == "KB002"]
+    beyond_noise = [r for r, (median, _) in zip(fast["dynamic"]["benchmarks"], measured)
+                    if r["median_us"] - r["spread_us"] / 2 > median / 100]
+    if status != 0 or not beyond_noise or len(regressions) != len(beyond_noise):
+        fail(f"status {status}, {len(regressions)} KB002 for {len(beyond_noise)} of {len(results)} results "
+             f"slower beyond the noise")
+    status, strict = kcheck_json(kcheck, common + ["--baseline", str(scratch / "fast-baseline.json"), "--strict"],
+                                 scratch / "strict.json")
+    if status != 1 or not [f for f in strict["findings"] if f["code"] == "KB002"]:
         fail(f"--strict with regressions exits {status}")
     print(f"ok: {len(results)} results, copy bandwidth {dynamic['devices'][0]['copy_bandwidth_gbs']:.1f} GB/s")
 
