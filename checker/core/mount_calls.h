@@ -44,6 +44,22 @@ inline int make_read_only(const char* path, bool recursive) {
   return set_mount_attributes(path, recursive ? AT_RECURSIVE : 0, read_only);
 }
 
+// The mount whose root descriptor `fd` holds (an O_PATH descriptor opened
+// after the mount) read-only: no path is looked up again.
+inline int make_read_only_at(int fd, bool recursive) {
+#ifdef SYS_mount_setattr
+  MountAttributes read_only;
+  read_only.attr_set = MOUNT_ATTR_RDONLY;
+  return static_cast<int>(::syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+                                    &read_only, sizeof read_only));
+#else
+  (void)fd;
+  (void)recursive;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 inline int make_writable(const char* path) {
   MountAttributes writable;
   writable.attr_clr = MOUNT_ATTR_RDONLY;

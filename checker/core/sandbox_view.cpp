@@ -49,35 +49,120 @@ std::string without_trailing_slash(std::string path) {
   return path;
 }
 
-// Creates every missing directory above `path` (a staged path, inside the
-// staging tmpfs or a read-only bind, where creation fails with EROFS).
-bool make_parents(const char* path) {
-  char buffer[4096] = "";
+// The directory that will hold `path` (absolute, as the worker sees it),
+// made and opened one component at a time under `staging` without following
+// any link: a view path nested in a bind of a host directory (a scratch
+// directory inside the repository) could otherwise be led by a link there to
+// a place the bind was never meant to land. Returns an O_PATH descriptor of
+// the parent and sets `name` to the last component (inside `buffer`); -1 with
+// errno set when a component is missing and cannot be made, or is a link.
+int open_parent(int staging, const char* path, char (&buffer)[4096], const char*& name) {
+  buffer[0] = '\0';
   if (!append(buffer, sizeof buffer, path)) {
     errno = ENAMETOOLONG;
-    return false;
+    return -1;
   }
-  for (char* slash = std::strchr(buffer + 1, '/'); slash; slash = std::strchr(slash + 1, '/')) {
+  int parent = ::fcntl(staging, F_DUPFD_CLOEXEC, 0);
+  char* component = buffer;
+  while (*component == '/') ++component;
+  for (char* slash = std::strchr(component, '/'); parent >= 0 && slash; slash = std::strchr(component, '/')) {
     *slash = '\0';
-    const bool made = ::mkdir(buffer, 0755) == 0 || errno == EEXIST;
-    *slash = '/';
-    if (!made) return false;
+    int child = -1;
+    if (::mkdirat(parent, component, 0755) == 0 || errno == EEXIST)
+      child = ::openat(parent, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int saved = errno;
+    ::close(parent);
+    errno = saved;
+    parent = child;
+    component = slash + 1;
+    while (*component == '/') ++component;
   }
-  return true;
+  name = component;
+  return parent;
 }
 
-bool bind(int fd, const char* target, bool recursive) {
+// Opens `name` in `parent` without following a link: after a mount on it,
+// the mount's root.
+int open_placed(int parent, const char* name, int directory) {
+  return ::openat(parent, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | directory);
+}
+
+// Mounts on the entry `target` (an O_PATH descriptor) through its descriptor
+// path, so the kernel mounts on that very inode whatever a path would reach.
+bool mount_on(int target, const char* source, const char* type, unsigned long flags, const char* data) {
+  char path[32];
+  descriptor_path(target, path);
+  return ::mount(source, path, type, flags, data) == 0;
+}
+
+bool bind(int fd, int target, bool recursive) {
   char source[32];
   descriptor_path(fd, source);
-  return ::mount(source, target, nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) == 0;
+  return mount_on(target, source, nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr);
+}
+
+// Makes the mount now on `name` in `parent` read-only.
+bool placed_read_only(int parent, const char* name, bool recursive) {
+  const int mounted = open_placed(parent, name, 0);
+  const bool done = mounted >= 0 && make_read_only_at(mounted, recursive) == 0;
+  const int saved = errno;
+  if (mounted >= 0) ::close(mounted);
+  errno = saved;
+  return done;
 }
 
 // The namespace's own /proc at `staged`, its pid_max set (Linux 6.14+) and
 // what reaches beyond its processes read-only.
-bool mount_own_proc(const char* staged, const char* pid_max, bool& pids_limited) {
-  if (::mount("proc", staged, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return false;
+bool mount_own_proc(int target, const char* staged, const char* pid_max, bool& pids_limited) {
+  if (!mount_on(target, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr)) return false;
   pids_limited = limit_namespace_pids(staged, pid_max);
   return keep_proc_settings_read_only(staged);
+}
+
+// Places one entry of the view under the staging root (descriptor `staging`).
+// False with errno set when it could not be.
+bool place(const ViewEntry& entry, int staging, const char* pid_max, bool& pids_limited, int& opened) {
+  using Kind = ViewEntry::Kind;
+  char buffer[4096];
+  const char* name = nullptr;
+  const int parent = open_parent(staging, entry.path.c_str(), buffer, name);
+  if (parent < 0) return false;
+  bool built = false;
+  int target = -1;
+  const auto made = [&](mode_t mode) { return ::mkdirat(parent, name, mode) == 0 || errno == EEXIST; };
+  switch (entry.kind) {
+    case Kind::symlink:
+      built = ::symlinkat(entry.link.c_str(), parent, name) == 0;
+      break;
+    case Kind::bind_directory:
+      built = made(0755) && (target = open_placed(parent, name, O_DIRECTORY)) >= 0 &&
+              bind(entry.fd, target, entry.recursive) && placed_read_only(parent, name, true);
+      break;
+    case Kind::bind_file:
+    case Kind::bind_device: {
+      const int placeholder = ::openat(parent, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+      // Read-only devices too: their data still flows (a read-only mount does
+      // not stop writes to a device), but a root worker cannot chmod them.
+      built = placeholder >= 0 && ::close(placeholder) == 0 && (target = open_placed(parent, name, 0)) >= 0 &&
+              bind(entry.fd, target, false) && placed_read_only(parent, name, false);
+      break;
+    }
+    case Kind::tmpfs:
+      built = made(0755) && (target = open_placed(parent, name, O_DIRECTORY)) >= 0 &&
+              mount_on(target, "tmpfs", "tmpfs", MS_NOSUID | MS_NODEV, entry.link.c_str());
+      if (built && (entry.captured || entry.work))
+        opened = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      break;
+    case Kind::proc:
+      built = made(0555) && (target = open_placed(parent, name, O_DIRECTORY)) >= 0 &&
+              mount_own_proc(target, entry.staged.c_str(), pid_max, pids_limited);
+      break;
+  }
+  const int saved = errno;
+  if (target >= 0) ::close(target);
+  ::close(parent);
+  errno = built ? 0 : (saved ? saved : EIO);
+  return built;
 }
 
 }  // namespace
@@ -218,46 +303,29 @@ int build_view(ViewPlan& plan, bool own_pid_namespace, const char* pid_max, cons
   failed_at = plan.staging.c_str();
   if (::mount("tmpfs", plan.staging.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755") != 0)
     return errno;
+  const int staging = ::open(plan.staging.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (staging < 0) return errno;
   for (ViewEntry& entry : plan.entries) {
     failed_at = entry.path.c_str();
-    const char* staged = entry.staged.c_str();
-    if (!make_parents(staged)) return errno;
-    bool built = false;
-    switch (entry.kind) {
-      case Kind::symlink:
-        built = ::symlink(entry.link.c_str(), staged) == 0;
-        break;
-      case Kind::bind_directory:
-        built = (::mkdir(staged, 0755) == 0 || errno == EEXIST) && bind(entry.fd, staged, entry.recursive) &&
-                make_read_only(staged, true) == 0;
-        break;
-      case Kind::bind_file:
-      case Kind::bind_device: {
-        const int placeholder = ::open(staged, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-        // Read-only devices too: their data still flows (a read-only mount does
-        // not stop writes to a device), but a root worker cannot chmod them.
-        built = placeholder >= 0 && ::close(placeholder) == 0 && bind(entry.fd, staged, false) &&
-                make_read_only(staged, false) == 0;
-        break;
-      }
-      case Kind::tmpfs:
-        built = (::mkdir(staged, 0755) == 0 || errno == EEXIST) &&
-                ::mount("tmpfs", staged, "tmpfs", MS_NOSUID | MS_NODEV, entry.link.c_str()) == 0;
-        if (built && entry.captured && captured_count < capacity) {
-          captured_fds[captured_count] = ::open(staged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-          captured_paths[captured_count] = entry.path.c_str();
-          if (captured_fds[captured_count] >= 0) ++captured_count;
-        }
-        if (built && entry.work) work_fd = ::open(staged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        break;
-      case Kind::proc:
-        built = (::mkdir(staged, 0555) == 0 || errno == EEXIST) && mount_own_proc(staged, pid_max, pids_limited);
-        break;
-    }
+    int opened = -1;
+    const bool built = place(entry, staging, pid_max, pids_limited, opened);
+    const int error = errno;
     if (entry.fd >= 0) ::close(entry.fd);
     entry.fd = -1;
-    if (!built) return errno ? errno : EIO;
+    if (!built) {
+      ::close(staging);
+      return error;
+    }
+    if (opened >= 0 && entry.captured && captured_count < capacity) {
+      captured_fds[captured_count] = opened;
+      captured_paths[captured_count++] = entry.path.c_str();
+    } else if (opened >= 0 && entry.work) {
+      work_fd = opened;
+    } else if (opened >= 0) {
+      ::close(opened);
+    }
   }
+  ::close(staging);
   failed_at = "the new root (pivot_root)";
   if (::chdir(plan.staging.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0) return errno;
   if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) return errno;

@@ -389,10 +389,10 @@ TEST(HiddenView, VisibleRootsDropWhatTheSystemShowsAndWhatAnotherRootHolds) {
             (std::vector<std::string>{"/opt/a", "/srv/y", "/tmp/k"}));
 }
 
-// Where a path of the view cannot be shown, nothing runs (fail closed): here
-// a visible directory whose path fits the machine's limit but not once it is
-// placed under the staging root.
-TEST(HiddenView, AViewThatCannotBeBuiltRunsNothingAndSaysWhy) {
+// Each path of the view is placed one directory at a time, so a visible
+// directory whose path fits the machine's limit but not once it is put under
+// the staging root is still shown (it used to fail with ENAMETOOLONG).
+TEST(HiddenView, APathAsLongAsTheMachineAllowsIsShown) {
   if (const std::string why = sandbox_unavailable(); !why.empty()) GTEST_SKIP() << why;
   fs::path deep = scratch_dir("deep");
   while (deep.string().size() < 4093) {
@@ -401,10 +401,32 @@ TEST(HiddenView, AViewThatCannotBeBuiltRunsNothingAndSaysWhy) {
   }
   ASSERT_EQ(deep.string().size(), 4093u);
   fs::create_directories(deep);
-  const ProcessEnd end = run_in_view("echo ran", scratch_dir("scratch"), {deep});
+  std::ofstream(deep / "x") << "deep\n";
+  const ProcessEnd end = run_in_view("cd '" + deep.string() + "' && cat x", scratch_dir("scratch"), {deep});
+  EXPECT_TRUE(end.started);
+  EXPECT_EQ(end.output, "deep\n");
+}
+
+// Issue #28: a view path nested in a bind of a host directory is placed
+// without following links. Here the scratch directory is named through a link
+// inside a visible directory (as a repository could hold one); the old code
+// followed it and mounted the scratch at the link's target (in the keeper's
+// mount namespace), and the worker failed later, for another reason.
+// Now the view cannot be built, so nothing runs (fail closed); the refusal
+// names the path, and the link's target is untouched.
+TEST(HiddenView, ALinkInsideAShownDirectoryIsNeverFollowedToPlaceAMount) {
+  if (const std::string why = sandbox_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path shown = scratch_dir("shown-with-link");
+  const fs::path elsewhere = scratch_dir("link-target");
+  fs::create_directories(elsewhere / "scratch" / "work");
+  fs::create_symlink(elsewhere, shown / "link");
+  const ProcessEnd end = run_in_view("echo ran", shown / "link" / "scratch", {shown});
   EXPECT_FALSE(end.started);
   EXPECT_EQ(end.output.find("ran"), std::string::npos) << end.output;
-  EXPECT_NE(end.output.find("in the sandbox: File name too long"), std::string::npos) << end.output;
+  EXPECT_NE(end.output.find((shown / "link" / "scratch").string() + " in the sandbox: Not a directory"),
+            std::string::npos)
+      << end.output;
+  EXPECT_TRUE(fs::is_empty(elsewhere / "scratch" / "work"));
 }
 
 TEST(ProcessContainment, OnlyDeviceThreadLocaleAndLibraryVariablesArePassedOn) {
