@@ -4,25 +4,21 @@ namespace kcheck {
 
 namespace {
 
-// The policy the repository names. A file of its own is read only now that it
-// applies; it is named as the repository's (it cannot pass for an embedded
-// one), and it cannot grant the repository more than the caller's policy does.
-Policy repository_policy(const SuppressionConfig& config, const Policy& given) {
+// The policy the repository names, or nothing where it cannot be used (KC007
+// reports why, and the caller's policy judges). A file of its own is named as
+// the repository's (it cannot pass for an embedded one), and it cannot grant
+// the repository more than the caller's policy does.
+std::optional<Policy> repository_policy(const SuppressionConfig& config, const Policy& given) {
   const RepositorySettings& settings = config.settings;
-  const std::string where = config.file + ":" + std::to_string(settings.policy_line);
-  try {
-    const std::optional<std::string> file_text = read_repository_policy(config);
-    if (!file_text) return load_policy(settings.policy);
-    Policy policy = parse_policy(*file_text, settings.policy);
-    // Never the name the file gives itself: a file that calls itself "hub"
-    // must not read as the Hub's policy in a report (issue #28 item 9).
-    policy.name = "custom policy " + settings.policy + " (the repository's)";
-    policy.source = where + ": " + settings.policy;
-    policy.suppression_code_prefixes_allowed = given.suppression_code_prefixes_allowed;
-    return policy;
-  } catch (const PolicyError& error) {
-    throw PolicyError(where + ": policy '" + settings.policy + "': " + error.what());
-  }
+  if (!config.policy_problem.empty()) return std::nullopt;
+  if (!config.own_policy) return load_policy(settings.policy);  // an embedded policy's name
+  Policy policy = *config.own_policy;
+  // Never the name the file gives itself: a file that calls itself "hub"
+  // must not read as the Hub's policy in a report (issue #28 item 9).
+  policy.name = "custom policy " + settings.policy + " (the repository's)";
+  policy.source = config.file + ":" + std::to_string(settings.policy_line) + ": " + settings.policy;
+  policy.suppression_code_prefixes_allowed = given.suppression_code_prefixes_allowed;
+  return policy;
 }
 
 }  // namespace
@@ -32,7 +28,7 @@ Policy policy_for_repository(const std::filesystem::path& repository_root, const
   if (!options.apply_repository_suppressions || options.policy_from_command_line) return given;
   const std::optional<SuppressionConfig> config = load_suppressions(repository_root);
   if (!config || config->settings.policy.empty()) return given;
-  return repository_policy(*config, given);
+  return repository_policy(*config, given).value_or(given);
 }
 
 SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& policy, const AuditOptions& options,

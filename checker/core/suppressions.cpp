@@ -229,6 +229,35 @@ SuppressionConfig parse_suppressions(std::string_view toml_text, const std::stri
   return config;
 }
 
+namespace {
+
+// Reads and checks the policy file the settings name (`policy =
+// "policies/ours.toml"`) as the config itself is read: inside the repository,
+// bounded. An embedded policy's name needs nothing; what cannot be used is
+// `policy_problem`, naming the config's file and line.
+void read_own_policy(SuppressionConfig& config) {
+  const RepositorySettings& settings = config.settings;
+  const std::vector<std::string> embedded = embedded_policy_names();
+  if (settings.policy.empty() || std::find(embedded.begin(), embedded.end(), settings.policy) != embedded.end()) return;
+  const std::string where =
+      config.file + ":" + std::to_string(settings.policy_line) + ": policy '" + settings.policy + "': ";
+  std::string problem;
+  const std::optional<std::string> text =
+      read_inside_repository(config.repository_root, config.repository_root / settings.policy, problem);
+  if (!text) {
+    config.policy_problem =
+        where + (problem.empty() ? "neither an embedded policy nor a file of the repository" : problem);
+    return;
+  }
+  try {
+    config.own_policy = parse_policy(*text, settings.policy);
+  } catch (const PolicyError& error) {
+    config.policy_problem = where + error.what();
+  }
+}
+
+}  // namespace
+
 std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_root) {
   for (std::string_view name : {kConfigFile, kPyproject}) {
     fs::path file = repository_root / name;
@@ -254,24 +283,10 @@ std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_ro
     if (name == kPyproject && config.entries.empty() && config.settings.empty())
       return std::nullopt;  // no [tool.kcheck]
     config.repository_root = repository_root;
+    read_own_policy(config);
     return config;
   }
   return std::nullopt;
-}
-
-std::optional<std::string> read_repository_policy(const SuppressionConfig& config) {
-  const RepositorySettings& settings = config.settings;
-  const std::vector<std::string> embedded = embedded_policy_names();
-  if (settings.policy.empty() || std::find(embedded.begin(), embedded.end(), settings.policy) != embedded.end())
-    return std::nullopt;
-  std::string problem;
-  std::optional<std::string> text =
-      read_inside_repository(config.repository_root, config.repository_root / settings.policy, problem);
-  if (!text)
-    fail(config.file, settings.policy_line,
-         "policy '" + settings.policy +
-             "': " + (problem.empty() ? "neither an embedded policy nor a file of the repository" : problem));
-  return text;
 }
 
 bool switches_off_config_rules(std::string_view code) {

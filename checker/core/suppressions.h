@@ -9,6 +9,7 @@
 
 #include "checker/core/audit_deadline.h"
 #include "checker/core/finding.h"
+#include "checker/core/policy.h"
 
 namespace kcheck {
 
@@ -53,6 +54,15 @@ struct SuppressionConfig {
   // too large, not TOML, a key kcheck does not know): then nothing of it is
   // applied and KC007 says so; "" when it was read.
   std::string unusable;
+  // The policy file `policy = "..."` names, read (bounded, inside the
+  // repository) and checked as the config is loaded, so judging reads no file.
+  // Set when the settings name a file and it could be used.
+  std::optional<Policy> own_policy;
+  // Why the policy `policy = "..."` names cannot be used (no such embedded
+  // policy or file, a link out of the repository, not a valid policy); ""
+  // when it can. The audit then judges with the caller's policy and KC007
+  // reports this as an error (issue #28).
+  std::string policy_problem;
 };
 
 // A config file that exists but cannot be used (not TOML, wrong shapes, unknown
@@ -75,12 +85,6 @@ std::optional<SuppressionConfig> load_suppressions(const std::filesystem::path& 
 
 // The same from text already read; `file_name` says which of the two it is.
 SuppressionConfig parse_suppressions(std::string_view toml_text, const std::string& file_name);
-
-// The text of the policy file the settings name (`policy = "policies/ours.toml"`),
-// read as the config is: inside the repository, bounded; nullopt for an
-// embedded policy's name or none. Throws SuppressionConfigError naming the
-// config's file and line. Read only where the settings are applied.
-std::optional<std::string> read_repository_policy(const SuppressionConfig& config);
 
 // Whether an `ignore` code would switch off KC006 or KC007, the rules that
 // judge the config itself: a repository's config cannot do that.

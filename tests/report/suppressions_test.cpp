@@ -497,31 +497,43 @@ TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
   std::ofstream(file / "policies" / "ours.toml") << ours;
   EXPECT_EQ(audit_json(file, "", 0)["policy"]["name"], "custom policy policies/ours.toml (the repository's)");
 
+  // A policy that cannot be used is KC007, an error, and the audit goes on
+  // with the caller's policy (issue #28): never exit 2 for the upload's file.
+  auto policy_errors = [](const nlohmann::json& report) {
+    std::vector<std::string> messages;
+    for (const SeverityAndMessage& finding : severities_and_messages_of(report, "KC007"))
+      if (finding.first == "error") messages.push_back(finding.second);
+    return messages;
+  };
   fs::path outside = repository_with_config("kcheck.toml", "policy = \"../outside.toml\"\n");
   std::ofstream(outside.parent_path() / "outside.toml") << *find_embedded_file("rules/policies/hub.toml");
-  RunResult run = kcheck(shell_quoted(outside));
-  EXPECT_EQ(run.exit_code, 2) << run.out;
-  EXPECT_NE(run.err.find("kcheck.toml:1: policy '../outside.toml': outside the repository; not read"),
-            std::string::npos)
-      << run.err;
+  nlohmann::json escaped = audit_json(outside, "", 1);
+  EXPECT_EQ(escaped["policy"]["name"], "hub");
+  EXPECT_EQ(policy_errors(escaped),
+            (std::vector<std::string>{"kcheck.toml:1: policy '../outside.toml': outside the repository; not read; "
+                                      "the audit judges with the hub policy instead"}));
+  EXPECT_EQ(codes_of(escaped, "KL"), (std::vector<std::string>{"KL005", "KL005"})) << "the rest of the audit runs";
   fs::remove(outside / "kcheck.toml");
   fs::create_symlink(outside.parent_path() / "outside.toml", outside / "linked.toml");
   std::ofstream(outside / "kcheck.toml") << "policy = \"linked.toml\"\n";
-  RunResult linked = kcheck(shell_quoted(outside));
-  EXPECT_EQ(linked.exit_code, 2) << linked.out;
-  EXPECT_NE(linked.err.find("kcheck.toml:1: policy 'linked.toml': a link that leaves the repository; not read"),
-            std::string::npos)
-      << linked.err;
-  // Where the settings are not applied, the policy file is not even read.
+  EXPECT_EQ(policy_errors(audit_json(outside, "--policy hub-legacy", 0)), std::vector<std::string>{})
+      << "a --policy given wins, and the repository's is not judged";
+  EXPECT_EQ(policy_errors(audit_json(outside, "", 1)),
+            (std::vector<std::string>{"kcheck.toml:1: policy 'linked.toml': a link that leaves the repository; not "
+                                      "read; the audit judges with the hub policy instead"}));
+  // Where the settings are not applied, the policy is only noted as not applied.
   EXPECT_EQ(kcheck("--security --format json " + shell_quoted(outside)).exit_code, 0);
   std::ofstream(outside / "kcheck.toml") << "policy = \"missing.toml\"\n";
   EXPECT_EQ(kcheck("--no-repo-config " + shell_quoted(outside)).exit_code, 0);
-  RunResult missing = kcheck(shell_quoted(outside));
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(
-      missing.err.find("kcheck.toml:1: policy 'missing.toml': neither an embedded policy nor a file of the repository"),
-      std::string::npos)
-      << missing.err;
+  EXPECT_EQ(policy_errors(audit_json(outside, "", 1)),
+            (std::vector<std::string>{"kcheck.toml:1: policy 'missing.toml': neither an embedded policy nor a file "
+                                      "of the repository; the audit judges with the hub policy instead"}));
+  std::ofstream(outside / "broken.toml") << "name = [\n";
+  std::ofstream(outside / "kcheck.toml") << "policy = \"broken.toml\"\n";
+  const std::vector<std::string> broken = policy_errors(audit_json(outside, "", 1));
+  ASSERT_EQ(broken.size(), 1u);
+  EXPECT_TRUE(broken[0].starts_with("kcheck.toml:1: policy 'broken.toml': ")) << broken[0];
+  EXPECT_TRUE(broken[0].ends_with("; the audit judges with the hub policy instead")) << broken[0];
 }
 
 // A repository's own policy file names itself as the repository's (it cannot

@@ -87,6 +87,13 @@ class SuppressionNotApplied final : public Rule {
         why = "the rules that judge " + file + " itself (KC006, KC007) always run";
       if (!why.empty()) not_applied(code.line, std::string(key) + " \"" + code.code + "\"", why);
     };
+    // A policy that cannot be used: judged with the caller's policy instead,
+    // an error (the repository's own gate is not what it asked for).
+    if (trust.repository_config_applied && !context.options.policy_from_command_line &&
+        !tree.suppressions->policy_problem.empty())
+      sink.report(
+          Severity::error, config_file_place(tree, settings.policy_line),
+          tree.suppressions->policy_problem + "; the audit judges with the " + context.policy.name + " policy instead");
     if (!trust.repository_config_applied) {
       const std::string why = why_setting_not_applied("", trust);
       if (!settings.policy.empty()) not_applied(settings.policy_line, "policy = \"" + settings.policy + "\"", why);
@@ -120,6 +127,9 @@ note names each of them with the reason:
 - An entry that matched no finding of the rules that ran is reported too
   (like ruff's RUF100): the finding it was written for is gone, or its path
   never matches; remove it.
+- A `policy` that cannot be used (neither an embedded policy nor a file of
+  the repository, a link out of it, not a valid policy file) is an error; the
+  audit judges with the caller's policy (hub unless --policy says otherwise).
 - The same holds for the repository's settings (policy, select, the codes of
   `ignore`, strict): under --security or --no-repo-config each is named and
   not applied; a code that names no rule is an error; an `ignore` code wider
