@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "checker/core/executable_search.h"
+#include "checker/core/scratch_usage.h"
 
 extern char** environ;
 
@@ -93,11 +94,11 @@ pid_t spawn_in_process_group(const std::vector<std::string>& program_argv, int o
   return -1;
 }
 
-// Past the timeout: a contained process's keeper is asked to kill everything
+// Past the timeout (or the scratch bound): a contained process's keeper is asked to kill everything
 // its worker started and report; one that does not answer within a few
 // seconds is killed with its group (and, in a PID namespace, everything in
 // it; outside one, the worker's own group too, as the keeper reported it).
-void kill_at_timeout(pid_t pid, int report_fd, KeeperReport* report, int& status) {
+void stop_everything(pid_t pid, int report_fd, KeeperReport* report, int& status) {
   if (report) {
     const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (std::chrono::steady_clock::now() < grace) {
@@ -206,6 +207,11 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
   }
   end.started = true;
 
+  // A hidden view bounds the working directory with a tmpfs; anything else
+  // that lets the process write to the host's scratch is measured instead.
+  std::optional<ScratchWatch> scratch_watch;
+  if (contained)
+    scratch_watch.emplace(limits.containment->scratch, limits.containment->work_bytes, limits.containment->work_files);
   const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
   std::array<char, 65536> buffer{};
   bool pipe_open = true;
@@ -237,7 +243,7 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       end.timed_out = true;
-      kill_at_timeout(pid, start.report_fd, contained ? &keeper_report : nullptr, status);
+      stop_everything(pid, start.report_fd, contained ? &keeper_report : nullptr, status);
       break;
     }
     if (pipe_open || results.fd >= 0)
@@ -247,6 +253,11 @@ ProcessEnd run_bounded(const std::vector<std::string>& argv, const ProcessLimits
     // The child may have ended while a descendant it forked still holds the
     // pipe open: the run ends with the child, not with the pipe.
     if (::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
+    if (!reaped && scratch_watch && scratch_watch->passed_bound(std::chrono::steady_clock::now())) {
+      end.scratch_overflow = scratch_watch->why();
+      stop_everything(pid, start.report_fd, &keeper_report, status);
+      break;
+    }
   }
   if (reaped) read_available(0, 64);  // what the child wrote last
   ::close(pipe_fds[0]);

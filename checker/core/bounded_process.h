@@ -23,6 +23,9 @@ struct ProcessEnd {
   int captured_writes = 0;           // contained: files it wrote in the captured shared directories (/tmp)
   std::string first_captured_write;  // the first of them
   std::string full;  // contained, host hidden: the writable tmpfs it filled ("/tmp", "its working directory")
+  // Contained where no tmpfs bounds its scratch (ScratchWatch): why it was
+  // stopped for writing past the bound there; "" when it was not.
+  std::string scratch_overflow;
   // With ProcessLimits::result_channel: the last complete record the process
   // wrote on descriptor 3 (records end with a NUL byte); none if it wrote none.
   std::optional<std::string> result;

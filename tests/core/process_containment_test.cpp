@@ -19,6 +19,7 @@
 
 #include "checker/core/bounded_process.h"
 #include "checker/core/sandbox_view.h"
+#include "checker/core/scratch_usage.h"
 
 namespace kcheck {
 namespace {
@@ -255,6 +256,52 @@ TEST_P(ContainedRun, WithNamespacesItHasNoNetworkNotEvenTheMachinesLoopback) {
       "socket.create_connection(s.getsockname()); print('own loopback')\"",
       scratch_dir("own"), GetParam());
   EXPECT_EQ(own.output, "own loopback\n");
+}
+
+// Issue #28: where no tmpfs bounds the scratch (no hidden view: here the
+// whole host read-only with a writable scratch, or the fallback without
+// namespaces), kcheck measures it and stops a process that writes past the
+// bound in files each under the size limit.
+TEST_P(ContainedRun, WritingPastTheScratchBoundInManyFilesStopsTheProcess) {
+  Containment containment;
+  containment.scratch = scratch_dir("bounded-scratch");
+  containment.file_size = 1u << 20;
+  containment.work_bytes = 2u << 20;
+  containment.namespaces = GetParam();
+  const ProcessEnd end = run_bounded(
+      {"sh", "-c", "for i in $(seq 1 64); do head -c 524288 /dev/zero > f$i; sleep 0.02; done; echo finished"},
+      {std::chrono::seconds(20), 64 * 1024, containment});
+  EXPECT_EQ(end.output.find("finished"), std::string::npos) << end.output;
+  EXPECT_TRUE(end.scratch_overflow.ends_with(
+      " entries to its scratch directory, past kcheck's bound of 2 MiB and 16384 entries"))
+      << end.scratch_overflow;
+  EXPECT_FALSE(end.timed_out);
+  EXPECT_LT(measure_scratch(containment.scratch, 1000).entries, 64u);
+  const ProcessEnd within = run_bounded({"sh", "-c", "head -c 524288 /dev/zero > f; sleep 0.5; echo finished"},
+                                        {std::chrono::seconds(20), 64 * 1024, containment});
+  EXPECT_EQ(within.output, "finished\n");
+  EXPECT_EQ(within.scratch_overflow, "");
+}
+
+TEST(ScratchUsage, CountsAllocatedBlocksNotLengthsAndStopsCountingPastTheBound) {
+  const fs::path scratch = scratch_dir("usage");
+  std::ofstream(scratch / "data", std::ios::binary) << std::string(1u << 20, 'x');
+  {
+    std::ofstream sparse(scratch / "sparse", std::ios::binary);
+    sparse.seekp((1u << 30) - 1);
+    sparse.put('x');
+  }
+  fs::create_directories(scratch / "sub");
+  std::ofstream(scratch / "sub" / "small") << "x";
+  fs::create_symlink("/usr", scratch / "link");  // not followed
+  const ScratchUsage usage = measure_scratch(scratch, 100);
+  EXPECT_TRUE(usage.complete);
+  EXPECT_EQ(usage.entries, 5u);
+  EXPECT_GE(usage.bytes, 1u << 20);
+  EXPECT_LT(usage.bytes, 2u << 20) << "the sparse gigabyte allocates one block";
+  const ScratchUsage cut = measure_scratch(scratch, 3);
+  EXPECT_FALSE(cut.complete);
+  EXPECT_EQ(cut.entries, 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(ProcessContainment, ContainedRun, ::testing::Values(true, false),

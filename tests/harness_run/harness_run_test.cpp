@@ -48,6 +48,7 @@ const std::vector<std::string> kCases = {"good",
                                          "fork_bomb_init",
                                          "setsid_daemon_init",
                                          "fill_disk_init",
+                                         "fill_scratch_init",
                                          "write_outside_init",
                                          "float32_only",
                                          "refuses_some_sizes"};
@@ -288,6 +289,16 @@ TEST_F(Harness, ASetsidDaemonDoesNotOutliveTheRunAndIsKD003) {
 }
 
 TEST_F(Harness, FillingTheDiskStopsAtTheFileSizeLimitAndIsKD001) { expect_one("fill_disk_init", "KD001", {"SIGXFSZ"}); }
+
+// Many files, each under the size limit: the hidden view's working directory
+// is a tmpfs of twice --worker-file-size (16 MiB here); the writes past it
+// fail, and the filled tmpfs is KD003.
+TEST_F(Harness, FillingTheWorkingDirectoryInManyFilesStopsAtItsBoundAndIsKD003) {
+  const std::optional<ContainmentInForce>& in_force = harness_run().facts("fill_scratch_init").worker.containment;
+  ASSERT_TRUE(in_force);
+  if (!in_force->host_hidden) GTEST_SKIP() << "no hidden view here: " << in_force->describe();
+  expect_one("fill_scratch_init", "KD003", {"the worker filled its working directory"});
+}
 
 TEST_F(Harness, AWriteOutsideTheScratchDirectoryIsRefusedOrCapturedAndIsKD003) {
   const std::optional<ContainmentInForce>& in_force = harness_run().facts("write_outside_init").worker.containment;

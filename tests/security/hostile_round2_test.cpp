@@ -304,6 +304,18 @@ TEST_F(HostileRound2, WithoutNamespacesRunFailsClosedUnlessNoSandboxIsGiven) {
   EXPECT_NE(anyway.exit_code, 2) << anyway.out << anyway.err;
   EXPECT_NE(anyway.out.find("contained: no PID namespace"), std::string::npos) << anyway.out;
   EXPECT_NE(anyway.out.find("the machine's network"), std::string::npos) << anyway.out;
+  // No tmpfs bounds the scratch there: kcheck measures it and stops a worker
+  // that writes past twice --worker-file-size in many files under it (issue #28).
+  const kcheck_test::RunResult filled = kcheck_test::run_command_in(
+      scratch_.path(), refused + "--no-sandbox --worker-file-size 1M " +
+                           kcheck_test::shell_quoted(fs::path(fixtures) / "fill_scratch_init"));
+  EXPECT_EQ(filled.exit_code, 1) << filled.out << filled.err;
+  EXPECT_NE(filled.out.find("KD003"), std::string::npos) << filled.out;
+  EXPECT_NE(filled.out.find(" entries to its scratch directory, past kcheck's bound of 2 MiB"), std::string::npos)
+      << filled.out;
+  EXPECT_NE(filled.out.find("kcheck measured it and stopped the worker"), std::string::npos) << filled.out;
+  EXPECT_EQ(filled.out.find("error   KD001"), std::string::npos)
+      << "the stop is explained, not a crash: " << filled.out;
 }
 
 // A listener on 127.0.0.1 (TCP or UDP) or an abstract Unix socket, non-blocking:

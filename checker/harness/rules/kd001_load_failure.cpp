@@ -13,7 +13,8 @@ class LoadFailure final : public Rule {
     for (const VariantFacts& variant : context.tree.variants) {
       if (!was_run(variant)) continue;
       const HarnessFacts& facts = *variant.harness;
-      if (facts.loaded || facts.worker.timed_out) continue;  // a hang is KD003
+      // A hang, and a stop for writing past the scratch bound, are KD003.
+      if (facts.loaded || facts.worker.timed_out || !facts.worker.scratch_overflow.empty()) continue;
       const std::string module = facts.module_relative_path;
       std::string message;
       if (!facts.load_error.empty())

@@ -35,6 +35,14 @@ std::string filled(const HarnessFacts& facts) {
          "and /dev/shm each); the writes past the bound failed and nothing reached the machine";
 }
 
+// Written past the bound where no tmpfs bounds the scratch (the subreaper
+// fallback of --no-sandbox): kcheck measured it and stopped the worker.
+std::string overflowed(const HarnessFacts& facts) {
+  return "the worker wrote " + facts.worker.scratch_overflow + " (from " + facts.module_relative_path +
+         "; twice --worker-file-size); no tmpfs bounds the scratch without namespaces, so kcheck measured it and "
+         "stopped the worker";
+}
+
 class CrashOrHang final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
@@ -50,6 +58,8 @@ class CrashOrHang final : public Rule {
       if (facts.worker.timed_out)
         sink.report(place, "the worker hung " + phase + facts.module_relative_path + " and was killed at the timeout" +
                                output_excerpt(facts.worker));
+      else if (!facts.worker.scratch_overflow.empty())
+        sink.report(place, overflowed(facts));
       else if (facts.loaded && facts.worker.signal != 0)
         sink.report(place, "the worker died of " + describe_signal(facts.worker.signal) + " " + phase +
                                facts.module_relative_path + output_excerpt(facts.worker));
@@ -88,7 +98,9 @@ left processes running when it ended (a fork or a `setsid()` daemon that
 would outlive the user's Python process), one that wrote outside its
 scratch directory (in /tmp, /var/tmp or /dev/shm, where kcheck captures
 writes; anywhere else they are refused), and one that filled the bounded
-space it may write in. Such a kernel hangs, corrupts
+space it may write in (or, without namespaces under --no-sandbox, where no
+file system bounds it, wrote more into its scratch directory than that bound:
+kcheck measures it every 0.2 s and stops the worker). Such a kernel hangs, corrupts
 memory, kills the user's Python process or leaves work running behind it.
 
 Fix: run the op under a debugger or sanitizer; do not block or loop in
