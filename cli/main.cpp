@@ -207,7 +207,11 @@ kcheck::Severity least_shown(const ReportArguments& arguments, kcheck::OutputFor
 
 kcheck::OutputFormat output_format(const ReportArguments& arguments) {
   auto format = kcheck::parse_output_format(arguments.format);
-  if (!format) throw std::invalid_argument("unknown --format '" + arguments.format + "'");
+  if (!format) {
+    std::string names;
+    for (const std::string& name : kcheck::output_format_names()) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("unknown --format '" + arguments.format + "' (one of " + names + ")");
+  }
   least_shown(arguments, *format);  // a bad --min-severity is refused before the work
   // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
   const bool structured = *format == kcheck::OutputFormat::json || *format == kcheck::OutputFormat::sarif ||
@@ -672,18 +676,65 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// The nearest of `candidates` to `word`, at most two edits away (or one it
+// starts), or "".
+std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string nearest;
+  std::size_t nearest_distance = 3;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < nearest_distance) nearest = candidate, nearest_distance = distance;
+  }
+  return nearest;
+}
+
 // `kcheck chek x`: a PATH that does not exist but is spelled like a command
 // is a mistyped command, not a missing kernel: what to say instead, or "".
 std::string mistyped_command(const CLI::App& app, const std::string& path) {
   std::error_code error;
   if (path.empty() || path.find('/') != std::string::npos || fs::exists(path, error)) return "";
-  std::string nearest;
-  std::size_t nearest_distance = 3;  // at most two edits away
-  for (const CLI::App* command : app.get_subcommands({})) {
-    const std::size_t distance = edit_distance(path, command->get_name());
-    if (distance < nearest_distance) nearest = command->get_name(), nearest_distance = distance;
-  }
+  std::vector<std::string> commands;
+  for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
+  const std::string nearest = nearest_word(path, commands);
   return nearest.empty() ? "" : "unknown command '" + path + "'; did you mean '" + nearest + "'?";
+}
+
+// `kcheck --stirct`: each argument spelled as an option that no command
+// takes, with the nearest one that exists (as cargo and ruff say it), or "".
+std::string unknown_options(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> known;
+  auto collect = [&known](const CLI::App& command) {
+    for (const CLI::Option* option : command.get_options()) {
+      for (const std::string& name : option->get_lnames()) known.push_back("--" + name);
+      for (const std::string& name : option->get_snames()) known.push_back("-" + name);
+    }
+  };
+  collect(app);
+  for (const CLI::App* command : app.get_subcommands({})) collect(*command);
+  std::string message;
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    if (argument == "--") break;
+    if (!argument.starts_with("-") || argument == "-") continue;
+    argument = argument.substr(0, argument.find('='));
+    if (std::find(known.begin(), known.end(), argument) != known.end()) continue;
+    if (!argument.starts_with("--") && argument.size() > 2) continue;  // -abc: short flags together
+    const std::string nearest = nearest_word(argument, known);
+    message += std::string(message.empty() ? "" : "; ") + "unknown option '" + argument + "'" +
+               (nearest.empty() ? " (`kcheck --help` lists them)" : "; did you mean '" + nearest + "'?");
+  }
+  return message;
+}
+
+// `kcheck check --help`: the options every command takes live on the
+// top-level app (each command falls through to it), so a command's help
+// lists them after its own.
+std::string shared_options_help(const CLI::App& app) {
+  const std::vector<const CLI::Option*> shared = app.get_options([](const CLI::Option* option) {
+    return option->nonpositional() && option->get_name() != "--help" && option->get_name() != "--version";
+  });
+  const CLI::Formatter formatter;
+  return formatter.make_group("Options every command takes", false, shared);
 }
 
 }  // namespace
@@ -787,14 +838,17 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     refuse_stray_path(app, *path_option);
   } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
+    const int status = app.exit(help);
+    if (!app.get_subcommands().empty()) std::cout << shared_options_help(app) << "\n";
+    return status;
   } catch (const CLI::CallForAllHelp& help) {
     return app.exit(help);
   } catch (const CLI::Success& success) {
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    const std::string mistyped = path_option->count() ? mistyped_command(app, path_option->results().front()) : "";
-    std::cerr << "kcheck: " << (mistyped.empty() ? error.what() : mistyped) << "\n";
+    std::string message = path_option->count() ? mistyped_command(app, path_option->results().front()) : "";
+    if (message.empty() && dynamic_cast<const CLI::ExtrasError*>(&error)) message = unknown_options(app, argc, argv);
+    std::cerr << "kcheck: " << (message.empty() ? error.what() : message) << "\n";
     return kExitUsage;
   }
   // The merged document is what array jobs collect (docs/scan.md): json unless --format says otherwise.

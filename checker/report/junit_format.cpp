@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "checker/report/report_view.h"
+
 namespace kcheck {
 
 namespace {
@@ -66,7 +68,7 @@ std::string finding_line(const Finding& finding) {
   std::string line =
       std::string(to_string(finding.severity)) + " " + finding.code + " " + (finding.file.empty() ? "." : finding.file);
   if (finding.location.line) line += ":" + std::to_string(finding.location.line);
-  if (!finding.location.json_pointer.empty()) line += " " + finding.location.json_pointer;
+  if (!finding.location.json_pointer.empty()) line += " " + readable_json_pointer(finding.location.json_pointer);
   if (!finding.location.symbol.empty()) line += " [" + finding.location.symbol + "]";
   line += ": " + finding.message;
   if (finding.suppressed) line += " (suppressed: " + finding.suppression_reason + ")";

@@ -61,8 +61,8 @@ std::string render_github(const Report& unsafe, const std::optional<fs::path>& r
     }
     std::string message = finding.message;
     if (!finding.location.symbol.empty()) message = "[" + finding.location.symbol + "] " + message;
-    out += "title=" + github_escaped(finding.code, true) + "::" + github_escaped(finding.code + " " + message, false) +
-           "\n";
+    // The code is the annotation's title; the message does not repeat it.
+    out += "title=" + github_escaped(finding.code, true) + "::" + github_escaped(message, false) + "\n";
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "checker/report/report_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -170,10 +171,49 @@ std::string plural(int count, std::string_view word) {
   return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
 }
 
+std::string readable_json_pointer(std::string_view pointer) {
+  if (pointer.empty()) return "";
+  if (pointer == "/") return ".";
+  std::string readable;
+  auto token_shown = [&readable](std::string token) {
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    const bool name = !token.empty() && !std::isdigit(static_cast<unsigned char>(token[0])) &&
+                      std::all_of(token.begin(), token.end(), [](char c) {
+                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+                      });
+    if (readable.empty() && !name) readable = ".";  // jq: .[0], .["a/b"] at the start
+    if (index) {
+      readable += "[" + token + "]";
+    } else if (name) {
+      readable += "." + token;
+    } else {
+      std::string quoted;
+      for (char c : token) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+      readable += "[\"" + quoted + "\"]";
+    }
+  };
+  std::size_t at = pointer.front() == '/' ? 1 : 0;
+  while (at <= pointer.size()) {
+    const std::size_t end = std::min(pointer.find('/', at), pointer.size());
+    std::string token;
+    for (std::size_t i = at; i < end; ++i) {
+      if (pointer[i] == '~' && i + 1 < end && (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
+        token += pointer[i + 1] == '0' ? '~' : '/';
+        ++i;
+      } else {
+        token += pointer[i];
+      }
+    }
+    token_shown(std::move(token));
+    at = end + 1;
+  }
+  return readable;
+}
+
 std::string finding_place(const Finding& finding) {
   std::string place = finding.file.empty() ? "." : finding.file;
   if (finding.location.line) place += ":" + std::to_string(finding.location.line);
-  if (!finding.location.json_pointer.empty()) place += " " + finding.location.json_pointer;
+  if (!finding.location.json_pointer.empty()) place += " " + readable_json_pointer(finding.location.json_pointer);
   if (!finding.location.symbol.empty()) place += " [" + finding.location.symbol + "]";
   return place;
 }

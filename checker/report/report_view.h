@@ -62,8 +62,14 @@ std::vector<OpBenchmarks> benchmarks_by_op(const std::vector<const BenchmarkResu
 // "3 errors", "1 note".
 std::string plural(int count, std::string_view word);
 
-// Where a finding applies, on one line: "file:line /pointer [symbol]".
+// Where a finding applies, on one line: "file:line .pointer [symbol]".
 std::string finding_place(const Finding& finding);
+
+// A JSON pointer as a reader of the JSON file finds the place (jq's path
+// syntax): "/digest/files/layers~1__init__.py" is
+// `.digest.files["layers/__init__.py"]`, "/kernels/0" `.kernels[0]`. The
+// machine formats (JSON, SARIF) keep the pointer itself.
+std::string readable_json_pointer(std::string_view pointer);
 
 // The finding's file as a reader finds it: relative to `relative_to` (where
 // kcheck ran, the repository root) when the file lies below it, else the

@@ -46,7 +46,7 @@ class TextWriter {
     line << "  " << paint(severity, colour_of(finding.severity)) << std::string(8 - severity.size(), ' ')
          << bold(finding.code) << "  " << shown_path(finding);
     if (finding.location.line) line << ":" << finding.location.line;
-    if (!finding.location.json_pointer.empty()) line << " " << finding.location.json_pointer;
+    if (!finding.location.json_pointer.empty()) line << " " << readable_json_pointer(finding.location.json_pointer);
     if (!finding.location.symbol.empty()) line << " [" << finding.location.symbol << "]";
     line << "\n          " << finding.message;
     if (finding.suppressed) line << " (suppressed: " << finding.suppression_reason << ")";

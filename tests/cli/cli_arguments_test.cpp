@@ -69,7 +69,8 @@ TEST(CliRules, TheMarkdownCatalogueHasASectionForEveryRule) {
 TEST(CliRules, AnUnknownFormatIsRefusedAndNothingIsListed) {
   const RunResult result = kcheck("rules --format yaml");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err, "kcheck: unknown --format 'yaml'\n");
+  EXPECT_EQ(result.err,
+            "kcheck: unknown --format 'yaml' (one of text, json, sarif, junit, markdown, html, github, concise)\n");
   EXPECT_EQ(result.out, "");
 }
 
@@ -205,7 +206,8 @@ TEST(CliArguments, RunAndBenchRefuseBadSettingsBeforeLoadingAnything) {
       {"bench --samples 0" + tree, "kcheck: --samples must be at least 1\n"},
       {"bench --regression-threshold -5" + tree, "kcheck: --regression-threshold must be >= 0\n"},
       {"bench --compile-timeout 0" + tree, "kcheck: --compile-timeout must be above 0\n"},
-      {"run --format yaml" + tree, "kcheck: unknown --format 'yaml'\n"},
+      {"run --format yaml" + tree,
+       "kcheck: unknown --format 'yaml' (one of text, json, sarif, junit, markdown, html, github, concise)\n"},
       {"run --select QQ" + tree, "kcheck: no rule code matches 'QQ' (see `kcheck rules`)\n"},
   };
   for (const auto& c : cases) {
