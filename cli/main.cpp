@@ -14,6 +14,7 @@
 #include "checker/audit/audit.h"
 #include "checker/audit/repository_settings.h"
 #include "checker/core/display_text.h"
+#include "checker/core/spelling.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/harness/dynamic_audit.h"
@@ -660,34 +661,6 @@ void refuse_stray_path(const CLI::App& app, const CLI::Option& path) {
   throw CLI::ExtrasError(commands.front()->get_name(), path.results());
 }
 
-// Edits (insert, delete, replace) between two short words.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// The nearest of `candidates` to `word`, at most two edits away (or one it
-// starts), or "".
-std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
-  std::string nearest;
-  std::size_t nearest_distance = 3;
-  for (const std::string& candidate : candidates) {
-    const std::size_t distance = edit_distance(word, candidate);
-    if (distance < nearest_distance) nearest = candidate, nearest_distance = distance;
-  }
-  return nearest;
-}
-
 // `kcheck chek x`: a PATH that does not exist but is spelled like a command
 // is a mistyped command, not a missing kernel: what to say instead, or "".
 std::string mistyped_command(const CLI::App& app, const std::string& path) {
@@ -695,7 +668,7 @@ std::string mistyped_command(const CLI::App& app, const std::string& path) {
   if (path.empty() || path.find('/') != std::string::npos || fs::exists(path, error)) return "";
   std::vector<std::string> commands;
   for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
-  const std::string nearest = nearest_word(path, commands);
+  const std::string nearest = kcheck::nearest_spelling(path, commands);
   return nearest.empty() ? "" : "unknown command '" + path + "'; did you mean '" + nearest + "'?";
 }
 
@@ -719,7 +692,7 @@ std::string unknown_options(const CLI::App& app, int argc, char** argv) {
     argument = argument.substr(0, argument.find('='));
     if (std::find(known.begin(), known.end(), argument) != known.end()) continue;
     if (!argument.starts_with("--") && argument.size() > 2) continue;  // -abc: short flags together
-    const std::string nearest = nearest_word(argument, known);
+    const std::string nearest = kcheck::nearest_spelling(argument, known);
     message += std::string(message.empty() ? "" : "; ") + "unknown option '" + argument + "'" +
                (nearest.empty() ? " (`kcheck --help` lists them)" : "; did you mean '" + nearest + "'?");
   }

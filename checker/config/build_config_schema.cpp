@@ -9,6 +9,7 @@
 #include <span>
 
 #include "checker/config/config_values.h"
+#include "checker/core/spelling.h"
 
 namespace kcheck::build_config {
 namespace {
@@ -173,10 +174,15 @@ class SchemaChecker {
       return;
     }
     std::string where = table_path.empty() ? "at the top level" : "in [" + std::string(table_path) + "]";
+    std::vector<std::string> names;
+    for (const KeySpec& known : keys)
+      if ((known.allowed & edition_) && (known.backend.empty() || backend.empty() || known.backend == backend))
+        names.emplace_back(known.name);
+    const std::string meant = nearest_spelling(key.str(), names);
     add(path, key.source(),
-        "unknown key `" + path + "` " + where + "; accepted " +
-            (backend.empty() ? "" : "for backend " + std::string(backend) + " ") + "(" + edition_label(edition_) +
-            "): " + accepted_keys(keys, backend));
+        "unknown key `" + path + "` " + where + "; " + (meant.empty() ? "" : "did you mean `" + meant + "`? ") +
+            "accepted " + (backend.empty() ? "" : "for backend " + std::string(backend) + " ") + "(" +
+            edition_label(edition_) + "): " + accepted_keys(keys, backend));
   }
 
   // Checks every key of `table` against `keys`; `special` handles keys

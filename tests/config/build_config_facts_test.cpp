@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include "checker/config/build_config_facts.h"
 #include "checker/config/config_values.h"
@@ -58,6 +60,26 @@ TEST(BuildConfigFacts, ReadsEveryValueOfACleanEdition5File) {
   EXPECT_EQ(facts.python_package->directory, "torch-ext/relu");
   EXPECT_TRUE(facts.python_package->init_exists);
   EXPECT_FALSE(facts.python_package->nested_module_exists);
+}
+
+// Issue #29: a misspelt key is named with the key it was meant to be.
+TEST(BuildConfigFacts, AMisspeltKeyGetsTheNearestAcceptedOne) {
+  const fs::path kernel = fs::path(::testing::TempDir()) / "kc002-did-you-mean";
+  fs::create_directories(kernel);
+  std::ofstream(kernel / "build.toml") << "[general]\nname = \"relu\"\nversion = 1\nlicense = \"mit\"\n"
+                                          "backends = [\"cpu\"]\nlicence = \"mit\"\ncolour = 1\n\n"
+                                          "[torch]\nsrc = []\n\n[kernel.relu]\nbackend = \"cpu\"\nsrc = []\n"
+                                          "depends = []\ncxx_flags = []\n";
+  std::map<std::string, std::string> messages;
+  for (const ConfigProblem& problem : read_build_config(kernel).schema_problems)
+    messages[problem.key] = problem.message;
+  ASSERT_TRUE(messages.contains("general.licence"));
+  EXPECT_TRUE(messages["general.licence"].starts_with(
+      "unknown key `general.licence` in [general]; did you mean `license`? accepted (v4): "))
+      << messages["general.licence"];
+  EXPECT_EQ(messages["general.colour"].find("did you mean"), std::string::npos) << "nothing is that near";
+  EXPECT_NE(messages["kernel.relu.cxx_flags"].find("did you mean `cxx-flags`?"), std::string::npos)
+      << messages["kernel.relu.cxx_flags"];
 }
 
 TEST(BuildConfigFacts, ClassifiesEditions) {

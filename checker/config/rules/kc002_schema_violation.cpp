@@ -147,8 +147,8 @@ KC002 reports, with the key and its line:
   that is not major.minor, a repo-id that is not owner/name, an unknown
   license (warnings).
 
-Fix: change the key as the message says; `kernel-builder update-build`
-migrates v3/v4 files.
+Fix: use a key and value the message accepts (it names the nearest key to a
+misspelt one); `kernel-builder update-build` migrates v3/v4 files.
 )",
                  R"ex([general]
 backends = ["CUDA"]          # backends are lowercase
