@@ -47,8 +47,11 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
   report.strict = options.strict;
   report.variants = summarise_variants(tree);
   RuleContext context{tree, policy, options, &rules};
+  const auto judges = [&](const Rule& rule) {
+    return options.selection.selects(rule.info().code) && rule.info().needs <= tree.collected;
+  };
   for (const Rule* rule : rules.rules()) {
-    if (!options.selection.selects(rule->info().code)) continue;
+    if (!judges(*rule)) continue;
     options.deadline.check();
     report.rules_run.push_back(rule->info().code);
     FindingSink sink(rule->info(), report.findings);
@@ -61,7 +64,7 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
   Findings afterwards;
   const Judgement judged{report.rules_run, matched};
   for (const Rule* rule : rules.rules()) {
-    if (!options.selection.selects(rule->info().code)) continue;
+    if (!judges(*rule)) continue;
     FindingSink sink(rule->info(), afterwards);
     rule->after_judgement(context, judged, sink);
   }

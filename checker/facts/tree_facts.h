@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "checker/config/build_config_facts.h"
+#include "checker/core/rule.h"
 #include "checker/core/suppressions.h"
 #include "checker/core/walk_limits.h"
 #include "checker/elf/elf_facts.h"
@@ -95,6 +96,9 @@ struct TreeFacts {
   AuditScope scope = AuditScope::tree;
   bool build_dir_exists = false;
   std::string repo_id;  // --repo-id, for KM005
+  // What was collected besides the files: the kernel's code run (`kcheck
+  // run`), or run and timed (`kcheck bench`). Rules needing more do not run.
+  RuleNeeds collected = RuleNeeds::files;
   std::vector<VariantFacts> variants;
   // build.toml at the audited root, when there is one (KC rules).
   std::optional<BuildConfigFacts> build_config;

@@ -87,6 +87,14 @@ struct Suite {
 
 // A family none of whose rules ran (--select, --ignore; KD and KB outside
 // `kcheck run`/`bench`) is a skipped test case, never a pass.
+// Why no rule of a family ran: the dynamic families need the kernel's code
+// run; any other was left out by --select or --ignore.
+std::string why_not_run(const std::string& family) {
+  if (family == "KD") return "not run: these rules judge the kernel's code as `kcheck run` or `kcheck bench` runs it";
+  if (family == "KB") return "not run: these rules judge timings only `kcheck bench` takes";
+  return "not run: not selected (--select, --ignore or the repository's settings)";
+}
+
 void write_case(std::ostream& out, const std::string& suite, const std::string& family,
                 const std::vector<const Finding*>& findings, bool strict, bool ran) {
   int failing = 0;
@@ -97,7 +105,10 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
   }
   out << "    <testcase name=\"" << xml_escape(family_title(family)) << "\" classname=\"" << xml_escape(suite) << "\"";
   if (findings.empty()) {
-    out << (ran ? "/>\n" : ">\n      <skipped message=\"no rule of this family ran\"/>\n    </testcase>\n");
+    if (ran)
+      out << "/>\n";
+    else
+      out << ">\n      <skipped message=\"" << why_not_run(family) << "\"/>\n    </testcase>\n";
     return;
   }
   out << ">\n";

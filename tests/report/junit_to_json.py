@@ -1,7 +1,8 @@
 """Parses a JUnit XML file with xml.etree and prints its structure as JSON (test helper).
 
 usage: junit_to_json.py FILE -> {"tests", "failures", "skipped", "suites": [{"name", "tests", "failures",
-       "skipped", "cases": [{"name", "classname", "failure", "system_out", "skipped"}]}]}; exit 1 when it does not parse
+       "skipped", "cases": [{"name", "classname", "failure", "system_out", "skipped",
+       "skipped_message"}]}]}; exit 1 when it does not parse
        or the root is not <testsuites>.
 """
 import json
@@ -28,7 +29,8 @@ for suite in root.findall("testsuite"):
               "failure": text_of(case.find("failure")),
               "failure_message": None if case.find("failure") is None else case.find("failure").get("message"),
               "system_out": text_of(case.find("system-out")),
-              "skipped": case.find("skipped") is not None}
+              "skipped": case.find("skipped") is not None,
+              "skipped_message": None if case.find("skipped") is None else case.find("skipped").get("message")}
              for case in suite.findall("testcase")]
     suites.append({"name": suite.get("name"), "tests": int(suite.get("tests")),
                    "failures": int(suite.get("failures")), "skipped": int(suite.get("skipped", "0")),

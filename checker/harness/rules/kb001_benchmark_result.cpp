@@ -74,7 +74,9 @@ room to improve (vectorised 16-byte accesses, enough work in flight).
                  R"ex(# a memory-bound op at 30% of the copy bandwidth: scalar loads
 out[i] = silu(x[i]) * x[d + i];        // one 2-byte load per thread)ex",
                  R"ex(# 16-byte vector loads and stores, several per thread in flight
-uint4 gate = gate_vectors[i]; uint4 value = value_vectors[i];)ex"};
+uint4 gate = gate_vectors[i]; uint4 value = value_vectors[i];)ex",
+                 0,
+                 RuleNeeds::kernel_bench};
 };
 
 }  // namespace

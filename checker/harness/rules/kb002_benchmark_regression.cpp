@@ -48,7 +48,9 @@ Fix: find the change that slowed the kernel (bisect with `kcheck bench
                  R"ex(kcheck bench reference/kernels/activation --baseline main.json
 # silu_and_mul bfloat16 [16384x16384] takes 310 us, 99% slower than the baseline's 155.5 us)ex",
                  R"ex(# the kernel fixed (or the baseline renewed on purpose)
-kcheck bench reference/kernels/activation --format json -o main.json)ex"};
+kcheck bench reference/kernels/activation --format json -o main.json)ex",
+                 0,
+                 RuleNeeds::kernel_bench};
 };
 
 }  // namespace

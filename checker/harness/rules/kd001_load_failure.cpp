@@ -51,7 +51,9 @@ operator registration (TORCH_LIBRARY) without side effects.
 )",
                  R"ex(static int x = (std::abort(), 0);   // in any translation unit of the module)ex",
                  R"ex(// no work in static initialisers; do it on the first call instead
-static int& x() { static int value = compute(); return value; })ex"};
+static int& x() { static int value = compute(); return value; })ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

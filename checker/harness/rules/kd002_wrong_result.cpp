@@ -54,7 +54,9 @@ handle the tail of odd sizes, write every element).
                  R"ex(// silu_and_mul: the gate and the value swapped
 out[i] = silu(x[d + i]) * x[i];)ex",
                  R"ex(// out = silu(input[..., :d]) * input[..., d:]
-out[i] = silu(x[i]) * x[d + i];)ex"};
+out[i] = silu(x[i]) * x[d + i];)ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

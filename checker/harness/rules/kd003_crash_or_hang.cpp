@@ -108,7 +108,9 @@ static initialisers.
 )",
                  R"ex(static int x = [] { for (;;) {} return 0; }();)ex",
                  R"ex(// nothing that can block or spin at load time or in an op
-static int x = 0;)ex"};
+static int x = 0;)ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

@@ -41,7 +41,9 @@ that variant.
                  R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("silu(Tensor! out, Tensor input) -> ()");
   ops.impl("silu", torch::kCUDA, &silu);
-})ex"};
+})ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

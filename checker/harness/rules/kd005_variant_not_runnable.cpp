@@ -39,7 +39,9 @@ that has the Torch version and device named in the note.
                  R"ex(# a note: torch212-cxx11-cu130-x86_64-linux on a host with Torch 2.11 and no GPU
 kcheck run reference/kernels/relu)ex",
                  R"ex(# on a host (or venv) with Torch 2.12 and a CUDA GPU
-kcheck run reference/kernels/relu)ex"};
+kcheck run reference/kernels/relu)ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

@@ -40,7 +40,9 @@ metadata.json's python-depends.
                  R"ex(# build/<variant>/__init__.py
 from activation._ops import ops      # absolute: not importable under the loader's name)ex",
                  R"ex(# build/<variant>/__init__.py
-from ._ops import ops)ex"};
+from ._ops import ops)ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

@@ -67,7 +67,9 @@ args = [
   { name = "out", output = true, shape = ["n"] },
   { name = "x", shape = ["n"] },
   { name = "factor", value = 2.0 },
-])ex"};
+])ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

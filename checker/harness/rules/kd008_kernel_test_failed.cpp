@@ -75,7 +75,9 @@ Fix: reproduce with `python -m pytest TEST_ID` against the build
                  R"ex(def test_scale():
     assert torch.equal(ops.scale(x, 2.0), x * 3)  # wrong expectation, or a wrong kernel)ex",
                  R"ex(def test_scale():
-    assert torch.equal(ops.scale(x, 2.0), x * 2))ex"};
+    assert torch.equal(ops.scale(x, 2.0), x * 2))ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace

@@ -45,7 +45,9 @@ dtypes it supports); otherwise add the dtype to the kernel.
 )",
                  R"ex(TORCH_CHECK(input.scalar_type() == at::kFloat, "relu_kernel only supports float32");)ex",
                  R"ex(# kcheck-ops.toml: the dtypes the kernel supports
-dtypes = ["float32"])ex"};
+dtypes = ["float32"])ex",
+                 0,
+                 RuleNeeds::kernel_run};
 };
 
 }  // namespace
