@@ -52,6 +52,22 @@ TEST(MarkdownFormat, ACleanReportPasses) {
   EXPECT_FALSE(contains(markdown, "####")) << markdown;
 }
 
+// Issue #29: a note informs; a variant with only notes is clean (✅, not ⚠️).
+TEST(MarkdownFormat, AVariantWithOnlyANoteIsMarkedClean) {
+  Report report = sample_report();
+  report.findings.clear();
+  Finding note;
+  note.code = "KL006";
+  note.severity = Severity::note;
+  note.variant = report.variants.front().name;
+  note.message = "a note";
+  report.findings.push_back(note);
+  finalise_report(report);
+  const std::string markdown = render_markdown(report);
+  EXPECT_TRUE(contains(markdown, "| torch212-cxx11-cpu-x86\\_64-linux | cpu | 0 | 0 | 1 | ✅ |")) << markdown;
+  EXPECT_FALSE(contains(markdown, "⚠️")) << markdown;
+}
+
 TEST(MarkdownFormat, MessagesCannotBreakTheMarkup) {
   Report report = sample_report();
   for (Finding& finding : report.findings)
