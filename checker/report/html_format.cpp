@@ -36,13 +36,32 @@ const RuleInfo* find_rule(const std::vector<RuleInfo>& rules, const std::string&
   return found == rules.end() ? nullptr : &*found;
 }
 
-// Where the finding applies, its symbol demangled (the long C++ name wraps;
-// the mangled one is the cell's tooltip).
-std::string readable_place(const Finding& finding) {
-  if (finding.location.symbol.empty()) return finding_place(finding);
-  Finding readable = finding;
-  readable.location.symbol = demangle_symbol(finding.location.symbol);
-  return finding_place(readable);
+// A path (or a place holding one) as HTML that wraps only after a '/': each
+// name between slashes is kept whole (a browser would break one at a '-'),
+// and each '/' is followed by <wbr>.
+std::string path_html(const std::string& path) {
+  std::string html;
+  std::size_t start = 0;
+  for (std::size_t slash = path.find('/'); start <= path.size(); slash = path.find('/', start)) {
+    const std::string name = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (!name.empty()) html += "<span class=\"name\">" + xml_escape(name) + "</span>";
+    if (slash == std::string::npos) break;
+    html += "/<wbr>";
+    start = slash + 1;
+  }
+  return html;
+}
+
+// Where the finding applies as HTML: the place wraps after a '/', the symbol
+// (demangled: the long C++ name wraps anywhere; the mangled one is the
+// cell's tooltip) after it.
+std::string place_html(const Finding& finding) {
+  Finding place = finding;
+  place.location.symbol.clear();
+  std::string html = path_html(finding_place(place));
+  if (!finding.location.symbol.empty())
+    html += " <span class=\"symbol\">[" + xml_escape(demangle_symbol(finding.location.symbol)) + "]</span>";
+  return html;
 }
 
 // A rule's explanation as HTML: paragraphs at blank lines, "- " lines as a
@@ -109,7 +128,7 @@ data finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
   item.set("rule_anchor", anchor("rule-", finding.code));
   const RuleInfo* rule = find_rule(rules, finding.code);
   item.set("rule_title", rule ? rule->title : std::string());
-  item.set("place", readable_place(finding));
+  item.set("place_html", place_html(finding));
   // The mangled name as the cell's tooltip, where the cell shows another.
   if (try_demangle(finding.location.symbol)) item.set("mangled", finding.location.symbol);
   item.set("message", finding.message);
@@ -325,7 +344,10 @@ data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
   root.set("strict", report.strict);
   root.set("scope", report.scope);
   root.set("input", report.input);
-  root.set("audited_root", report.audited_root);
+  // `kcheck .`: the directory itself, not a lone dot.
+  const bool here = report.input.empty() || report.input == "." || report.input == "./";
+  root.set("input_html", path_html(here ? report.audited_root : report.input));
+  root.set("audited_root_html", path_html(report.audited_root));
   if (!report.dynamic.empty()) root.set("seed", std::to_string(report.dynamic.seed));
   data variants{data::type::list};
   data sections{data::type::list};

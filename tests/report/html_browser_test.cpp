@@ -114,5 +114,56 @@ TEST(HtmlBrowser, AStaticAuditPageLoadsCleanly) {
   EXPECT_EQ(dom.find("<svg"), std::string::npos) << "no benchmark, no chart";
 }
 
+// Issue #29: the page uses the window's width, and a long path wraps only
+// after a '/', never inside a name. `kcheck .` shows the directory, not a
+// lone dot. Measured in the browser by a script the test appends to a copy
+// of the page (the page itself has none): the header's width against the
+// window's, and where each line of the header's path ends.
+TEST(HtmlBrowser, ThePageUsesTheWindowWidthAndPathsWrapOnlyAfterASlash) {
+  if (!chromium_present()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
+  Report report = sample_report();
+  report.input = ".";
+  report.audited_root = "/srv/kernels";
+  for (int i = 0; i < 14; ++i) report.audited_root += "/a-rather-long-directory-name-" + std::to_string(i);
+  fs::path saved = write_scratch("layout.json", report_to_json(report).dump(2));
+  fs::path page = scratch_dir() / "layout.html";
+  RunResult run = kcheck("report " + shell_quoted(saved) + " --format html -o " + shell_quoted(page));
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const std::string measure = R"(<script>
+(() => {
+const header = document.querySelector("header");
+const path = header.querySelector("p.path");
+const text = path.textContent;
+const range = document.createRange();
+const walker = document.createTreeWalker(path, NodeFilter.SHOW_TEXT);
+let breaks = [], bad = [], lineTop = null, previous = "", shown = "";
+for (let node = walker.nextNode(); node; node = walker.nextNode())
+  for (let i = 0; i < node.length; ++i) {
+    range.setStart(node, i); range.setEnd(node, i + 1);
+    const rect = range.getBoundingClientRect();
+    if (lineTop !== null && rect.top > lineTop + 1) { breaks.push(previous); if (previous !== "/") bad.push(shown.slice(-12)); }
+    lineTop = rect.top; previous = node.data[i]; shown += node.data[i];
+  }
+document.body.setAttribute("data-layout", JSON.stringify({
+  width: header.getBoundingClientRect().width / window.innerWidth, lines: breaks.length + 1, bad: bad, text: text}));
+})();
+</script>)";
+  std::string html = read_text(page);
+  html.insert(html.rfind("</body>"), measure);
+  fs::path measured = write_scratch("layout-measured.html", html);
+  RunResult loaded = chromium("--window-size=1400,900 --dump-dom", measured);
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(loaded.out, found, std::regex(R"re(data-layout="([^"]*)")re"))) << loaded.out;
+  std::string json = found[1];
+  for (std::size_t at = json.find("&quot;"); at != std::string::npos; at = json.find("&quot;"))
+    json.replace(at, 6, "\"");
+  const nlohmann::json layout = nlohmann::json::parse(json);
+  EXPECT_GT(layout["width"].get<double>(), 0.9) << layout.dump();
+  EXPECT_EQ(layout["text"], report.audited_root) << "the directory, not a lone dot";
+  EXPECT_GT(layout["lines"].get<int>(), 1) << "the path is long enough to wrap: " << layout.dump();
+  EXPECT_EQ(layout["bad"], nlohmann::json::array()) << "lines broken inside a name: " << layout.dump();
+}
+
 }  // namespace
 }  // namespace kcheck

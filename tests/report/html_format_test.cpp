@@ -72,10 +72,11 @@ TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
   EXPECT_TRUE(
       contains(html,
                "<td class=\"mono where\" title=\"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm\">"
-               "kcheck.toml:1 [std::__cxx11::basic_string&lt;char, std::char_traits&lt;char&gt;, "
-               "std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, unsigned long)]</td>"))
+               "<span class=\"path\"><span class=\"name\">kcheck.toml:1</span> <span class=\"symbol\">[std::__cxx11::basic_string&lt;char, "
+               "std::char_traits&lt;char&gt;, std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, "
+               "unsigned long)]</span></span></td>"))
       << html;
-  EXPECT_TRUE(contains(html, "td.where { overflow-wrap: anywhere;"));
+  EXPECT_TRUE(contains(html, ".path .symbol { overflow-wrap: anywhere; }"));
   EXPECT_TRUE(contains(html,
                        "<div class=\"explanation\"><p>A repository&#39;s kcheck.toml (or [tool.kcheck]) may silence "
                        "findings with <code>ignore = [{code, path, reason}]</code>."))
