@@ -24,10 +24,22 @@ TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& 
 // The facts of a kernel source tree: its build.toml only (`kcheck config`).
 TreeFacts collect_source_facts(const std::filesystem::path& kernel_dir);
 
+// What can be checked of a kernel source repository before any build
+// (`kcheck check` where there is a build.toml and no build/): build.toml,
+// the Python package's sources (a variant of each backend, named
+// `torch-ext/<name> (<backend>)`, so the KP and KO rules judge them as they
+// will be shipped) and the op registrations of the C++ sources build.toml
+// lists. Bounded as an audit of a build is.
+TreeFacts collect_source_audit_facts(const std::filesystem::path& kernel_dir, const AuditOptions& options);
+
 // Runs the selected rules over the facts and assembles the report.
 Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& options, const RuleRegistry& rules);
 
-// collect_facts + judge.
+// A kernel source repository not built yet: a directory holding build.toml
+// and no build/.
+bool is_source_repository(const std::filesystem::path& input);
+
+// collect_facts (collect_source_audit_facts for a source repository) + judge.
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules);
 

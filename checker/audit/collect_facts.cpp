@@ -301,9 +301,67 @@ TreeFacts collect_source_facts(const fs::path& kernel_dir) {
   if (!fs::is_directory(kernel_dir, error)) throw InputError("not a directory: " + kernel_dir.string());
   TreeFacts tree;
   tree.scope = AuditScope::source;
+  tree.collected = RuleNeeds::source;
   tree.audited_root = fs::absolute(kernel_dir).lexically_normal();
   tree.build_config = read_build_config_guarded(tree.audited_root);
   read_suppression_facts(tree);
+  return tree;
+}
+
+namespace {
+
+// The C, C++, CUDA, HIP and Objective-C++ sources and headers a build compiles.
+bool compiled_source(const std::string& path) {
+  static constexpr std::string_view kExtensions[] = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh",
+                                                     ".h", ".hh", ".hpp", ".hip", ".mm", ".metal"};
+  const std::string extension = fs::path(path).extension().string();
+  return std::find(std::begin(kExtensions), std::end(kExtensions), extension) != std::end(kExtensions);
+}
+
+void read_source_registrations(TreeFacts& tree) {
+  for (const ListedPath& listed : tree.build_config->listed_paths) {
+    if (listed.is_include || listed.status != PathStatus::ok || !compiled_source(listed.path.value)) continue;
+    std::string problem;
+    const std::optional<std::string> text =
+        read_inside_root(tree.audited_root, tree.audited_root / listed.path.value, kMaxParsedFileBytes, problem);
+    if (!text) continue;  // KC003 judges the listed paths
+    for (SourceRegistration& registration : find_source_registrations(*text, listed.path.value))
+      tree.source_registrations.push_back(std::move(registration));
+  }
+}
+
+// The Python package as each backend's variant will hold it.
+void add_package_variants(TreeFacts& tree, const AuditOptions& options) {
+  const BuildConfigFacts& config = *tree.build_config;
+  if (!config.python_package || !config.python_package->init_exists || !config.general.name) return;
+  const std::string& directory = config.python_package->directory;
+  const fs::path package = tree.audited_root / directory;
+  const std::vector<FileEntry> files = walk_variant(package, options.limits);
+  std::vector<std::string> backends = config.general.backends.values();
+  if (backends.empty()) backends.emplace_back();
+  for (const std::string& backend : backends) {
+    VariantFacts variant;
+    variant.directory_name = backend.empty() ? directory : directory + " (" + backend + ")";
+    variant.path = package;
+    variant.relative_path = directory;
+    VariantName name;
+    name.backend = backend;
+    variant.name = name;
+    variant.metadata.name = config.general.name->value;
+    variant.files = files;
+    tree.variants.push_back(std::move(variant));
+  }
+}
+
+}  // namespace
+
+TreeFacts collect_source_audit_facts(const fs::path& kernel_dir, const AuditOptions& options) {
+  TreeFacts tree = collect_source_facts(kernel_dir);
+  add_package_variants(tree, options);
+  std::optional<WorkPool> own_pool;
+  WorkPool& pool = options.pool ? *options.pool : own_pool.emplace(options.threads);
+  analyse_and_hash_files(tree, options, nullptr, pool, false);
+  read_source_registrations(tree);
   return tree;
 }
 

@@ -74,9 +74,17 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
   return report;
 }
 
+bool is_source_repository(const std::filesystem::path& input) {
+  std::error_code error;
+  return std::filesystem::is_directory(input, error) && std::filesystem::exists(input / "build.toml", error) &&
+         !std::filesystem::exists(std::filesystem::symlink_status(input / "build", error));
+}
+
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules) {
-  Report report = judge(collect_facts(input, options), policy, options, rules);
+  const TreeFacts tree =
+      is_source_repository(input) ? collect_source_audit_facts(input, options) : collect_facts(input, options);
+  Report report = judge(tree, policy, options, rules);
   report.input = input.string();
   return report;
 }

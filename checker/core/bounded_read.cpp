@@ -51,4 +51,26 @@ bool is_inside(const std::filesystem::path& path, const std::filesystem::path& r
   return root_end == root.end();
 }
 
+namespace fs = std::filesystem;
+
+std::optional<std::string> read_inside_root(const fs::path& root, const fs::path& path, std::uint64_t max_bytes,
+                                            std::string& problem) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (error || !fs::exists(status)) return std::nullopt;
+  std::error_code target_error, root_error;
+  const fs::path target = fs::canonical(path, target_error);
+  const fs::path canonical_root = fs::canonical(root, root_error);
+  if (target_error) {
+    problem = "a link that leads nowhere (" + target_error.message() + ")";
+    return std::nullopt;
+  }
+  if (root_error || !is_inside(target, canonical_root)) {
+    problem =
+        fs::is_symlink(status) ? "a link that leaves the repository; not read" : "outside the repository; not read";
+    return std::nullopt;
+  }
+  return read_bounded_file(path, max_bytes, problem);
+}
+
 }  // namespace kcheck

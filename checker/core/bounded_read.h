@@ -22,4 +22,11 @@ std::optional<std::string> read_bounded_file(const std::filesystem::path& file, 
 // (the caller resolves links first where they matter): "/a/bc" is not inside "/a/b".
 bool is_inside(const std::filesystem::path& path, const std::filesystem::path& root);
 
+// A file of a repository as every file of an upload is read: inside `root`
+// however it is named or linked, a regular file, never more read than
+// `max_bytes`. nullopt with `problem` empty when there is no such file; with
+// `problem` saying why otherwise ("a link that leaves the repository; not read").
+std::optional<std::string> read_inside_root(const std::filesystem::path& root, const std::filesystem::path& path,
+                                            std::uint64_t max_bytes, std::string& problem);
+
 }  // namespace kcheck

@@ -16,11 +16,13 @@ struct TreeFacts;
 struct Policy;
 struct AuditOptions;
 
-// The facts a rule judges: the files of the tree (every audit), or what
-// `kcheck run` or `kcheck bench` found by running the kernel's code (each
-// includes the ones before). A rule whose facts were not collected does not
-// run: it is not in the report's rules_run, and JUnit lists it as skipped.
-enum class RuleNeeds { files, kernel_run, kernel_bench };
+// The facts a rule judges, each including the ones before: what a source
+// repository holds before any build (build.toml, the Python package, the
+// C++ sources' registrations), the built variants' files, or what `kcheck
+// run` or `kcheck bench` found by running the kernel's code. A rule whose
+// facts were not collected does not run: it is not in the report's
+// rules_run, and JUnit lists its family as skipped.
+enum class RuleNeeds { source, build, kernel_run, kernel_bench };
 
 // What a user reads about a rule: `kcheck rules`, `kcheck explain CODE`, SARIF.
 struct RuleInfo {
@@ -34,7 +36,7 @@ struct RuleInfo {
   // code-scanning tools use (GitHub: 7-8.9 high, 9+ critical); 0: not a
   // security rule. What an attacker gains through it, not how sloppy it is.
   double security_severity = 0;
-  RuleNeeds needs = RuleNeeds::files;
+  RuleNeeds needs = RuleNeeds::build;
 };
 
 // The inputs every rule judges: facts computed once, the policy, options.

@@ -54,29 +54,6 @@ Suppression read_entry(const toml::node& node, const std::string& source) {
   return suppression;
 }
 
-// A file of the repository as every file of an upload is read: inside the
-// repository however it is named or linked, a regular file, never more read
-// than `bound`. nullopt with `problem` empty when there is no such file.
-std::optional<std::string> read_inside_repository(const fs::path& repository_root, const fs::path& path,
-                                                  std::string& problem) {
-  std::error_code error;
-  const fs::file_status status = fs::symlink_status(path, error);
-  if (error || !fs::exists(status)) return std::nullopt;
-  std::error_code target_error, root_error;
-  const fs::path target = fs::canonical(path, target_error);
-  const fs::path root = fs::canonical(repository_root, root_error);
-  if (target_error) {
-    problem = "a link that leads nowhere (" + target_error.message() + ")";
-    return std::nullopt;
-  }
-  if (root_error || !is_inside(target, root)) {
-    problem =
-        fs::is_symlink(status) ? "a link that leaves the repository; not read" : "outside the repository; not read";
-    return std::nullopt;
-  }
-  return read_bounded_file(path, kMaxSuppressionConfigBytes, problem);
-}
-
 // One path segment against a pattern segment (`*` any run, `?` one character):
 // greedy with a return to the last `*` only, so O(pattern × text), never exponential.
 bool match_segment(std::string_view pattern, std::string_view text) {
@@ -242,8 +219,8 @@ void read_own_policy(SuppressionConfig& config) {
   const std::string where =
       config.file + ":" + std::to_string(settings.policy_line) + ": policy '" + settings.policy + "': ";
   std::string problem;
-  const std::optional<std::string> text =
-      read_inside_repository(config.repository_root, config.repository_root / settings.policy, problem);
+  const std::optional<std::string> text = read_inside_root(
+      config.repository_root, config.repository_root / settings.policy, kMaxSuppressionConfigBytes, problem);
   if (!text) {
     config.policy_problem =
         where + (problem.empty() ? "neither an embedded policy nor a file of the repository" : problem);
@@ -262,7 +239,7 @@ std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_ro
   for (std::string_view name : {kConfigFile, kPyproject}) {
     fs::path file = repository_root / name;
     std::string problem;
-    std::optional<std::string> text = read_inside_repository(repository_root, file, problem);
+    std::optional<std::string> text = read_inside_root(repository_root, file, kMaxSuppressionConfigBytes, problem);
     // A config kcheck cannot use is the repository's problem, not kcheck's:
     // a finding (KC007), and the audit goes on (issue #28 item 10).
     auto unusable = [&](const std::string& why) {

@@ -14,6 +14,7 @@
 #include "checker/layout/variant_name.h"
 #include "checker/macho/macho_facts.h"
 #include "checker/metadata/metadata_facts.h"
+#include "checker/namespace/namespace_facts.h"
 #include "checker/python/python_facts.h"
 
 namespace kcheck {
@@ -96,12 +97,17 @@ struct TreeFacts {
   AuditScope scope = AuditScope::tree;
   bool build_dir_exists = false;
   std::string repo_id;  // --repo-id, for KM005
-  // What was collected besides the files: the kernel's code run (`kcheck
-  // run`), or run and timed (`kcheck bench`). Rules needing more do not run.
-  RuleNeeds collected = RuleNeeds::files;
+  // What was collected: a source repository's files only, a build's, or also
+  // the kernel's code run (`kcheck run`) or run and timed (`kcheck bench`).
+  // Rules needing more do not run.
+  RuleNeeds collected = RuleNeeds::build;
   std::vector<VariantFacts> variants;
   // build.toml at the audited root, when there is one (KC rules).
   std::optional<BuildConfigFacts> build_config;
+  // A source repository's audit (scope source, with its sources): the op
+  // registrations written in the C++ sources build.toml lists (KO001). Its
+  // Python package is a variant of each backend (`torch-ext/<name> (cuda)`).
+  std::vector<SourceRegistration> source_registrations;
   // kcheck.toml / pyproject.toml [tool.kcheck] of the kernel repository, and
   // what turns a finding's path into one relative to that repository's root.
   std::optional<SuppressionConfig> suppressions;

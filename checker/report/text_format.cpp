@@ -174,9 +174,13 @@ std::string render_text(const Report& report, const TextStyle& style, const std:
   const SeverityCounts& counts = report.summary;
   const Report::Verdict verdict = report.verdict();
   out << harness_summary(report.dynamic);
+  // A source repository's checks are not an audit of its variants: say so.
+  const std::string what = report.scope == "source" ? "source checks (no build/ yet: `kcheck build`, then `kcheck "
+                                                      "check` audits the variants)"
+                                                    : plural(static_cast<int>(report.variants.size()), "variant");
   out << "\n"
-      << plural(static_cast<int>(report.variants.size()), "variant") << ", " << plural(counts.errors, "error") << ", "
-      << plural(counts.warnings, "warning") << ", " << plural(counts.notes, "note");
+      << what << ", " << plural(counts.errors, "error") << ", " << plural(counts.warnings, "warning") << ", "
+      << plural(counts.notes, "note");
   if (counts.suppressed) out << ", " << counts.suppressed << " suppressed";
   out << hidden_summary(counts, style);
   const char* colour = verdict == Report::Verdict::pass   ? "\033[32m"

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -318,6 +321,49 @@ TEST(Cli, EachCommandsHelpListsItsOptionsAndTheSharedOnes) {
   EXPECT_NE(kcheck("run --help").out.find("--no-sandbox"), std::string::npos);
   EXPECT_EQ(kcheck("--help").out.find("Options every command takes:"), std::string::npos)
       << "the top-level help lists them once, as its own";
+}
+
+// Issue #29: `kcheck check` on a kernel source repository (build.toml, no
+// build/) runs what needs no build: KC on build.toml, KP and KO on the
+// Python package as each backend's variant will hold it, KO001 on the C++
+// sources' registrations. A clean one passes, saying the variants are not
+// audited yet; planted mistakes give exactly their codes.
+TEST(Cli, ASourceRepositoryGetsTheChecksThatNeedNoBuild) {
+  const fs::path kernel = scratch_dir() / "source-relu";
+  fs::remove_all(kernel);
+  fs::copy(fs::path(KCHECK_SOURCE_DIR) / "reference/kernels/relu", kernel, fs::copy_options::recursive);
+  const RunResult clean = kcheck("check " + shell_quoted(kernel));
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_NE(clean.out.find("source checks (no build/ yet: `kcheck build`, then `kcheck check` audits the variants), "
+                           "0 errors, 0 warnings, 0 notes: PASS"),
+            std::string::npos)
+      << clean.out;
+  EXPECT_NE(clean.out.find("torch-ext/relu (cuda)  ok"), std::string::npos) << clean.out;
+
+  std::ofstream(kernel / "torch-ext" / "torch_binding.cpp", std::ios::app) << "\nTORCH_LIBRARY(relu, extra) {}\n";
+  std::ofstream(kernel / "torch-ext" / "relu" / "__init__.py", std::ios::app) << "\nimport numpy\n";
+  std::string config = read_file(kernel / "build.toml");
+  config.replace(config.find("depends"), 7, "depnds");
+  std::ofstream(kernel / "build.toml", std::ios::trunc) << config;
+  const RunResult planted = kcheck("check --format json " + shell_quoted(kernel));
+  EXPECT_EQ(planted.exit_code, 1) << planted.err;
+  const nlohmann::json report = nlohmann::json::parse(planted.out);
+  std::multiset<std::string> codes;
+  for (const nlohmann::json& finding : report["findings"]) codes.insert(finding["code"].get<std::string>());
+  EXPECT_EQ(codes.count("KO001"), 1u) << planted.out;
+  EXPECT_EQ(codes.count("KP002"), 3u) << "one per backend's variant (cpu, cuda, rocm): " << planted.out;
+  EXPECT_GE(codes.count("KC002"), 1u) << planted.out;
+  EXPECT_EQ(codes.size(), codes.count("KO001") + codes.count("KP002") + codes.count("KC002")) << planted.out;
+  for (const nlohmann::json& finding : report["findings"])
+    if (finding["code"] == "KO001") {
+      EXPECT_EQ(finding["file"], "torch-ext/torch_binding.cpp");
+      EXPECT_GT(finding["location"]["line"].get<int>(), 1);
+    }
+  EXPECT_EQ(report["scope"], "source");
+  for (const nlohmann::json& code : report["rules_run"]) {
+    const std::string rule = code;
+    EXPECT_TRUE(rule.starts_with("KC") || rule.starts_with("KP") || rule.starts_with("KO")) << rule;
+  }
 }
 
 TEST(Cli, MinSeverityErrorHidesWarningsButTheExitStatusStillCountsThem) {

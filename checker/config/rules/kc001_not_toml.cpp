@@ -34,7 +34,9 @@ a table header written twice.
                  R"ex([general]
 name = relu          # strings need quotes)ex",
                  R"ex([general]
-name = "relu")ex"};
+name = "relu")ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -160,7 +160,9 @@ backends = ["cuda"]
 
 [kernel.relu]
 backend = "cuda"
-cuda-capabilities = ["8.0"])ex"};
+cuda-capabilities = ["8.0"])ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

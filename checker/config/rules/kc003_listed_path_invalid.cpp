@@ -58,7 +58,8 @@ src = ["relu_kernel/relu.cu", "../common/util.h"]   # leaves the kernel)ex",
 backend = "cuda"
 depends = ["torch"]
 src = ["relu_kernel/relu.cu", "relu_kernel/util.h"])ex",
-                 5.0};
+                 5.0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

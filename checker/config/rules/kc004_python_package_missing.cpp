@@ -39,7 +39,9 @@ general.name to match the package; remove the nested directory.
 name = "fused-rope"        # expects torch-ext/fused_rope/__init__.py
 # the tree has torch-ext/fused-rope/__init__.py)ex",
                  R"ex(git mv torch-ext/fused-rope torch-ext/fused_rope
-# torch-ext/fused_rope/__init__.py now matches name = "fused-rope")ex"};
+# torch-ext/fused_rope/__init__.py now matches name = "fused-rope")ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

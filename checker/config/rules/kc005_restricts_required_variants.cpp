@@ -205,7 +205,9 @@ cuda-minver so older toolkits skip it.
 [general.cuda]
 minver = "12.8"      # excludes the required CUDA 12.6 variants)ex",
                  R"ex([general.cuda]
-# no minver: the builder covers CUDA 12.6, 13.0 and 13.2)ex"};
+# no minver: the builder covers CUDA 12.6, 13.0 and 13.2)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

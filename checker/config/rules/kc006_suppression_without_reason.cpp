@@ -45,7 +45,9 @@ ignore = [
 ignore = [
   {code = "KL005", path = "build/*/notes.txt", reason = "release notes the Hub card links to"},
 ]
-)"};
+)",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

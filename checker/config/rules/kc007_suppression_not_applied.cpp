@@ -148,7 +148,9 @@ ignore = [
 ignore = [
   {code = "KL005", path = "build/*/notes.txt", reason = "release notes the Hub card links to"},
 ]
-)"};
+)",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -38,6 +38,15 @@ class RegisteredNamespaceMismatch final : public Rule {
         if (native.elf && native.elf->error.empty()) check_module(variant, native, sink);
       }
     }
+    // A source repository, before any build: the registration as written.
+    for (const SourceRegistration& registration : context.tree.source_registrations) {
+      if (!literal_namespace(registration)) continue;
+      sink.report({.file = registration.file, .location = {.line = registration.line}},
+                  "`" + registration.macro + "(" + registration.namespace_ +
+                      ", ...)` registers the kernel's Torch ops under the fixed namespace `" + registration.namespace_ +
+                      "`; each build's namespace is its id (`TORCH_EXTENSION_NAME`, " +
+                      "e.g. _relu_cuda_0a1b2c3), which the package reaches through `_ops.py`");
+    }
   }
 
  private:
@@ -74,6 +83,10 @@ static-initialiser symbols in the binary) and compares it with metadata.json
 (`<id>.abi3.so`) and its `PyInit_<id>` export. Each disagreement is named.
 A module registering under more than 64 distinct namespaces is itself a
 finding (only the first 64 are read and compared): a kernel registers one.
+In a source repository (`kcheck check` before any build) the C++ sources
+build.toml lists are read instead: a registration whose namespace is a
+literal name (`TORCH_LIBRARY(relu, m)`), not `TORCH_EXTENSION_NAME` or a
+macro standing for it, is flagged with its file and line.
 
 Why: the package reaches its ops through `torch.ops.<id>` (the `ops` object
 of `_ops.py`); ops registered under another namespace are unreachable, and a
@@ -86,7 +99,9 @@ Fix: register with the builder's macro, which derives the namespace from
                  R"ex(TORCH_LIBRARY(relu_ops, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
 // metadata id and _ops.py say _relu_cpu_0a1b2c3)ex",
                  R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
-// TORCH_EXTENSION_NAME is the id: _relu_cpu_0a1b2c3)ex"};
+// TORCH_EXTENSION_NAME is the id: _relu_cpu_0a1b2c3)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -120,7 +120,9 @@ Fix: let the builder pick the id (Nix builds use the commit hash), or pass a
 commit-derived `--unique-id`.
 )doc",
                  R"ex("id": "_relu_cuda_v1")ex",
-                 R"ex("id": "_relu_cuda_0a1b2c3"      # unique part from the git tree or random)ex"};
+                 R"ex("id": "_relu_cuda_0a1b2c3"      # unique part from the git tree or random)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -69,7 +69,9 @@ Fix:
 )doc",
                  R"ex(@torch.library.register_fake("_relu_cuda_0a1b2c3::relu"))ex",
                  R"ex(from ._ops import add_op_namespace_prefix
-@torch.library.register_fake(add_op_namespace_prefix("relu")))ex"};
+@torch.library.register_fake(add_op_namespace_prefix("relu")))ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

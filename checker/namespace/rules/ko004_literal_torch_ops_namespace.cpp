@@ -66,7 +66,9 @@ Fix:
 )doc",
                  R"ex(torch.ops._relu_cpu_0a1b2c3.relu(out, x))ex",
                  R"ex(from ._ops import ops
-ops.relu(out, x))ex"};
+ops.relu(out, x))ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

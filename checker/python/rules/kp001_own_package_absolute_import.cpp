@@ -51,7 +51,9 @@ Fix: import the kernel's own modules relatively.
                  R"ex(# build/<variant>/layers.py
 from relu.ops import fused_relu)ex",
                  R"ex(# build/<variant>/layers.py
-from .ops import fused_relu)ex"};
+from .ops import fused_relu)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -136,7 +136,9 @@ Fix: use the standard library or torch, or declare an allowed dependency in
 build.toml (it lands in metadata.json python-depends).
 )doc",
                  R"ex(import numpy as np          # numpy is not an allowed python-depends)ex",
-                 R"ex(import torch                # use torch instead, or declare an allowed dependency)ex"};
+                 R"ex(import torch                # use torch instead, or declare an allowed dependency)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -44,7 +44,9 @@ Fix: rewrite with older syntax (if/elif instead of match, `Optional[X]` or
 )doc",
                  R"ex(def scale(x: torch.Tensor | None) -> None: ...   # TypeError on Python 3.9)ex",
                  R"ex(from typing import Optional
-def scale(x: Optional[torch.Tensor]) -> None: ...)ex"};
+def scale(x: Optional[torch.Tensor]) -> None: ...)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -69,7 +69,9 @@ def relu(x): ...
 __all__ = ["relu", "gelu"]     # gelu is not defined)ex",
                  R"ex(from ._ops import ops
 def relu(x): ...
-__all__ = ["relu"])ex"};
+__all__ = ["relu"])ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -102,7 +102,9 @@ Fix: move helpers to module-level functions, derive everything inside
     def forward(self, x): ...)ex",
                  R"ex(class SiluAndMul(nn.Module):
     can_torch_compile: bool = True
-    def forward(self, x: torch.Tensor) -> torch.Tensor: ...)ex"};
+    def forward(self, x: torch.Tensor) -> torch.Tensor: ...)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -164,7 +164,8 @@ subprocess.run(["nvidia-smi"])      # at import time)ex",
                  R"ex(# query the device through Torch, when needed, inside a function
 def device_name() -> str:
     return torch.cuda.get_device_name())ex",
-                 8.0};
+                 8.0,
+                 RuleNeeds::source};
 };
 
 }  // namespace

@@ -36,7 +36,9 @@ Python shows the same error.
                  R"ex(def relu(x)          # missing ':'
     return x)ex",
                  R"ex(def relu(x):
-    return x)ex"};
+    return x)ex",
+                 0,
+                 RuleNeeds::source};
 };
 
 }  // namespace
