@@ -252,14 +252,20 @@ std::unique_ptr<kcheck::TerminalProgress> terminal_progress() {
   return std::make_unique<kcheck::TerminalProgress>(std::cerr, [] { return std::chrono::steady_clock::now(); });
 }
 
-int run_audit_command(const std::string& path, const ReportArguments& arguments) {
+// `kcheck check PATH`; with `sources_only`, the checks of a source
+// repository even where it has a build/ (the pre-commit hook's).
+int run_audit_command(const std::string& path, const ReportArguments& arguments, bool sources_only = false) {
   kcheck::RuleRegistry rules = kcheck::make_rule_registry();
   kcheck::AuditOptions options = audit_options(arguments, rules);
   output_format(arguments);  // reject a bad --format before the work
   kcheck::Policy policy = command_line_policy(arguments);
   auto progress = terminal_progress();
   options.progress = progress.get();
-  kcheck::Report report = kcheck::run_audit(path, policy, options, rules);
+  std::error_code error;
+  if (sources_only && !fs::exists(fs::path(path) / "build.toml", error))
+    throw std::invalid_argument("no build.toml in " + path + ": --sources checks a kernel source repository");
+  kcheck::Report report = sources_only ? kcheck::run_source_audit(path, policy, options, rules)
+                                       : kcheck::run_audit(path, policy, options, rules);
   if (progress) progress->finish();
   emit(report, arguments);
   return report.gate_status();
@@ -736,8 +742,13 @@ int main(int argc, char** argv) {
   CLI::App* check = add_command(app, "check", "audit a kernel (the same as `kcheck PATH`)");
   check
       ->add_option("path", check_path,
-                   "kernel repository (audits PATH/build), build directory, one variant, or one native module")
+                   "kernel repository (audits PATH/build), build directory, one variant, or one native module; a "
+                   "source repository without build/ gets the checks that need no build")
       ->capture_default_str();
+  bool sources_only = false;
+  check->add_flag("--sources", sources_only,
+                  "check the kernel's sources (build.toml, the Python package, the C++ op registrations) even "
+                  "where build/ exists: what the pre-commit hook runs");
 
   std::string explain_code;
   CLI::App* explain = add_command(app, "explain", "print a rule's explanation, with the fix");
@@ -837,7 +848,7 @@ int main(int argc, char** argv) {
     if (bench_command->parsed()) return run_dynamic_command(bench_arguments, true, report);
     if (scan_command->parsed()) return run_scan_command(scan_arguments, report);
     if (merge_command->parsed()) return run_merge_command(merge_files, report);
-    if (check->parsed()) return run_audit_command(check_path, report);
+    if (check->parsed()) return run_audit_command(check_path, report, sources_only);
     if (const std::string mistyped = mistyped_command(app, audit_path); !mistyped.empty())
       throw std::invalid_argument(mistyped);
     return run_audit_command(audit_path, report);

@@ -39,6 +39,10 @@ Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& op
 // and no build/.
 bool is_source_repository(const std::filesystem::path& input);
 
+// collect_source_audit_facts + judge, whether or not there is a build/.
+Report run_source_audit(const std::filesystem::path& kernel_dir, const Policy& policy, const AuditOptions& options,
+                        const RuleRegistry& rules);
+
 // collect_facts (collect_source_audit_facts for a source repository) + judge.
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules);

@@ -80,6 +80,13 @@ bool is_source_repository(const std::filesystem::path& input) {
          !std::filesystem::exists(std::filesystem::symlink_status(input / "build", error));
 }
 
+Report run_source_audit(const std::filesystem::path& kernel_dir, const Policy& policy, const AuditOptions& options,
+                        const RuleRegistry& rules) {
+  Report report = judge(collect_source_audit_facts(kernel_dir, options), policy, options, rules);
+  report.input = kernel_dir.string();
+  return report;
+}
+
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules) {
   const TreeFacts tree =

@@ -175,8 +175,8 @@ std::string render_text(const Report& report, const TextStyle& style, const std:
   const Report::Verdict verdict = report.verdict();
   out << harness_summary(report.dynamic);
   // A source repository's checks are not an audit of its variants: say so.
-  const std::string what = report.scope == "source" ? "source checks (no build/ yet: `kcheck build`, then `kcheck "
-                                                      "check` audits the variants)"
+  const std::string what = report.scope == "source" ? "source checks (no variant audited: `kcheck build`, then "
+                                                      "`kcheck check` audits them)"
                                                     : plural(static_cast<int>(report.variants.size()), "variant");
   out << "\n"
       << what << ", " << plural(counts.errors, "error") << ", " << plural(counts.warnings, "warning") << ", "

@@ -334,7 +334,7 @@ TEST(Cli, ASourceRepositoryGetsTheChecksThatNeedNoBuild) {
   fs::copy(fs::path(KCHECK_SOURCE_DIR) / "reference/kernels/relu", kernel, fs::copy_options::recursive);
   const RunResult clean = kcheck("check " + shell_quoted(kernel));
   EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
-  EXPECT_NE(clean.out.find("source checks (no build/ yet: `kcheck build`, then `kcheck check` audits the variants), "
+  EXPECT_NE(clean.out.find("source checks (no variant audited: `kcheck build`, then `kcheck check` audits them), "
                            "0 errors, 0 warnings, 0 notes: PASS"),
             std::string::npos)
       << clean.out;
