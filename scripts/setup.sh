@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything kcheck needs on a fresh Debian 12 machine: the Debian
 # packages it builds with, and a Python venv inside the repo (.venv, ignored
-# by git) holding the Python tools of the tests and Torch, whose headers and
-# libraries the fixtures and reference kernels build against.
+# by git) holding Torch, whose headers and libraries `kcheck build` and the
+# fixtures build against, and the Python tools of the tests.
+#   scripts/setup.sh              everything the test command needs
+#   scripts/setup.sh --build-only what building kcheck and the reference
+#                                 kernels needs (the demo): no test toolchain
 # Re-running it is fast and changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=false
+[[ ${1:-} == --build-only ]] && build_only=true
 
+# What building kcheck (and its tests' libraries) and `kcheck build` need.
 debian_packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv
   liblief-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
@@ -14,6 +20,9 @@ debian_packages=(
   # the portable kcheck (wheel) links LIEF statically, with mbedTLS
   libmbedtls-dev
   binutils
+)
+# What only the tests need.
+$build_only || debian_packages+=(
   # the KE004 fixture links libelf, a library outside the allowed list (tests/elf/fixtures.cmake)
   libelf-dev
   # fixture toolchains: HIP device code, a foreign machine, Mach-O (clang + lld)
@@ -44,10 +53,17 @@ if [[ ! -x .venv/bin/python ]]; then
   python3 -m venv .venv
 fi
 
-# Reinstall the Python tools only when requirements-dev.txt changed.
+# Reinstall the Python tools only when requirements-dev.txt changed; for a
+# build only, Torch (its pinned line of requirements-dev.txt) alone.
 stamp=.venv/.kcheck-requirements.sha256
 wanted=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
-if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
+if $build_only; then
+  torch_pin=$(grep -E '^torch==' requirements-dev.txt)
+  if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+    echo "setup: installing $torch_pin" >&2
+    .venv/bin/python -m pip install -q --disable-pip-version-check "$torch_pin"
+  fi
+elif [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
   echo "setup: installing Python tools from requirements-dev.txt" >&2
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
   echo "$wanted" > "$stamp"

@@ -24,3 +24,24 @@ grep -q '"uri": "build/' "$work/runner/kcheck.sarif" || { echo "SARIF paths not 
 grep -q '"helpUri": "https://example.org/kcheck/blob/v1/docs/rules.md#kp002"' "$work/runner/kcheck.sarif" ||
   { echo "no helpUri to the rule's section"; exit 1; }
 echo "action step: annotation, SARIF, exit 1"
+
+# A kernel's source repository (a copy of reference/kernels/relu, no build/):
+# without a build the step runs the checks that need no build and passes;
+# with KCHECK_BUILD=true it builds the CPU variant against the venv's Torch
+# first and audits it (a local build: the required variants of other Torch
+# releases are a note), and passes.
+cp -r "$source_dir/reference/kernels/relu" "$work/source"
+run_step() {  # NAME ENV... -> exit status, log in $work/NAME.log
+  local name=$1 status=0
+  shift
+  (cd "$work/source" && env PATH="$kcheck_dir:$PATH" KCHECK_INSTALL=none KCHECK_PATH=. RUNNER_TEMP="$work/runner" \
+     VIRTUAL_ENV="$source_dir/.venv" "$@" "$source_dir/scripts/action-run.sh") >"$work/$name.log" 2>&1 || status=$?
+  return $status
+}
+run_step source || { cat "$work/source.log"; echo "the source checks failed"; exit 1; }
+grep -q '"scope": "source"' "$work/runner/kcheck.json" || { echo "not a source audit"; exit 1; }
+run_step built KCHECK_BUILD=true "KCHECK_BUILD_ARGS=--backends cpu" KCHECK_ARGS=--local-build ||
+  { cat "$work/built.log"; echo "build then audit failed"; exit 1; }
+ls "$work/source/build" | grep -q -- '-cpu-' || { cat "$work/built.log"; echo "no CPU variant built"; exit 1; }
+grep -q '"scope": "tree"' "$work/runner/kcheck.json" || { echo "the build was not audited"; exit 1; }
+echo "action step on a source repository: source checks; build then audit"
