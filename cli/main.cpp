@@ -777,7 +777,8 @@ int main(int argc, char** argv) {
   build_command->add_option("--rocm-archs", build.rocm_archs, "override ROCm architectures (gfx90a,gfx1030,...)")
       ->allow_extra_args(false);
   build_command->add_option("--torch", build.torch,
-                            "Torch to build against: a venv, site-packages or torch package dir");
+                            "Torch to build against: a venv, site-packages or torch package dir (default: the active "
+                            "virtual environment's, else that of python3 on PATH)");
   build_command->add_option("--cuda", build.cuda, "CUDA toolkit root (default: $CUDA_HOME, /usr/local/cuda)");
   build_command->add_option("--rocm", build.rocm, "ROCm root or hipcc (default: $ROCM_PATH, /opt/rocm, PATH)");
   build_command->add_option("--unique-id", build.unique_id, "unique part of the id (default: git tree hash)");

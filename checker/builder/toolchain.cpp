@@ -199,12 +199,21 @@ std::optional<fs::path> find_torch_package(const fs::path& hint) {
   return std::nullopt;
 }
 
-fs::path default_torch_environment(const char* virtual_env, const fs::path& executable) {
+fs::path default_torch_environment(const char* virtual_env, const fs::path& executable, const std::string& python) {
   if (virtual_env && *virtual_env) return virtual_env;
-  if (executable.empty()) return {};
-  const fs::path checkout_venv = executable.parent_path().parent_path() / ".venv";
   std::error_code error;
-  return fs::is_directory(checkout_venv, error) ? checkout_venv : fs::path();
+  if (!executable.empty()) {
+    const fs::path checkout_venv = executable.parent_path().parent_path() / ".venv";
+    if (fs::is_directory(checkout_venv, error)) return checkout_venv;
+  }
+  if (python.empty()) return {};
+  // The user's own interpreter says where its Torch is (no kernel code runs here).
+  const ProcessEnd probe = run_build_tool({python, "-c", "import os, torch; print(os.path.dirname(torch.__file__))"});
+  if (probe.exit_code != 0) return {};
+  std::string directory = probe.output;
+  while (!directory.empty() && (directory.back() == '\n' || directory.back() == '\r')) directory.pop_back();
+  if (directory.find('\n') != std::string::npos) directory = directory.substr(directory.rfind('\n') + 1);
+  return fs::is_directory(directory, error) ? fs::path(directory) : fs::path();
 }
 
 Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_venv, const fs::path& cuda_hint,

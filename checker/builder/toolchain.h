@@ -58,9 +58,11 @@ struct Toolchain {
 // Where `kcheck build` looks for Torch without --torch: the active virtual
 // environment ($VIRTUAL_ENV, `virtual_env`), else the .venv of the checkout
 // kcheck was built in (`executable`'s parent's sibling: <checkout>/_build/kcheck
-// finds <checkout>/.venv, scripts/setup.sh's). Never a path fixed when kcheck
-// was built (issue #28 item 8); empty when there is neither.
-std::filesystem::path default_torch_environment(const char* virtual_env, const std::filesystem::path& executable);
+// finds <checkout>/.venv, scripts/setup.sh's), else the Torch package of
+// `python` (python3 on PATH: it is asked where `torch` is). Never a path
+// fixed when kcheck was built; empty when there is none.
+std::filesystem::path default_torch_environment(const char* virtual_env, const std::filesystem::path& executable,
+                                                const std::string& python = "python3");
 
 Toolchain detect_toolchain(const std::filesystem::path& torch_hint, const std::filesystem::path& default_venv,
                            const std::filesystem::path& cuda_hint = {}, const std::filesystem::path& rocm_hint = {});
