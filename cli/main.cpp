@@ -26,6 +26,7 @@
 #include "checker/report/render.h"
 #include "checker/report/saved_report.h"
 #include "checker/report/terminal_progress.h"
+#include "checker/scan/hub_cache.h"
 #include "checker/scan/report_directory.h"
 #include "checker/scan/scan.h"
 
@@ -252,6 +253,13 @@ std::unique_ptr<kcheck::TerminalProgress> terminal_progress() {
   return std::make_unique<kcheck::TerminalProgress>(std::cerr, [] { return std::chrono::steady_clock::now(); });
 }
 
+// $XDG_CACHE_HOME/kcheck, else ~/.cache/kcheck; "" (no cache) when neither is set.
+std::string default_cache_directory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "kcheck").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "kcheck").string();
+  return "";
+}
+
 // `kcheck check PATH`; with `sources_only`, the checks of a source
 // repository even where it has a build/ (the pre-commit hook's).
 int run_audit_command(const std::string& path, const ReportArguments& arguments, bool sources_only = false) {
@@ -264,8 +272,24 @@ int run_audit_command(const std::string& path, const ReportArguments& arguments,
   std::error_code error;
   if (sources_only && !fs::exists(fs::path(path) / "build.toml", error))
     throw std::invalid_argument("no build.toml in " + path + ": --sources checks a kernel source repository");
-  kcheck::Report report = sources_only ? kcheck::run_source_audit(path, policy, options, rules)
-                                       : kcheck::run_audit(path, policy, options, rules);
+  // `kcheck check ORG/NAME[@REVISION]`: the snapshot in the local Hugging Face cache.
+  std::optional<kcheck::HubReference> hub;
+  if (!fs::exists(fs::symlink_status(path, error))) hub = kcheck::parse_hub_reference(path);
+  fs::path audited = path;
+  if (hub) {
+    const kcheck::HubSnapshot snapshot = kcheck::find_hub_snapshot(
+        kcheck::hub_cache_directory([](const char* name) -> const char* { return std::getenv(name); }), *hub);
+    if (!snapshot.problem.empty()) throw std::invalid_argument(snapshot.problem);
+    const std::string cache = default_cache_directory();
+    if (cache.empty())
+      throw std::invalid_argument("no cache directory for the Hub snapshot (set HOME or XDG_CACHE_HOME)");
+    audited = kcheck::materialise_snapshot(snapshot,
+                                           fs::path(cache) / "hub" / snapshot.repository.filename() / snapshot.commit);
+    if (options.repo_id.empty()) options.repo_id = hub->repo_id;
+  }
+  kcheck::Report report = sources_only ? kcheck::run_source_audit(audited, policy, options, rules)
+                                       : kcheck::run_audit(audited, policy, options, rules);
+  if (hub) report.input = hub->repo_id + "@" + hub->revision;
   if (progress) progress->finish();
   emit(report, arguments);
   return report.gate_status();
@@ -514,13 +538,6 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
       std::cerr << "  " << kcheck::display_safe(run.variant) << ": " << kcheck::display_safe(run.reason) << "\n";
   }
   return report.gate_status();
-}
-
-// $XDG_CACHE_HOME/kcheck, else ~/.cache/kcheck; "" (no cache) when neither is set.
-std::string default_cache_directory() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "kcheck").string();
-  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "kcheck").string();
-  return "";
 }
 
 std::string file_extension(const std::string& format) {

@@ -1,0 +1,136 @@
+#include "checker/scan/hub_cache.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "checker/core/bounded_read.h"
+
+namespace kcheck {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Hub names: letters, digits, '-', '_', '.', not starting with '.' or '-'.
+bool hub_name(std::string_view name) {
+  if (name.empty() || name.size() > 96 || name.front() == '.' || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+bool revision_name(std::string_view revision) {
+  if (revision.empty() || revision.size() > 255 || revision.find("..") != std::string_view::npos ||
+      revision.front() == '/' || revision.back() == '/')
+    return false;
+  return std::all_of(revision.begin(), revision.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '/';
+  });
+}
+
+bool commit_hash(std::string_view text) {
+  return text.size() == 40 && std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::string download_command(const HubReference& reference) {
+  return "hf download " + reference.repo_id + (reference.revision == "main" ? "" : " --revision " + reference.revision);
+}
+
+}  // namespace
+
+std::optional<HubReference> parse_hub_reference(std::string_view text) {
+  HubReference reference;
+  const std::size_t at = text.find('@');
+  if (at != std::string_view::npos) {
+    reference.revision = std::string(text.substr(at + 1));
+    text = text.substr(0, at);
+    if (!revision_name(reference.revision)) return std::nullopt;
+  }
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos || !hub_name(text.substr(0, slash)) || !hub_name(text.substr(slash + 1)))
+    return std::nullopt;
+  reference.repo_id = std::string(text);
+  return reference;
+}
+
+fs::path hub_cache_directory(const char* (*variable)(const char*)) {
+  auto value = [&](const char* name) -> std::string {
+    const char* set = variable(name);
+    return set ? set : "";
+  };
+  if (const std::string cache = value("HF_HUB_CACHE"); !cache.empty()) return cache;
+  if (const std::string home = value("HF_HOME"); !home.empty()) return fs::path(home) / "hub";
+  if (const std::string xdg = value("XDG_CACHE_HOME"); !xdg.empty()) return fs::path(xdg) / "huggingface" / "hub";
+  return fs::path(value("HOME")) / ".cache" / "huggingface" / "hub";
+}
+
+HubSnapshot find_hub_snapshot(const fs::path& cache, const HubReference& reference) {
+  HubSnapshot found;
+  std::string folder = "models--" + reference.repo_id;
+  folder.replace(folder.find('/'), 1, "--");
+  found.repository = cache / folder;
+  std::error_code error;
+  const std::string missing = reference.repo_id + "@" + reference.revision + " is not in the Hugging Face cache (" +
+                              cache.string() + "); download it with `" + download_command(reference) +
+                              "` (or pass a local path)";
+  if (!fs::is_directory(found.repository, error)) {
+    found.problem = missing;
+    return found;
+  }
+  found.commit = reference.revision;
+  if (!commit_hash(reference.revision)) {
+    std::string problem;
+    const std::optional<std::string> ref =
+        read_inside_root(found.repository, found.repository / "refs" / reference.revision, 4096, problem);
+    if (!ref) {
+      found.problem = problem.empty() ? missing : "refs/" + reference.revision + " of the cache: " + problem;
+      return found;
+    }
+    found.commit = *ref;
+    while (!found.commit.empty() && std::isspace(static_cast<unsigned char>(found.commit.back())))
+      found.commit.pop_back();
+    if (!commit_hash(found.commit)) {
+      found.problem = "refs/" + reference.revision + " in the cache does not hold a commit hash";
+      return found;
+    }
+  }
+  found.snapshot = found.repository / "snapshots" / found.commit;
+  if (!fs::is_directory(found.snapshot, error)) found.problem = missing;
+  return found;
+}
+
+fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into) {
+  std::error_code error;
+  fs::remove_all(into, error);
+  fs::create_directories(into);
+  const fs::path repository = fs::canonical(snapshot.repository);
+  fs::recursive_directory_iterator walk(snapshot.snapshot, fs::directory_options::none, error);
+  if (error) throw std::runtime_error("cannot read " + snapshot.snapshot.string() + ": " + error.message());
+  for (; walk != fs::recursive_directory_iterator(); walk.increment(error)) {
+    if (error) throw std::runtime_error("cannot read " + snapshot.snapshot.string() + ": " + error.message());
+    const fs::path relative = walk->path().lexically_relative(snapshot.snapshot);
+    const fs::path target = into / relative;
+    const fs::file_status status = walk->symlink_status();
+    if (fs::is_directory(status)) {
+      fs::create_directories(target);
+      continue;
+    }
+    std::error_code resolve_error;
+    const fs::path resolved = fs::canonical(walk->path(), resolve_error);
+    const bool in_repository = !resolve_error && is_inside(resolved, repository) && fs::is_regular_file(resolved);
+    if (fs::is_symlink(status) && !in_repository) {
+      fs::create_symlink(fs::read_symlink(walk->path()), target);  // the audit judges where it leads
+      continue;
+    }
+    if (!in_repository) continue;  // a special file: nothing a download holds
+    fs::copy_file(resolved, target);  // not a hard link: the audit flags names shared outside a variant (KL007)
+  }
+  return into;
+}
+
+}  // namespace kcheck

@@ -1,0 +1,41 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kcheck {
+
+// A Hub repository named on the command line: `ORG/NAME` or `ORG/NAME@REVISION`
+// (a branch such as `main` or `v1`, a tag, or a commit hash).
+struct HubReference {
+  std::string repo_id;            // "kernels-community/activation"
+  std::string revision = "main";  // as given
+};
+std::optional<HubReference> parse_hub_reference(std::string_view text);
+
+// The local Hugging Face cache, as huggingface_hub finds it: $HF_HUB_CACHE,
+// else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+// ~/.cache/huggingface/hub. `variable` reads the environment.
+std::filesystem::path hub_cache_directory(const char* (*variable)(const char*));
+
+// The snapshot of a repository's revision in that cache (the layout `hf
+// download` and the `kernels` loader write: models--ORG--NAME/refs/<branch>
+// holding the commit, snapshots/<commit>/ holding links into blobs/). The
+// problem says why there is none, with the command that downloads it.
+struct HubSnapshot {
+  std::filesystem::path repository;  // <cache>/models--ORG--NAME
+  std::filesystem::path snapshot;    // <repository>/snapshots/<commit>
+  std::string commit;
+  std::string problem;
+};
+HubSnapshot find_hub_snapshot(const std::filesystem::path& cache, const HubReference& reference);
+
+// The snapshot as a plain tree under `into` (made afresh; each file a copy of
+// its blob), so the audit reads its files as a download holds them: a link of
+// the snapshot that leads outside the repository's folder of the cache stays
+// a link (and the audit reports it). Returns `into`; throws
+// std::filesystem::filesystem_error or std::runtime_error naming what failed.
+std::filesystem::path materialise_snapshot(const HubSnapshot& snapshot, const std::filesystem::path& into);
+
+}  // namespace kcheck
