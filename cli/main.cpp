@@ -260,6 +260,29 @@ std::string default_cache_directory() {
   return "";
 }
 
+// A command-line input that names no local path but a Hub repository
+// (`ORG/NAME[@REVISION]`), or nothing.
+std::optional<kcheck::HubReference> hub_reference(const std::string& input) {
+  std::error_code error;
+  if (fs::exists(fs::symlink_status(input, error))) return std::nullopt;
+  return kcheck::parse_hub_reference(input);
+}
+
+// Its snapshot in the local Hugging Face cache; refused (exit 2) with the
+// command that downloads it when it is not there.
+kcheck::HubSnapshot hub_snapshot(const kcheck::HubReference& reference) {
+  kcheck::HubSnapshot snapshot = kcheck::find_hub_snapshot(
+      kcheck::hub_cache_directory([](const char* name) -> const char* { return std::getenv(name); }), reference);
+  if (!snapshot.problem.empty()) throw std::invalid_argument(snapshot.problem);
+  return snapshot;
+}
+
+fs::path kcheck_cache_directory() {
+  const std::string cache = default_cache_directory();
+  if (cache.empty()) throw std::invalid_argument("no cache directory for Hub snapshots (set HOME or XDG_CACHE_HOME)");
+  return cache;
+}
+
 // `kcheck check PATH`; with `sources_only`, the checks of a source
 // repository even where it has a build/ (the pre-commit hook's).
 int run_audit_command(const std::string& path, const ReportArguments& arguments, bool sources_only = false) {
@@ -273,18 +296,12 @@ int run_audit_command(const std::string& path, const ReportArguments& arguments,
   if (sources_only && !fs::exists(fs::path(path) / "build.toml", error))
     throw std::invalid_argument("no build.toml in " + path + ": --sources checks a kernel source repository");
   // `kcheck check ORG/NAME[@REVISION]`: the snapshot in the local Hugging Face cache.
-  std::optional<kcheck::HubReference> hub;
-  if (!fs::exists(fs::symlink_status(path, error))) hub = kcheck::parse_hub_reference(path);
+  const std::optional<kcheck::HubReference> hub = hub_reference(path);
   fs::path audited = path;
   if (hub) {
-    const kcheck::HubSnapshot snapshot = kcheck::find_hub_snapshot(
-        kcheck::hub_cache_directory([](const char* name) -> const char* { return std::getenv(name); }), *hub);
-    if (!snapshot.problem.empty()) throw std::invalid_argument(snapshot.problem);
-    const std::string cache = default_cache_directory();
-    if (cache.empty())
-      throw std::invalid_argument("no cache directory for the Hub snapshot (set HOME or XDG_CACHE_HOME)");
-    audited = kcheck::materialise_snapshot(snapshot,
-                                           fs::path(cache) / "hub" / snapshot.repository.filename() / snapshot.commit);
+    const kcheck::HubSnapshot snapshot = hub_snapshot(*hub);
+    audited = kcheck::materialise_snapshot(
+        snapshot, kcheck_cache_directory() / "hub" / snapshot.repository.filename() / snapshot.commit);
     if (options.repo_id.empty()) options.repo_id = hub->repo_id;
   }
   kcheck::Report report = sources_only ? kcheck::run_source_audit(audited, policy, options, rules)
@@ -590,7 +607,29 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
   if (scan_arguments.repo_timeout_seconds)
     options.repository_timeout = std::chrono::seconds(scan_arguments.repo_timeout_seconds);
   kcheck::Policy policy = command_line_policy(arguments);
-  std::vector<fs::path> roots(scan_arguments.roots.begin(), scan_arguments.roots.end());
+  // Hub ids among the roots: their cached snapshots, as ORG/NAME@COMMIT under
+  // a root of this run's own, removed when it ends.
+  std::vector<fs::path> roots;
+  struct RemovedAtEnd {
+    fs::path path;
+    ~RemovedAtEnd() {
+      std::error_code ignored;
+      if (!path.empty()) fs::remove_all(path, ignored);
+    }
+  } hub_root;
+  for (const std::string& root : scan_arguments.roots) {
+    const std::optional<kcheck::HubReference> hub = hub_reference(root);
+    if (!hub) {
+      roots.emplace_back(root);
+      continue;
+    }
+    if (hub_root.path.empty()) {
+      hub_root.path = kcheck_cache_directory() / ("hub-scan-" + std::to_string(::getpid()));
+      roots.push_back(hub_root.path);
+    }
+    const kcheck::HubSnapshot snapshot = hub_snapshot(*hub);
+    kcheck::materialise_snapshot(snapshot, hub_root.path / (hub->repo_id + "@" + snapshot.commit));
+  }
   kcheck::ScanStats stats;
   kcheck::ScanReport scan = kcheck::run_scan(kcheck::discover_repositories(roots), policy, options, rules, &stats);
   const bool reports_written = emit_scan(scan, arguments, scan_arguments.report_dir);
@@ -820,7 +859,10 @@ int main(int argc, char** argv) {
   ScanArguments scan_arguments;
   CLI::App* scan_command =
       add_command(app, "scan", "audit every kernel repository under the roots, with a facts cache (docs/scan.md)");
-  scan_command->add_option("roots", scan_arguments.roots, "repositories, or directories holding them (NAME@REVISION)")
+  scan_command
+      ->add_option("roots", scan_arguments.roots,
+                   "repositories, or directories holding them (NAME@REVISION), or Hub ids ORG/NAME[@REVISION] "
+                   "in the local Hugging Face cache")
       ->required();
   scan_command->add_option("--cache", scan_arguments.cache_dir, "facts cache directory (default: ~/.cache/kcheck)");
   scan_command->add_flag("--no-cache", scan_arguments.no_cache, "keep no facts on disk");

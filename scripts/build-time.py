@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a build's time went, from ninja's own log (BUILD/.ninja_log): the
 job-seconds of every target's last build, in total and for the groups the
-README names, and what that is in minutes at N parallel jobs. Numbers taken
+CONTRIBUTING.md names, and what that is in minutes at N parallel jobs. Numbers taken
 while other work shares the cores are upper bounds.
 
 Usage: scripts/build-time.py [BUILD_DIR] [JOBS]   (default: _build, nproc)

@@ -38,7 +38,20 @@ bool commit_hash(std::string_view text) {
 }
 
 std::string download_command(const HubReference& reference) {
-  return "hf download " + reference.repo_id + (reference.revision == "main" ? "" : " --revision " + reference.revision);
+  return "hf download " + reference.repo_id + " --repo-type kernel" +
+         (reference.revision == "main" ? "" : " --revision " + reference.revision);
+}
+
+// The repository's folder in one cache: a kernel repository's (what the
+// `kernels` loader and `hf download --repo-type kernel` write), else a model
+// repository's (kernels uploaded before the kernel type existed).
+fs::path repository_folder(const fs::path& cache, const std::string& repo_id) {
+  std::string name = repo_id;
+  name.replace(name.find('/'), 1, "--");
+  std::error_code error;
+  for (const char* type : {"kernels--", "models--"})
+    if (fs::is_directory(cache / (type + name), error)) return cache / (type + name);
+  return cache / ("kernels--" + name);
 }
 
 }  // namespace
@@ -63,6 +76,7 @@ fs::path hub_cache_directory(const char* (*variable)(const char*)) {
     const char* set = variable(name);
     return set ? set : "";
   };
+  if (const std::string kernels = value("KERNELS_CACHE"); !kernels.empty()) return kernels;
   if (const std::string cache = value("HF_HUB_CACHE"); !cache.empty()) return cache;
   if (const std::string home = value("HF_HOME"); !home.empty()) return fs::path(home) / "hub";
   if (const std::string xdg = value("XDG_CACHE_HOME"); !xdg.empty()) return fs::path(xdg) / "huggingface" / "hub";
@@ -71,9 +85,7 @@ fs::path hub_cache_directory(const char* (*variable)(const char*)) {
 
 HubSnapshot find_hub_snapshot(const fs::path& cache, const HubReference& reference) {
   HubSnapshot found;
-  std::string folder = "models--" + reference.repo_id;
-  folder.replace(folder.find('/'), 1, "--");
-  found.repository = cache / folder;
+  found.repository = repository_folder(cache, reference.repo_id);
   std::error_code error;
   const std::string missing = reference.repo_id + "@" + reference.revision + " is not in the Hugging Face cache (" +
                               cache.string() + "); download it with `" + download_command(reference) +
@@ -127,7 +139,7 @@ fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into)
       fs::create_symlink(fs::read_symlink(walk->path()), target);  // the audit judges where it leads
       continue;
     }
-    if (!in_repository) continue;  // a special file: nothing a download holds
+    if (!in_repository) continue;     // a special file: nothing a download holds
     fs::copy_file(resolved, target);  // not a hard link: the audit flags names shared outside a variant (KL007)
   }
   return into;

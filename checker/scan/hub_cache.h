@@ -14,17 +14,20 @@ struct HubReference {
 };
 std::optional<HubReference> parse_hub_reference(std::string_view text);
 
-// The local Hugging Face cache, as huggingface_hub finds it: $HF_HUB_CACHE,
-// else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
-// ~/.cache/huggingface/hub. `variable` reads the environment.
+// The cache the `kernels` loader downloads into: $KERNELS_CACHE, else the
+// Hugging Face cache as huggingface_hub finds it ($HF_HUB_CACHE, else
+// $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+// ~/.cache/huggingface/hub). `variable` reads the environment.
 std::filesystem::path hub_cache_directory(const char* (*variable)(const char*));
 
 // The snapshot of a repository's revision in that cache (the layout `hf
-// download` and the `kernels` loader write: models--ORG--NAME/refs/<branch>
-// holding the commit, snapshots/<commit>/ holding links into blobs/). The
-// problem says why there is none, with the command that downloads it.
+// download --repo-type kernel` and the `kernels` loader write:
+// kernels--ORG--NAME (or models--ORG--NAME for a kernel uploaded as a model)
+// with refs/<branch> holding the commit and snapshots/<commit>/ holding links
+// into blobs/). The problem says why there is none, with the command that
+// downloads it.
 struct HubSnapshot {
-  std::filesystem::path repository;  // <cache>/models--ORG--NAME
+  std::filesystem::path repository;  // <cache>/kernels--ORG--NAME
   std::filesystem::path snapshot;    // <repository>/snapshots/<commit>
   std::string commit;
   std::string problem;

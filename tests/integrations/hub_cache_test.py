@@ -3,13 +3,14 @@
 
     hub_cache_test.py KCHECK FIXTURE_TREE
 
-Builds a cache in the layout `hf download` writes (models--ORG--NAME with
-blobs/, snapshots/<commit>/ of links into blobs/, refs/main and refs/v1)
-from a fixture kernel, checks that huggingface_hub's own cache functions
-(scan_cache_dir, try_to_load_from_cache) read it as that repository, then
-that kcheck audits it by id (branch, tag-like branch and commit) with the
-findings of the fixture itself, and that a repository or revision the cache
-lacks is refused (exit 2) with the `hf download` command that fetches it.
+Builds a cache in the layout the `kernels` loader and `hf download
+--repo-type kernel` write (kernels--ORG--NAME with blobs/, snapshots/<commit>/
+of links into blobs/, refs/main and refs/v1) from a fixture kernel, checks
+that huggingface_hub's own cache functions (scan_cache_dir,
+try_to_load_from_cache) read it as that kernel repository, then that kcheck
+audits it by id (branch, tag-like branch and commit) with the findings of the
+fixture itself, `kcheck scan` too, and that a repository or revision the
+cache lacks is refused (exit 2) with the `hf download` command that fetches it.
 """
 import hashlib
 import json
@@ -28,7 +29,7 @@ def fail(message):
 
 
 def build_cache(cache: Path, repo_id: str, tree: Path, commit: str):
-    repository = cache / ("models--" + repo_id.replace("/", "--"))
+    repository = cache / ("kernels--" + repo_id.replace("/", "--"))
     (repository / "blobs").mkdir(parents=True)
     snapshot = repository / "snapshots" / commit
     for file in sorted(p for p in tree.rglob("*") if p.is_file()):
@@ -61,13 +62,14 @@ def main(kcheck, fixture):
         # huggingface_hub reads the same cache as that repository and revision.
         info = scan_cache_dir(cache)
         repos = {repo.repo_id: repo for repo in info.repos}
-        if repo_id not in repos or repos[repo_id].repo_type != "model":
+        if repo_id not in repos or repos[repo_id].repo_type != "kernel":
             fail(f"huggingface_hub sees {list(repos)}")
         revisions = {revision.commit_hash: revision for revision in repos[repo_id].revisions}
         if commit not in revisions or revisions[commit].refs != frozenset({"main", "v1"}):
             fail(f"huggingface_hub revisions {revisions}")
         variant = next(p.name for p in (fixture / "build").iterdir())
-        found = try_to_load_from_cache(repo_id, f"build/{variant}/metadata.json", cache_dir=cache, revision="v1")
+        found = try_to_load_from_cache(repo_id, f"build/{variant}/metadata.json", cache_dir=cache, revision="v1",
+                                       repo_type="kernel")
         if not isinstance(found, str) or not Path(found).is_file():
             fail(f"try_to_load_from_cache: {found}")
 
@@ -83,8 +85,16 @@ def main(kcheck, fixture):
                 fail(f"{reference}: exit {got_status}, {got}; the fixture itself: exit {status}, {expected}")
             if not report["input"].startswith(repo_id + "@"):
                 fail(f"{reference}: input {report['input']}")
-        for reference, command in ((f"{repo_id}@v2", f"hf download {repo_id} --revision v2"),
-                                   ("test-org/other", "hf download test-org/other")):
+        done = subprocess.run([kcheck, "scan", "--no-cache", "--format", "json", repo_id], capture_output=True,
+                              text=True, env=environment)
+        scan = json.loads(done.stdout) if done.stdout.strip() else {}
+        scanned = [(r["id"], r["revision"]) for r in scan.get("repositories", [])]
+        if done.returncode != status or scanned != [(repo_id, commit)]:
+            fail(f"kcheck scan {repo_id}: exit {done.returncode}, {scanned}, {done.stderr}")
+        if list((work / "xdg" / "kcheck").glob("hub-scan-*")):
+            fail("the scan's copies of the snapshots were left behind")
+        for reference, command in ((f"{repo_id}@v2", f"hf download {repo_id} --repo-type kernel --revision v2"),
+                                   ("test-org/other", "hf download test-org/other --repo-type kernel")):
             done = subprocess.run([kcheck, "check", reference], capture_output=True, text=True, env=environment)
             if done.returncode != 2 or f"`{command}`" not in done.stderr or str(cache) not in done.stderr:
                 fail(f"{reference}: exit {done.returncode}, {done.stderr!r}")

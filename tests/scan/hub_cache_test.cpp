@@ -31,7 +31,10 @@ const char* variable(const char* name) {
   return found == environment->end() ? nullptr : found->second.c_str();
 }
 
-TEST(HubCacheDirectory, AsHuggingfaceHubFindsIt) {
+TEST(HubCacheDirectory, AsTheKernelsLoaderAndHuggingfaceHubFindIt) {
+  const std::map<std::string, std::string> kernels = {{"KERNELS_CACHE", "/kernels"}, {"HF_HUB_CACHE", "/hub"}};
+  environment = &kernels;
+  EXPECT_EQ(hub_cache_directory(variable), "/kernels") << "the kernels loader's own cache first";
   const std::map<std::string, std::string> all = {
       {"HF_HUB_CACHE", "/hub"}, {"HF_HOME", "/hf"}, {"XDG_CACHE_HOME", "/xdg"}, {"HOME", "/home/u"}};
   environment = &all;

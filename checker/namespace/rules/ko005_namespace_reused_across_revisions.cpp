@@ -46,8 +46,8 @@ class NamespaceReusedAcrossRevisions final : public Rule {
                  "Op namespace reused by a different build of another revision",
                  Severity::error,
                  R"doc(Hub-side check over several revisions of one repository
-(`kcheck scan` given revision directories, see the README's "Scanning many
-repositories"). Flags a variant whose native module (or `_ops.py`) registers
+(`kcheck scan` given revision directories, see docs/scan.md, "What is
+scanned"). Flags a variant whose native module (or `_ops.py`) registers
 an op namespace that the same variant of another revision also registers
 while the two builds' files differ (their content digests, computed over the
 files the metadata digest covers, are not equal). Identical rebuilds are not
