@@ -283,6 +283,29 @@ fs::path kcheck_cache_directory() {
   return cache;
 }
 
+// A directory removed with everything in it when it goes out of scope.
+struct RemovedAtEnd {
+  fs::path path;
+  RemovedAtEnd() = default;
+  RemovedAtEnd(const RemovedAtEnd&) = delete;
+  RemovedAtEnd& operator=(const RemovedAtEnd&) = delete;
+  ~RemovedAtEnd() {
+    std::error_code ignored;
+    if (!path.empty()) fs::remove_all(path, ignored);
+  }
+};
+
+// A fresh directory of this run's own for copies of Hub snapshots, under
+// kcheck's cache (beside the Hugging Face cache, usually one file system):
+// concurrent runs never share one.
+fs::path private_hub_directory() {
+  const fs::path parent = kcheck_cache_directory() / "hub";
+  fs::create_directories(parent);
+  std::string pattern = (parent / "run-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a directory in " + parent.string());
+  return pattern;
+}
+
 // `kcheck check PATH`; with `sources_only`, the checks of a source
 // repository even where it has a build/ (the pre-commit hook's).
 int run_audit_command(const std::string& path, const ReportArguments& arguments, bool sources_only = false) {
@@ -295,16 +318,20 @@ int run_audit_command(const std::string& path, const ReportArguments& arguments,
   std::error_code error;
   if (sources_only && !fs::exists(fs::path(path) / "build.toml", error))
     throw std::invalid_argument("no build.toml in " + path + ": --sources checks a kernel source repository");
-  // `kcheck check ORG/NAME[@REVISION]`: the snapshot in the local Hugging Face cache.
+  // `kcheck check ORG/NAME[@REVISION]`: the snapshot in the local Hugging Face
+  // cache, copied into a directory of this run's own (removed at the end) and
+  // audited as an upload: its variants, never only its sources.
   const std::optional<kcheck::HubReference> hub = hub_reference(path);
   fs::path audited = path;
+  RemovedAtEnd hub_copy;
   if (hub) {
     const kcheck::HubSnapshot snapshot = hub_snapshot(*hub);
-    audited = kcheck::materialise_snapshot(
-        snapshot, kcheck_cache_directory() / "hub" / snapshot.repository.filename() / snapshot.commit);
+    hub_copy.path = private_hub_directory();
+    audited = kcheck::materialise_snapshot(snapshot, hub_copy.path / "snapshot");
     if (options.repo_id.empty()) options.repo_id = hub->repo_id;
   }
   kcheck::Report report = sources_only ? kcheck::run_source_audit(audited, policy, options, rules)
+                          : hub        ? kcheck::run_audit_of_build(audited, policy, options, rules)
                                        : kcheck::run_audit(audited, policy, options, rules);
   if (hub) report.input = hub->repo_id + "@" + hub->revision;
   if (progress) progress->finish();
@@ -358,9 +385,11 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
     request.build_timeout = std::chrono::seconds(static_cast<long long>(build.build_timeout_seconds));
   request.jobs = arguments.threads;
   request.self_audit = audit_options(arguments, rules);
-  kcheck::Toolchain toolchain = kcheck::detect_toolchain(
-      build.torch, kcheck::default_torch_environment(std::getenv("VIRTUAL_ENV"), running_executable()), build.cuda,
-      build.rocm);
+  // Looked for only without --torch (the default asks python3 on PATH).
+  const fs::path default_torch =
+      build.torch.empty() ? kcheck::default_torch_environment(std::getenv("VIRTUAL_ENV"), running_executable())
+                          : fs::path();
+  kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, default_torch, build.cuda, build.rocm);
   kcheck::KernelBuild results = kcheck::build_kernel(request, toolchain, policy, rules, [](const std::string& line) {
     std::cerr << "kcheck build: " << line << "\n";
   });
@@ -608,15 +637,10 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
     options.repository_timeout = std::chrono::seconds(scan_arguments.repo_timeout_seconds);
   kcheck::Policy policy = command_line_policy(arguments);
   // Hub ids among the roots: their cached snapshots, as ORG/NAME@COMMIT under
-  // a root of this run's own, removed when it ends.
+  // a root of this run's own, removed when it ends. A snapshot without build/
+  // holds nothing a scan audits: refused, never left out in silence.
   std::vector<fs::path> roots;
-  struct RemovedAtEnd {
-    fs::path path;
-    ~RemovedAtEnd() {
-      std::error_code ignored;
-      if (!path.empty()) fs::remove_all(path, ignored);
-    }
-  } hub_root;
+  RemovedAtEnd hub_root;
   for (const std::string& root : scan_arguments.roots) {
     const std::optional<kcheck::HubReference> hub = hub_reference(root);
     if (!hub) {
@@ -624,11 +648,16 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
       continue;
     }
     if (hub_root.path.empty()) {
-      hub_root.path = kcheck_cache_directory() / ("hub-scan-" + std::to_string(::getpid()));
+      hub_root.path = private_hub_directory();
       roots.push_back(hub_root.path);
     }
     const kcheck::HubSnapshot snapshot = hub_snapshot(*hub);
-    kcheck::materialise_snapshot(snapshot, hub_root.path / (hub->repo_id + "@" + snapshot.commit));
+    const fs::path copy =
+        kcheck::materialise_snapshot(snapshot, hub_root.path / (hub->repo_id + "@" + snapshot.commit));
+    std::error_code error;
+    if (!fs::is_directory(copy / "build", error))
+      throw std::invalid_argument(hub->repo_id + "@" + snapshot.commit +
+                                  " in the cache holds no build/: nothing to scan");
   }
   kcheck::ScanStats stats;
   kcheck::ScanReport scan = kcheck::run_scan(kcheck::discover_repositories(roots), policy, options, rules, &stats);
@@ -751,6 +780,7 @@ std::string unknown_options(const CLI::App& app, int argc, char** argv) {
     std::string argument = argv[i];
     if (argument == "--") break;
     if (!argument.starts_with("-") || argument == "-") continue;
+    if (argument.find_first_not_of("-0123456789.eE+") == std::string::npos) continue;  // a negative number: a value
     argument = argument.substr(0, argument.find('='));
     if (std::find(known.begin(), known.end(), argument) != known.end()) continue;
     if (!argument.starts_with("--") && argument.size() > 2) continue;  // -abc: short flags together

@@ -43,6 +43,11 @@ bool is_source_repository(const std::filesystem::path& input);
 Report run_source_audit(const std::filesystem::path& kernel_dir, const Policy& policy, const AuditOptions& options,
                         const RuleRegistry& rules);
 
+// collect_facts + judge: what was built (a repository without build/ is KL001),
+// never only its sources, whatever it holds: an upload's audit.
+Report run_audit_of_build(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
+                          const RuleRegistry& rules);
+
 // collect_facts (collect_source_audit_facts for a source repository) + judge.
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules);

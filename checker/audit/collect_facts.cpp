@@ -336,6 +336,12 @@ void add_package_variants(TreeFacts& tree, const AuditOptions& options) {
   if (!config.python_package || !config.python_package->init_exists || !config.general.name) return;
   const std::string& directory = config.python_package->directory;
   const fs::path package = tree.audited_root / directory;
+  // Never a package reached through a link out of the repository (a pull
+  // request's checkout must not make the audit quote files beside it).
+  std::error_code error;
+  const fs::path resolved = fs::canonical(package, error);
+  const fs::path root = fs::canonical(tree.audited_root, error);
+  if (error || !is_inside(resolved, root)) return;
   const std::vector<FileEntry> files = walk_variant(package, options.limits);
   std::vector<std::string> backends = config.general.backends.values();
   if (backends.empty()) backends.emplace_back();

@@ -87,6 +87,13 @@ Report run_source_audit(const std::filesystem::path& kernel_dir, const Policy& p
   return report;
 }
 
+Report run_audit_of_build(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
+                          const RuleRegistry& rules) {
+  Report report = judge(collect_facts(input, options), policy, options, rules);
+  report.input = input.string();
+  return report;
+}
+
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules) {
   const TreeFacts tree =

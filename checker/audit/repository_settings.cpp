@@ -28,6 +28,8 @@ Policy policy_for_repository(const std::filesystem::path& repository_root, const
   if (!options.apply_repository_suppressions || options.policy_from_command_line) return given;
   const std::optional<SuppressionConfig> config = load_suppressions(repository_root);
   if (!config || config->settings.policy.empty()) return given;
+  // A build is pinned to the policy's ceilings: one it cannot read is a refusal, never a silent fallback.
+  if (!config->policy_problem.empty()) throw PolicyError(config->policy_problem);
   return repository_policy(*config, given).value_or(given);
 }
 

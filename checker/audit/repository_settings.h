@@ -25,7 +25,8 @@ SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& pol
 
 // The policy an audit of the repository at `repository_root` judges with,
 // by the same decision: what `kcheck build` pins its variants against, so the
-// build and its self-audit agree.
+// build and its self-audit agree. Throws PolicyError (naming the config's
+// file and line) where the repository names a policy that cannot be used.
 Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given,
                              const AuditOptions& options);
 

@@ -208,7 +208,9 @@ fs::path default_torch_environment(const char* virtual_env, const fs::path& exec
   }
   if (python.empty()) return {};
   // The user's own interpreter says where its Torch is (no kernel code runs here).
-  const ProcessEnd probe = run_build_tool({python, "-c", "import os, torch; print(os.path.dirname(torch.__file__))"});
+  // -I: not the current directory's torch.py, nor PYTHON* variables.
+  const ProcessEnd probe = run_build_tool(
+      {python, "-I", "-c", "import os, torch; print(os.path.dirname(torch.__file__))"}, std::chrono::seconds(60));
   if (probe.exit_code != 0) return {};
   std::string directory = probe.output;
   while (!directory.empty() && (directory.back() == '\n' || directory.back() == '\r')) directory.pop_back();

@@ -8,8 +8,11 @@ namespace kcheck {
 
 // What a directory tree holds on disk: the blocks its files take (a sparse
 // file counts what it allocates, not its length) and its entries, links not
-// followed. Counting stops past `max_entries` (`complete` false), so a tree
-// of millions of files costs no more than that.
+// followed, read through directory descriptors. Counting stops past
+// `max_entries` or 64 levels down, and anything that cannot be read but did
+// not vanish (a directory made unreadable) leaves it incomplete (`complete`
+// false): the watch then stops the process. A file unlinked while still open
+// takes space no walk sees: the per-file size limit bounds each such file.
 struct ScratchUsage {
   std::uint64_t bytes = 0;
   std::uint64_t entries = 0;

@@ -26,10 +26,20 @@ class SourceCursor {
   std::string_view next_identifier() {
     skip_space_and_comments();
     if (done()) return {};
+    if (std::isdigit(static_cast<unsigned char>(text_[at_]))) {  // a number: 1'000, 0x1F, 1.5e-3f
+      while (at_ < text_.size() && (identifier_char(text_[at_]) || text_[at_] == '\'' || text_[at_] == '.')) ++at_;
+      return {};
+    }
     if (identifier_char(text_[at_])) {
       const std::size_t start = at_;
       while (at_ < text_.size() && identifier_char(text_[at_])) ++at_;
-      return text_.substr(start, at_ - start);
+      const std::string_view word = text_.substr(start, at_ - start);
+      if (at_ < text_.size() && text_[at_] == '"' && !word.empty() && word.back() == 'R' &&
+          (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR")) {
+        skip_raw_literal();
+        return {};
+      }
+      return word;
     }
     if (text_[at_] == '"' || text_[at_] == '\'') {
       skip_literal(text_[at_]);
@@ -67,6 +77,19 @@ class SourceCursor {
         return;
       }
     }
+  }
+
+  // R"delim( ... )delim", from its opening quote; may span lines.
+  void skip_raw_literal() {
+    const std::size_t open = text_.find('(', at_);
+    if (open == std::string_view::npos || open - at_ > 17) {  // not a raw string: a delimiter is at most 16
+      advance();
+      return;
+    }
+    const std::string closing = ")" + std::string(text_.substr(at_ + 1, open - at_ - 1)) + "\"";
+    const std::size_t close = text_.find(closing, open + 1);
+    const std::size_t end = close == std::string_view::npos ? text_.size() : close + closing.size();
+    while (at_ < end) advance();
   }
 
   void skip_literal(char quote) {

@@ -89,14 +89,16 @@ struct Suite {
 // `kcheck run`/`bench`) is a skipped test case, never a pass.
 // Why no rule of a family ran: the dynamic families need the kernel's code
 // run; any other was left out by --select or --ignore.
-std::string why_not_run(const std::string& family) {
+std::string why_not_run(const std::string& family, const std::string& scope) {
   if (family == "KD") return "not run: these rules judge the kernel's code as `kcheck run` or `kcheck bench` runs it";
   if (family == "KB") return "not run: these rules judge timings only `kcheck bench` takes";
+  if (scope == "source" && (family == "KL" || family == "KM" || family == "KE"))
+    return "not run: these rules judge built variants, and a source repository has none yet (`kcheck build`)";
   return "not run: not selected (--select, --ignore or the repository's settings)";
 }
 
 void write_case(std::ostream& out, const std::string& suite, const std::string& family,
-                const std::vector<const Finding*>& findings, bool strict, bool ran) {
+                const std::vector<const Finding*>& findings, bool strict, bool ran, const std::string& scope) {
   int failing = 0;
   std::string all;
   for (const Finding* finding : findings) {
@@ -108,7 +110,7 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
     if (ran)
       out << "/>\n";
     else
-      out << ">\n      <skipped message=\"" << why_not_run(family) << "\"/>\n    </testcase>\n";
+      out << ">\n      <skipped message=\"" << why_not_run(family, scope) << "\"/>\n    </testcase>\n";
     return;
   }
   out << ">\n";
@@ -239,7 +241,7 @@ std::string render_junit(const Report& report) {
         << "      <property name=\"audited_root\" value=\"" << xml_escape(report.audited_root) << "\"/>\n"
         << "    </properties>\n";
     for (const auto& [family, findings] : suite.by_family)
-      write_case(out, suite.name, family, findings, report.strict, ran.contains(family));
+      write_case(out, suite.name, family, findings, report.strict, ran.contains(family), report.scope);
     out << "  </testsuite>\n";
   }
   for (const KernelTestSuite& suite : kernel_tests) write_kernel_tests(out, suite);

@@ -173,14 +173,13 @@ std::string plural(int count, std::string_view word) {
 
 std::string readable_json_pointer(std::string_view pointer) {
   if (pointer.empty()) return "";
-  if (pointer == "/") return ".";
   std::string readable;
   auto token_shown = [&readable](std::string token) {
     const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    // jq's bare names: [A-Za-z_][A-Za-z0-9_]* (`.python-depends` would be a subtraction).
     const bool name = !token.empty() && !std::isdigit(static_cast<unsigned char>(token[0])) &&
-                      std::all_of(token.begin(), token.end(), [](char c) {
-                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-                      });
+                      std::all_of(token.begin(), token.end(),
+                                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
     if (readable.empty() && !name) readable = ".";  // jq: .[0], .["a/b"] at the start
     if (index) {
       readable += "[" + token + "]";

@@ -112,13 +112,15 @@ HubSnapshot find_hub_snapshot(const fs::path& cache, const HubReference& referen
     }
   }
   found.snapshot = found.repository / "snapshots" / found.commit;
-  if (!fs::is_directory(found.snapshot, error)) found.problem = missing;
+  // A real directory of the cache, never a link that would mirror another tree.
+  if (!fs::is_directory(fs::symlink_status(found.snapshot, error))) found.problem = missing;
   return found;
 }
 
 fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into) {
   std::error_code error;
-  fs::remove_all(into, error);
+  if (fs::exists(fs::symlink_status(into, error)))
+    throw std::runtime_error(into.string() + " exists: a snapshot is copied into a directory of its own");
   fs::create_directories(into);
   const fs::path repository = fs::canonical(snapshot.repository);
   fs::recursive_directory_iterator walk(snapshot.snapshot, fs::directory_options::none, error);

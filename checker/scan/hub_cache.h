@@ -34,11 +34,10 @@ struct HubSnapshot {
 };
 HubSnapshot find_hub_snapshot(const std::filesystem::path& cache, const HubReference& reference);
 
-// The snapshot as a plain tree under `into` (made afresh; each file a copy of
-// its blob), so the audit reads its files as a download holds them: a link of
-// the snapshot that leads outside the repository's folder of the cache stays
-// a link (and the audit reports it). Returns `into`; throws
-// std::filesystem::filesystem_error or std::runtime_error naming what failed.
+// The snapshot as a plain tree under `into` (which must not exist: each run
+// copies into a directory of its own; each file a copy of its blob), so the audit reads its files as a download holds
+// them: a link of the snapshot that leads outside the repository's folder of the cache stays a link (and the audit
+// reports it). Returns `into`; throws std::filesystem::filesystem_error or std::runtime_error naming what failed.
 std::filesystem::path materialise_snapshot(const HubSnapshot& snapshot, const std::filesystem::path& into);
 
 }  // namespace kcheck

@@ -196,6 +196,19 @@ TEST(CliArguments, BuildOfABackendOutsideBuildTomlIsRefused) {
   EXPECT_EQ(result.err, "kcheck: backend 'cuda' is not in build.toml's general.backends (metal)\n");
 }
 
+// A build is pinned to the repository's policy: one it cannot use is a
+// refusal naming the config's line, never a build against another policy.
+TEST(CliArguments, BuildWithARepositoryPolicyThatCannotBeUsedIsRefused) {
+  const fs::path kernel = scratch_dir() / "broken-policy";
+  fs::remove_all(kernel);
+  fs::copy(fs::path(KCHECK_SOURCE_DIR) / "tests/fixtures/kernels/metal-only", kernel, fs::copy_options::recursive);
+  std::ofstream(kernel / "kcheck.toml") << "policy = \"missing.toml\"\n";
+  const RunResult result = kcheck("build " + quoted(kernel) + " --output-dir " + quoted(scratch_dir() / "out2"));
+  EXPECT_EQ(result.exit_code, 2) << result.out;
+  EXPECT_EQ(result.err,
+            "kcheck: kcheck.toml:1: policy 'missing.toml': neither an embedded policy nor a file of the repository\n");
+}
+
 // `run` and `bench` check their numbers before loading any kernel code.
 TEST(CliArguments, RunAndBenchRefuseBadSettingsBeforeLoadingAnything) {
   const std::string tree = " " + fixture("clean_cpu_variants_from_template");

@@ -360,6 +360,15 @@ TEST(Cli, ASourceRepositoryGetsTheChecksThatNeedNoBuild) {
       EXPECT_GT(finding["location"]["line"].get<int>(), 1);
     }
   EXPECT_EQ(report["scope"], "source");
+  // A package reached through a link out of the repository is not read: the
+  // audit never quotes files beside the checkout.
+  const fs::path outside = scratch_dir() / "outside-package";
+  fs::remove_all(outside);
+  fs::rename(kernel / "torch-ext" / "relu", outside);
+  fs::create_symlink(outside, kernel / "torch-ext" / "relu");
+  const nlohmann::json linked = nlohmann::json::parse(kcheck("check --format json " + shell_quoted(kernel)).out);
+  for (const nlohmann::json& finding : linked["findings"])
+    EXPECT_FALSE(finding["code"].get<std::string>().starts_with("KP")) << finding.dump();
   for (const nlohmann::json& code : report["rules_run"]) {
     const std::string rule = code;
     EXPECT_TRUE(rule.starts_with("KC") || rule.starts_with("KP") || rule.starts_with("KO")) << rule;

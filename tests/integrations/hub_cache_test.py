@@ -91,8 +91,25 @@ def main(kcheck, fixture):
         scanned = [(r["id"], r["revision"]) for r in scan.get("repositories", [])]
         if done.returncode != status or scanned != [(repo_id, commit)]:
             fail(f"kcheck scan {repo_id}: exit {done.returncode}, {scanned}, {done.stderr}")
-        if list((work / "xdg" / "kcheck").glob("hub-scan-*")):
-            fail("the scan's copies of the snapshots were left behind")
+        if list((work / "xdg" / "kcheck" / "hub").glob("run-*")):
+            fail("copies of the snapshots were left behind")
+        # A snapshot without build/ (a source repository uploaded as it is) is
+        # audited as an upload: KL001, never a pass on its sources alone; the
+        # scan refuses it rather than scanning nothing.
+        source_commit = "89abcdef0123456789abcdef0123456789abcdef"
+        source = work / "source-tree"
+        (source / "torch-ext" / "relu").mkdir(parents=True)
+        (source / "build.toml").write_text('[general]\nname = "relu"\n')
+        (source / "torch-ext" / "relu" / "__init__.py").write_text("__all__ = []\n")
+        build_cache(cache, "test-org/source", source, source_commit)
+        got_status, report, stderr = kcheck_json(kcheck, ["test-org/source"], environment)
+        codes = {f["code"] for f in (report or {}).get("findings", [])}
+        if got_status != 1 or "KL001" not in codes:
+            fail(f"a snapshot without build/: exit {got_status}, {codes}, {stderr}")
+        done = subprocess.run([kcheck, "scan", "--no-cache", "test-org/source"], capture_output=True, text=True,
+                              env=environment)
+        if done.returncode != 2 or "holds no build/" not in done.stderr:
+            fail(f"scan of a snapshot without build/: exit {done.returncode}, {done.stderr!r}")
         for reference, command in ((f"{repo_id}@v2", f"hf download {repo_id} --repo-type kernel --revision v2"),
                                    ("test-org/other", "hf download test-org/other --repo-type kernel")):
             done = subprocess.run([kcheck, "check", reference], capture_output=True, text=True, env=environment)

@@ -41,7 +41,15 @@ TEST(SourceRegistrations, CommentsStringsAndOtherNamesAreNotRegistrations) {
   EXPECT_EQ(found(""), std::vector<std::string>{});
   EXPECT_EQ(found("TORCH_LIBRARY("), std::vector<std::string>{});
   EXPECT_EQ(found("/* never closed TORCH_LIBRARY(x, m)"), std::vector<std::string>{});
-  EXPECT_EQ(found("\"never closed TORCH_LIBRARY(x, m)"), std::vector<std::string>{}) << "ends with the line";
+  EXPECT_EQ(found("\"never closed TORCH_LIBRARY(x, m)"), std::vector<std::string>{});
+  EXPECT_EQ(found("\"ends with its line\nTORCH_LIBRARY(y, m) {}"),
+            std::vector<std::string>{"TORCH_LIBRARY(y)@2 literal"});
+  EXPECT_EQ(found("constexpr int k = 1'000; TORCH_LIBRARY(after_separator, m) {}"),
+            std::vector<std::string>{"TORCH_LIBRARY(after_separator)@1 literal"})
+      << "a digit separator opens no character literal";
+  EXPECT_EQ(found("auto s = R\"doc(\nTORCH_LIBRARY(in_raw, m)\n)doc\";\nTORCH_LIBRARY(after_raw, m) {}"),
+            std::vector<std::string>{"TORCH_LIBRARY(after_raw)@4 literal"})
+      << "a raw string spans lines";
 }
 
 }  // namespace

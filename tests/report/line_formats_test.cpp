@@ -43,8 +43,8 @@ TEST(ReadableJsonPointer, ShowsAPlaceInJsonAsJqWritesIt) {
   EXPECT_EQ(readable_json_pointer("/digest/files/layers~1__init__.py"), ".digest.files[\"layers/__init__.py\"]");
   EXPECT_EQ(readable_json_pointer("/kernels/0/name"), ".kernels[0].name");
   EXPECT_EQ(readable_json_pointer("/a~0b/say \"hi\""), ".[\"a~b\"][\"say \\\"hi\\\"\"]");
-  EXPECT_EQ(readable_json_pointer("/python-depends"), ".python-depends");
-  EXPECT_EQ(readable_json_pointer("/"), ".");
+  EXPECT_EQ(readable_json_pointer("/python-depends"), ".[\"python-depends\"]") << "jq reads .python-depends as a minus";
+  EXPECT_EQ(readable_json_pointer("/"), ".[\"\"]") << "the pointer / is the key \"\", not the whole document";
   EXPECT_EQ(readable_json_pointer(""), "");
   Finding finding;
   finding.file = "build/v/metadata.json";
