@@ -203,7 +203,7 @@ fs::path default_torch_environment(const char* virtual_env, const fs::path& exec
   if (virtual_env && *virtual_env) return virtual_env;
   std::error_code error;
   if (!executable.empty()) {
-    const fs::path checkout_venv = executable.parent_path().parent_path() / ".venv";
+    fs::path checkout_venv = executable.parent_path().parent_path() / ".venv";
     if (fs::is_directory(checkout_venv, error)) return checkout_venv;
   }
   if (python.empty()) return {};

@@ -72,7 +72,8 @@ TEST(HtmlFormat, SymbolsAreReadableAndExplanationsAreText) {
   EXPECT_TRUE(
       contains(html,
                "<td class=\"mono where\" title=\"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm\">"
-               "<span class=\"path\"><span class=\"name\">kcheck.toml:1</span> <span class=\"symbol\">[std::__cxx11::basic_string&lt;char, "
+               "<span class=\"path\"><span class=\"name\">kcheck.toml:1</span> <span "
+               "class=\"symbol\">[std::__cxx11::basic_string&lt;char, "
                "std::char_traits&lt;char&gt;, std::allocator&lt;char&gt; &gt;::_M_create(unsigned long&amp;, "
                "unsigned long)]</span></span></td>"))
       << html;
