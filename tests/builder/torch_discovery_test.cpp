@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path scratch(const std::string& name) {
-  const fs::path path = fs::path(::testing::TempDir()) / ("torch-discovery-" + name);
+  fs::path path = fs::path(::testing::TempDir()) / ("torch-discovery-" + name);
   fs::remove_all(path);
   fs::create_directories(path);
   return path;
@@ -23,7 +23,7 @@ fs::path scratch(const std::string& name) {
 
 // A stand-in interpreter: prints `output` and exits with `status`.
 fs::path fake_python(const fs::path& directory, const std::string& output, int status = 0) {
-  const fs::path python = directory / "python3";
+  fs::path python = directory / "python3";
   std::ofstream(python) << "#!/bin/sh\nprintf '%s\\n' '" << output << "'\nexit " << status << "\n";
   ::chmod(python.c_str(), 0755);
   return python;
