@@ -12,7 +12,6 @@ Report run_dynamic_audit(const std::filesystem::path& input, const Policy& polic
   }
   TreeFacts tree = collect_facts(input, options);
   run_harness(tree, harness);
-  tree.collected = harness.bench ? RuleNeeds::kernel_bench : RuleNeeds::kernel_run;
   Report report = judge(tree, policy, options, rules);
   report.dynamic = dynamic_results(tree);
   return report;

@@ -543,6 +543,8 @@ std::vector<ReadyRuntime> ready_runtimes(const HarnessOptions& options) {
 }  // namespace
 
 void run_harness(TreeFacts& tree, const HarnessOptions& options) {
+  // The run's facts, for the rules that need them (RuleNeeds).
+  tree.collected = options.bench ? RuleNeeds::kernel_bench : RuleNeeds::kernel_run;
   const std::vector<ReadyRuntime> runtimes = ready_runtimes(options);
   std::vector<LocalTorch> torches;
   std::vector<std::string> labels;  // each Torch's Python, to tell them apart in reasons

@@ -119,6 +119,7 @@ std::optional<std::size_t> runtime_for(const VariantFacts& variant, const std::v
 // Fills every compiled variant's `harness` facts: one worker process per
 // variant, each bounded by the timeout; a variant that cannot run here gets
 // `skipped_because`. Variants without a native module are left alone.
+// Also records in `tree.collected` that the kernel ran (and, with bench, was timed).
 void run_harness(TreeFacts& tree, const HarnessOptions& options);
 
 // The report's `dynamic` member from the facts `run_harness` filled.

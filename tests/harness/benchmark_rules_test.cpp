@@ -38,6 +38,7 @@ std::vector<Finding> findings_of(const std::string& code, const HarnessFacts& ha
   variant.harness->worker.started = true;
   variant.harness->module_relative_path = "_activation_cuda_0a1b2c3.abi3.so";
   tree.variants.push_back(variant);
+  tree.collected = RuleNeeds::kernel_bench;  // as `kcheck bench` leaves it
   AuditOptions options;
   options.selection.select = {code};
   return judge(tree, load_policy("hub"), options, make_rule_registry()).findings;

@@ -279,6 +279,7 @@ TEST(CompiledBaselines, Kb001NamesTheFastestModeOrWhyNone) {
   facts.benchmarks = {fast, failed, untried};
   variant.harness = facts;
   tree.variants.push_back(variant);
+  tree.collected = RuleNeeds::kernel_bench;  // as `kcheck bench` leaves it
   AuditOptions options;
   options.selection.select = {"KB001"};
   const Report report = judge(tree, load_policy("hub"), options, make_rule_registry());
