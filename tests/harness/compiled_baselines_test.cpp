@@ -163,7 +163,7 @@ TEST(CompiledBaselines, AnyResultTheHelperWroteIsReadWithoutTrustingIt) {
 
 // A stand-in for Python: a shell script, so the tests need no Torch.
 fs::path fake_python(const std::string& name, const std::string& body) {
-  const fs::path path = fs::temp_directory_path() / ("kcheck-compiled-" + std::to_string(::getpid()) + "-" + name);
+  fs::path path = fs::temp_directory_path() / ("kcheck-compiled-" + std::to_string(::getpid()) + "-" + name);
   std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
   fs::permissions(path, fs::perms::owner_all);
   return path;
