@@ -8,6 +8,7 @@
 #include "checker/audit/suppression_facts.h"
 #include "checker/config/build_config_facts.h"
 #include "checker/core/bounded_read.h"
+#include "checker/core/name_shapes.h"
 #include "checker/core/work_pool.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
@@ -310,17 +311,9 @@ TreeFacts collect_source_facts(const fs::path& kernel_dir) {
 
 namespace {
 
-// The C, C++, CUDA, HIP and Objective-C++ sources and headers a build compiles.
-bool compiled_source(const std::string& path) {
-  static constexpr std::string_view kExtensions[] = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh",
-                                                     ".h", ".hh", ".hpp", ".hip", ".mm", ".metal"};
-  const std::string extension = fs::path(path).extension().string();
-  return std::find(std::begin(kExtensions), std::end(kExtensions), extension) != std::end(kExtensions);
-}
-
 void read_source_registrations(TreeFacts& tree) {
   for (const ListedPath& listed : tree.build_config->listed_paths) {
-    if (listed.is_include || listed.status != PathStatus::ok || !compiled_source(listed.path.value)) continue;
+    if (listed.is_include || listed.status != PathStatus::ok || !names_compiled_source(listed.path.value)) continue;
     std::string problem;
     const std::optional<std::string> text =
         read_inside_root(tree.audited_root, tree.audited_root / listed.path.value, kMaxParsedFileBytes, problem);

@@ -26,4 +26,12 @@ bool is_rocm_arch_shape(std::string_view arch) {
   return scan.done();
 }
 
+bool names_compiled_source(std::string_view path) {
+  static constexpr std::string_view kExtensions[] = {".c",  ".cc",  ".cpp", ".cxx", ".cu",  ".cuh", ".h",
+                                                     ".hh", ".hpp", ".hxx", ".inl", ".hip", ".mm",  ".metal"};
+  for (std::string_view extension : kExtensions)
+    if (path.ends_with(extension)) return true;
+  return false;
+}
+
 }  // namespace kcheck

@@ -1,6 +1,7 @@
 #pragma once
-// The shapes of names that both metadata.json and build.toml carry, matched
-// linearly (text_scan.h says why kcheck uses no regex matcher).
+// The shapes of names kcheck recognises (a kernel name, a capability, a
+// source file), matched linearly (text_scan.h says why kcheck uses no regex matcher).
+
 #include <string_view>
 
 namespace kcheck {
@@ -13,5 +14,9 @@ bool is_cuda_capability_shape(std::string_view capability);
 
 // ^gfx[0-9]+[a-z]?$, e.g. "gfx90a", "gfx942".
 bool is_rocm_arch_shape(std::string_view arch);
+
+// A C, C++, CUDA, HIP, Objective-C++ or Metal source or header, by the end of
+// its name: what a kernel's build compiles and what `__FILE__` expands to.
+bool names_compiled_source(std::string_view path);
 
 }  // namespace kcheck

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "checker/core/name_shapes.h"
 #include "checker/elf/elf_readers.h"
 
 namespace kcheck {
@@ -46,18 +47,10 @@ bool is_debug_section(std::string_view name) { return name.starts_with(".debug_"
 
 bool is_read_only_data_section(std::string_view name) { return name == ".rodata" || name.starts_with(".rodata."); }
 
-// What __FILE__ expands to: a source or header file. Read-only data holds
-// many other absolute paths a kernel uses at run time ("/tmp/", "/home/"
-// as a default directory); only a source file's path tells of the builder.
-constexpr std::array<std::string_view, 11> kSourceFileExtensions = {
-    ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl",
-};
-
-bool names_source_file(std::string_view path) {
-  return std::any_of(kSourceFileExtensions.begin(), kSourceFileExtensions.end(),
-                     [&](std::string_view extension) { return path.ends_with(extension); });
-}
-
+// What __FILE__ expands to: a source or header file (names_compiled_source).
+// Read-only data holds many other absolute paths a kernel uses at run time
+// ("/tmp/", "/home/" as a default directory); only a source file's path tells
+// of the builder.
 // The builder paths of source files among the strings of read-only data,
 // in one pass over the bytes. A path starts a string or follows a character
 // that cannot be part of it ("at /tmp/k.cu" from "at " __FILE__).
@@ -72,7 +65,7 @@ void scan_strings_for_source_paths(std::string_view data, std::vector<std::strin
     const std::string_view candidate = data.substr(slash, end - slash);
     const bool builder_path = std::any_of(kBuilderPathPrefixes.begin(), kBuilderPathPrefixes.end(),
                                           [&](std::string_view prefix) { return candidate.starts_with(prefix); });
-    if (starts_path && builder_path && names_source_file(candidate) &&
+    if (starts_path && builder_path && names_compiled_source(candidate) &&
         std::find(paths.begin(), paths.end(), candidate) == paths.end()) {
       paths.emplace_back(candidate);
     }

@@ -8,14 +8,16 @@
 #include <fstream>
 
 #include "checker/builder/toolchain.h"
+#include "tests/support/kcheck_command.h"
 
 namespace kcheck {
 namespace {
 
 namespace fs = std::filesystem;
 
+// A fresh directory under the test's own scratch.
 fs::path scratch(const std::string& name) {
-  fs::path path = fs::path(::testing::TempDir()) / ("torch-discovery-" + name);
+  fs::path path = kcheck_test::scratch_dir("builder") / name;
   fs::remove_all(path);
   fs::create_directories(path);
   return path;
