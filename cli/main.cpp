@@ -81,6 +81,7 @@ struct BuildArguments {
   std::string scratch_dir;
   std::string deps_dir;
   unsigned build_timeout_seconds = 0;  // 0: two hours
+  bool rocm_audit_fixtures = false;    // ROCm against a non-ROCm Torch's headers (modules no ROCm Torch loads)
 };
 
 // `kcheck scan` and `kcheck merge`.
@@ -327,8 +328,9 @@ int run_audit_command(const std::string& path, const ReportArguments& arguments,
   if (hub) {
     const kcheck::HubSnapshot snapshot = hub_snapshot(*hub);
     hub_copy.path = private_hub_directory();
-    audited = kcheck::materialise_snapshot(snapshot, hub_copy.path / "snapshot");
+    audited = kcheck::materialise_snapshot(snapshot, hub_copy.path / "snapshot", options.limits);
     if (options.repo_id.empty()) options.repo_id = hub->repo_id;
+    options.whole_download_command = kcheck::download_command(*hub);
   }
   kcheck::Report report = sources_only ? kcheck::run_source_audit(audited, policy, options, rules)
                           : hub        ? kcheck::run_audit_of_build(audited, policy, options, rules)
@@ -359,17 +361,21 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
   // The policy the kernel's kcheck.toml names, unless --policy: the variants are pinned to its ceilings.
   const kcheck::Policy policy =
       kcheck::policy_for_repository(build.kernel_dir, command_line_policy(arguments), audit_options(arguments, rules));
-  // build.toml's own errors are findings (KC rules), reported and gated as by `kcheck config`.
+  // build.toml's own errors are findings (KC rules: the schema, a listed
+  // source or the Python package missing), reported and gated as by `kcheck
+  // config`: any error stops the build before CMake sees the kernel.
   kcheck::TreeFacts source = kcheck::collect_source_facts(build.kernel_dir);
   if (!source.build_config->present) throw std::invalid_argument("no build.toml in " + build.kernel_dir);
-  if (!source.build_config->usable()) {
+  {
     kcheck::AuditOptions options = audit_options(arguments, rules);
     options.selection.select = {"KC"};
     kcheck::Report report = kcheck::judge(source, policy, options, rules);
-    report.input = build.kernel_dir;
-    std::cerr << "kcheck build: " << source.build_config->relative_path << " has errors; nothing was built\n";
-    emit(report, arguments);
-    return std::max(report.gate_status(), 1);
+    if (!source.build_config->usable() || report.summary.errors > 0) {
+      report.input = build.kernel_dir;
+      std::cerr << "kcheck build: " << source.build_config->relative_path << " has errors; nothing was built\n";
+      emit(report, arguments);
+      return std::max(report.gate_status(), 1);
+    }
   }
   kcheck::BuildRequest request;
   request.kernel = kcheck::kernel_source_from_config(*source.build_config);
@@ -390,6 +396,7 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
       build.torch.empty() ? kcheck::default_torch_environment(std::getenv("VIRTUAL_ENV"), running_executable())
                           : fs::path();
   kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, default_torch, build.cuda, build.rocm);
+  toolchain.rocm_with_foreign_torch = build.rocm_audit_fixtures;
   kcheck::KernelBuild results = kcheck::build_kernel(request, toolchain, policy, rules, [](const std::string& line) {
     std::cerr << "kcheck build: " << line << "\n";
   });
@@ -652,8 +659,8 @@ int run_scan_command(const ScanArguments& scan_arguments, const ReportArguments&
       roots.push_back(hub_root.path);
     }
     const kcheck::HubSnapshot snapshot = hub_snapshot(*hub);
-    const fs::path copy =
-        kcheck::materialise_snapshot(snapshot, hub_root.path / (hub->repo_id + "@" + snapshot.commit));
+    const fs::path copy = kcheck::materialise_snapshot(snapshot, hub_root.path / (hub->repo_id + "@" + snapshot.commit),
+                                                       options.audit.limits);
     std::error_code error;
     if (!fs::is_directory(copy / "build", error))
       throw std::invalid_argument(hub->repo_id + "@" + snapshot.commit +
@@ -875,6 +882,9 @@ int main(int argc, char** argv) {
                             "PyPI (default: ~/.cache/kcheck/deps)");
   build_command->add_option("--build-timeout", build.build_timeout_seconds,
                             "seconds one variant may compile before the build fails (default: 7200)");
+  build_command->add_flag("--rocm-audit-fixtures", build.rocm_audit_fixtures,
+                          "build ROCm variants although the Torch found is no ROCm build: their device code is real, "
+                          "their Torch glue is not, so no ROCm Torch loads them (audit fixtures only)");
 
   DynamicArguments run_arguments;
   CLI::App* run_command =

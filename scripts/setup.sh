@@ -6,21 +6,26 @@
 #   scripts/setup.sh              everything the test command needs
 #   scripts/setup.sh --build-only what building kcheck and the reference
 #                                 kernels needs (the demo): no test toolchain
+#   scripts/setup.sh --wheel-deps only the Debian/Ubuntu packages `pip install .`
+#                                 builds the kcheck command with (no venv)
 # Re-running it is fast and changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_only=false
-[[ ${1:-} == --build-only ]] && build_only=true
+mode=${1:-all}
+case $mode in all | --build-only | --wheel-deps) ;; *) echo "setup.sh: unknown option $mode" >&2; exit 2 ;; esac
 
-# What building kcheck (and its tests' libraries) and `kcheck build` need.
-debian_packages=(
+# What `pip install .` (the portable kcheck: LIEF with mbedTLS, libcrypto and
+# toml++ linked in) needs; the same names on Debian 12 and Ubuntu 24.04.
+wheel_packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv
-  liblief-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
-  libkainjow-mustache-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
-  # the portable kcheck (wheel) links LIEF statically, with mbedTLS
-  libmbedtls-dev
-  binutils
+  liblief-dev libmbedtls-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
+  libkainjow-mustache-dev libssl-dev
 )
+# What building kcheck with its tests' libraries and `kcheck build` need.
+debian_packages=("${wheel_packages[@]}" libgtest-dev libgmock-dev libbenchmark-dev binutils)
+[[ $mode == --wheel-deps ]] && debian_packages=("${wheel_packages[@]}")
+build_only=false
+[[ $mode != all ]] && build_only=true
 # What only the tests need.
 $build_only || debian_packages+=(
   # the KE004 fixture links libelf, a library outside the allowed list (tests/elf/fixtures.cmake)
@@ -47,6 +52,7 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+[[ $mode != --wheel-deps ]] || exit 0
 
 if [[ ! -x .venv/bin/python ]]; then
   echo "setup: creating .venv" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The wheel as a user gets it: builds it with pip from this checkout
 # (scikit-build-core, pyproject.toml; the build directory _build-portable is
-# reused), checks auditwheel calls it manylinux_2_28 or older and retags it
+# reused: a second build compiles nothing), checks auditwheel calls it manylinux_2_28 or older and retags it
 # so (auditwheel repair: a package index refuses a linux_x86_64 wheel), installs it into a fresh venv and runs the installed command:
 # --version, rules, its own symbol ceilings, and an audit of a fixture with a
 # known finding (FIXTURE_TREES: tests/fixtures/trees as the build materialises
@@ -12,16 +12,28 @@
 # compiler exits 2 saying so (issue #27).
 #
 #   scripts/test-wheel.sh [FIXTURE_TREES [HARNESS_FIXTURES]]
+# KCHECK_WHEEL_OUT=DIR also keeps the retagged wheel there (the release workflow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml)
 fixtures=${1:-}
 harness_fixtures=${2:-}
 work=$(mktemp -d /tmp/kcheck-wheel-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-.venv/bin/python -m pip wheel . --no-deps --quiet --wheel-dir "$work/dist"
+# Without build isolation (scikit-build-core from requirements-dev.txt in
+# .venv): an isolated build gets a fresh environment each time, and
+# scikit-build-core then clears _build-portable's CMake cache and every object.
+.venv/bin/python -m pip wheel . --no-deps --no-build-isolation --quiet --wheel-dir "$work/dist"
 wheel=$(ls "$work"/dist/kcheck-*.whl)
 echo "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+# A second build reuses the build directory: nothing is compiled again.
+.venv/bin/python -m pip wheel . --no-deps --no-build-isolation -v --wheel-dir "$work/dist-again" >"$work/again.log" 2>&1 ||
+  { tail -n 30 "$work/again.log"; echo "the second wheel build failed"; exit 1; }
+compiled=$(grep -c 'Building CXX object' "$work/again.log" || true)
+[[ $compiled -eq 0 ]] || { echo "the second wheel build compiled $compiled objects again"; exit 1; }
+echo "rebuilt from _build-portable: nothing compiled again"
 
 # auditwheel: 'consistent with the following platform tag: "manylinux_2_28_x86_64"'
 .venv/bin/auditwheel show "$wheel" >"$work/show.txt"
@@ -39,6 +51,11 @@ wheel=$(ls "$work"/repaired/kcheck-*.whl)
   { echo "repaired wheel $(basename "$wheel") is not tagged manylinux_2_28_x86_64"; exit 1; }
 echo "repaired: $(basename "$wheel")"
 
+if [[ -n ${KCHECK_WHEEL_OUT:-} ]]; then  # the release workflow's artifact
+  mkdir -p "$KCHECK_WHEEL_OUT"
+  cp "$wheel" "$KCHECK_WHEEL_OUT/"
+fi
+
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --no-index "$wheel"
 kcheck=$work/venv/bin/kcheck
@@ -53,6 +70,7 @@ echo "installed kcheck: $size bytes"
 # Nothing to install beside it: the C library and the loader only.
 others=$(ldd "$kcheck" | awk '{print $1}' | grep -vE '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|/lib64/ld-linux-x86-64\.so\.2)$' || true)
 [[ -z $others ]] || { echo "needs more than the C library: $others"; exit 1; }
+scripts/wheel-smoke.sh "$kcheck"
 # Its own binary within the ceilings it asks of kernels.
 "$kcheck" --select KE001,KE002,KE004 "$kcheck" >"$work/self.txt" || { cat "$work/self.txt"; exit 1; }
 echo "KE001, KE002, KE004 on itself: nothing"
@@ -86,5 +104,23 @@ if [[ -n $harness_fixtures ]]; then
   [[ $status -eq 2 ]] && grep -q 'there is no C++ compiler to build it' "$work/run3.err" ||
     { cat "$work/run3.out" "$work/run3.err"; echo "no worker and no compiler: exit $status, not 2"; exit 1; }
   echo "no worker and no compiler: exit 2 with the reason"
+fi
+# The GitHub Action's default install (action.yml `install: release`): the
+# release's wheels as pip finds them, never an index, into the job's Python;
+# then its step audits a fixture with a known violation.
+if [[ -n $fixtures ]]; then
+  python3 -m venv "$work/job"
+  cp -r "$fixtures/kp002_numpy_import" "$work/job-repo"
+  status=0
+  (cd "$work/job-repo" && PATH="$work/job/bin:$PATH" KCHECK_INSTALL=release KCHECK_WHEELS="$work/repaired" \
+     KCHECK_VERSION="$version" RUNNER_TEMP="$work/job" "$root/scripts/action-run.sh") >"$work/job.log" 2>&1 || status=$?
+  [[ $status -eq 1 && -x $work/job/bin/kcheck ]] && grep -q '^::error .*title=KP002' "$work/job.log" ||
+    { cat "$work/job.log"; echo "the Action's release install: exit $status"; exit 1; }
+  status=0
+  (cd "$work/job-repo" && PATH="$work/job/bin:$PATH" KCHECK_INSTALL=release KCHECK_RULES_REPOSITORY= \
+     "$root/scripts/action-run.sh") >"$work/job2.log" 2>&1 || status=$?
+  [[ $status -eq 2 ]] && grep -q 'no release to install from' "$work/job2.log" ||
+    { cat "$work/job2.log"; echo "no release named: exit $status, not 2"; exit 1; }
+  echo "the Action installs the release wheel (pip --no-index) and gates: KP002, exit 1"
 fi
 echo "wheel OK"

@@ -41,6 +41,13 @@ SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& pol
   if (!settings.policy.empty() && !options.policy_from_command_line)
     settled.repository_policy = repository_policy(*tree.suppressions, policy);
   CodeSelection& selection = settled.options.selection;
+  // A config or policy that cannot be used changes what judges the
+  // repository: KC007 says so whatever the caller selected (--select KE001,
+  // `kcheck run`'s KD rules), never a silent fallback to the caller's policy.
+  const bool config_problem = !tree.suppressions->unusable.empty() ||
+                              (!options.policy_from_command_line && !tree.suppressions->policy_problem.empty());
+  if (config_problem && !selection.select.empty() && !selection.selects("KC007"))
+    selection.select.emplace_back("KC007");
   if (settings.select && selection.select.empty()) {
     for (const CodeSetting& code : *settings.select)
       if (rules.names_a_rule(code.code)) selection.select.push_back(code.code);

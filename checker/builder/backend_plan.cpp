@@ -58,7 +58,14 @@ std::string compiled_backend_problem(const KernelSource& kernel, const std::stri
              " (pass --cuda with an older toolkit)";
     return {};
   }
-  return toolchain.rocm ? std::string() : "needs hipcc (ROCm): " + toolchain.rocm_problem;
+  if (!toolchain.rocm) return "needs hipcc (ROCm): " + toolchain.rocm_problem;
+  // Compiled against a CUDA or CPU Torch's headers, HIP sources that include
+  // ATen's CUDA headers fail in the compiler (CUDA's vector_types.h against
+  // HIP's), and the module would not match the ROCm Torch that loads it.
+  if (toolchain.torch->hip_version.empty() && !toolchain.rocm_with_foreign_torch)
+    return "needs a ROCm build of Torch (torch.version.hip set); the Torch found, " + toolchain.torch->version_text +
+           " in " + toolchain.torch->package_dir.string() + ", is not one: pass --torch with a ROCm Torch";
+  return {};
 }
 
 }  // namespace

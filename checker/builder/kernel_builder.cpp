@@ -467,8 +467,16 @@ void write_variant_directory(const BuildRequest& request, VariantBuild& result, 
   write_file(result.directory / "_ops.py", result.kind == VariantBuildKind::compiled
                                                ? ops_module(result.id)
                                                : python_only_ops_module(kernel.module_name(), unique.unique));
-  write_file(result.directory / kernel.module_name() / "__init__.py",
-             compatibility_package(top_level_public_names(result.directory / "__init__.py")));
+  // The legacy compatibility package, unless the kernel's own package already
+  // has that name: a `<module>/` over the kernel's `<module>.py` would shadow
+  // it (KP008; kernels-community einops), one over its own `<module>/` would
+  // overwrite its files.
+  std::error_code error;
+  const fs::path compatibility = result.directory / kernel.module_name();
+  if (!fs::exists(fs::symlink_status(compatibility, error)) &&
+      !fs::exists(fs::symlink_status(result.directory / (kernel.module_name() + ".py"), error)))
+    write_file(compatibility / "__init__.py",
+               compatibility_package(top_level_public_names(result.directory / "__init__.py")));
   if (!native_module.empty()) fs::copy_file(native_module, result.directory / native_module.filename());
   nlohmann::json metadata = metadata_for(kernel, result, unique);
   VariantFacts written;

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -73,6 +74,7 @@ std::optional<TorchInstallation> read_torch(const fs::path& package_dir, std::st
   }
   torch.version = *version;
   torch.version_text = version_line->release + version_line->local;
+  torch.hip_version = torch_hip_version(read_small_file(package_dir / "version.py"));
   // The C++ ABI Torch was built with shows in its mangled std::string symbols.
   ElfFacts c10 = read_elf_facts(package_dir / "lib/libc10.so");
   torch.cxx11_abi = false;
@@ -235,6 +237,23 @@ Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_v
   toolchain.cpu = machine.machine;
   if (toolchain.cpu == "arm64") toolchain.cpu = "aarch64";
   return toolchain;
+}
+
+std::string torch_hip_version(std::string_view version_py) {
+  std::size_t line_begin = 0;
+  while (line_begin < version_py.size()) {
+    const std::size_t line_end = std::min(version_py.find('\n', line_begin), version_py.size());
+    const std::string_view line = version_py.substr(line_begin, line_end - line_begin);
+    line_begin = line_end + 1;
+    if (!line.starts_with("hip") || line.size() < 4 || (line[3] != ':' && line[3] != ' ' && line[3] != '=')) continue;
+    const std::size_t equals = line.find('=');
+    if (equals == std::string_view::npos) continue;
+    text::Scanner scan(line.substr(equals + 1));
+    scan.take_while(text::is_space);
+    if (!scan.take('\'') && !scan.take('"')) return "";
+    return std::string(scan.take_while([](char c) { return c != '\'' && c != '"'; }));
+  }
+  return "";
 }
 
 }  // namespace kcheck

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/core/version.h"
@@ -15,6 +16,9 @@ struct TorchInstallation {
   Version version;                    // 2.11.0
   std::string version_text;           // "2.11.0+cu130"
   bool cxx11_abi = true;
+  // torch.version.hip of a ROCm build of Torch ("6.4.43482"); "" for a CPU
+  // or CUDA build, whose headers cannot compile a kernel's HIP sources.
+  std::string hip_version;
   std::filesystem::path include_dir() const { return package_dir / "include"; }
   std::filesystem::path api_include_dir() const { return package_dir / "include/torch/csrc/api/include"; }
   std::filesystem::path lib_dir() const { return package_dir / "lib"; }
@@ -46,6 +50,9 @@ struct Toolchain {
   std::string cuda_problem;
   std::optional<RocmToolkit> rocm;
   std::string rocm_problem;
+  // --rocm-audit-fixtures: ROCm variants built against a Torch that is no
+  // ROCm build (its device code real, its Torch glue not): audit fixtures.
+  bool rocm_with_foreign_torch = false;
   std::string cpu;  // "x86_64", "aarch64"
   std::string os = "linux";
 };
@@ -77,6 +84,10 @@ std::optional<RocmToolkit> find_rocm(const std::filesystem::path& hint, std::str
 bool hipcc_supports_arch(const RocmToolkit& rocm, const std::string& arch);
 
 // Torch's package dir inside a venv, a site-packages dir or itself.
+// torch.version.hip as Torch's version.py writes it (`hip: Optional[str] =
+// '6.4.43482'`): set only in a ROCm build of Torch; "" for `None` or no line.
+std::string torch_hip_version(std::string_view version_py);
+
 std::optional<std::filesystem::path> find_torch_package(const std::filesystem::path& hint);
 
 }  // namespace kcheck

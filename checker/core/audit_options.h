@@ -31,6 +31,11 @@ struct AuditOptions {
   // --local-build: judge what this machine built, not an upload; required
   // variants it cannot build (other Torch or CUDA releases) are a note (KL006).
   bool local_build = false;
+  // A snapshot of the local Hugging Face cache holds only what was downloaded
+  // (the `kernels` loader fetches the one variant it loads), so required
+  // variants missing from it are a note (KL006) naming this command, which
+  // downloads the whole repository; empty for any other input.
+  std::string whole_download_command;
   // The caller chose the policy (--policy): a repository's `policy` setting is
   // then not applied. (A caller's selection wins the same way: a non-empty
   // selection.select leaves the repository's `select` unapplied.)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -36,11 +37,6 @@ bool commit_hash(std::string_view text) {
          });
 }
 
-std::string download_command(const HubReference& reference) {
-  return "hf download " + reference.repo_id + " --repo-type kernel" +
-         (reference.revision == "main" ? "" : " --revision " + reference.revision);
-}
-
 // The repository's folder in one cache: a kernel repository's (what the
 // `kernels` loader and `hf download --repo-type kernel` write), else a model
 // repository's (kernels uploaded before the kernel type existed).
@@ -53,7 +49,20 @@ fs::path repository_folder(const fs::path& cache, const std::string& repo_id) {
   return cache / ("kernels--" + name);
 }
 
+// A file past the audit's size limit: only its size is judged, so a sparse
+// file of that size stands for it (copying gigabytes the audit never reads
+// would cost the disk and the time it bounds).
+void copy_size_only(const fs::path& target, std::uintmax_t size) {
+  if (!std::ofstream(target, std::ios::binary)) throw std::runtime_error("cannot write " + target.string());
+  fs::resize_file(target, size);
+}
+
 }  // namespace
+
+std::string download_command(const HubReference& reference) {
+  return "hf download " + reference.repo_id + " --repo-type kernel" +
+         (reference.revision == "main" ? "" : " --revision " + reference.revision);
+}
 
 std::optional<HubReference> parse_hub_reference(std::string_view text) {
   HubReference reference;
@@ -116,7 +125,7 @@ HubSnapshot find_hub_snapshot(const fs::path& cache, const HubReference& referen
   return found;
 }
 
-fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into) {
+fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into, const WalkLimits& limits) {
   std::error_code error;
   if (fs::exists(fs::symlink_status(into, error)))
     throw std::runtime_error(into.string() + " exists: a snapshot is copied into a directory of its own");
@@ -124,8 +133,15 @@ fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into)
   const fs::path repository = fs::canonical(snapshot.repository);
   fs::recursive_directory_iterator walk(snapshot.snapshot, fs::directory_options::none, error);
   if (error) throw std::runtime_error("cannot read " + snapshot.snapshot.string() + ": " + error.message());
+  std::size_t entries = 0;
   for (; walk != fs::recursive_directory_iterator(); walk.increment(error)) {
     if (error) throw std::runtime_error("cannot read " + snapshot.snapshot.string() + ": " + error.message());
+    if (++entries > limits.max_entries)
+      throw std::runtime_error(snapshot.snapshot.string() + " holds more than " + std::to_string(limits.max_entries) +
+                               " entries (--max-files): not copied");
+    if (static_cast<std::size_t>(walk.depth()) >= limits.max_depth)
+      throw std::runtime_error(snapshot.snapshot.string() + " is deeper than " + std::to_string(limits.max_depth) +
+                               " levels (--max-depth): not copied");
     const fs::path relative = walk->path().lexically_relative(snapshot.snapshot);
     const fs::path target = into / relative;
     const fs::file_status status = walk->symlink_status();
@@ -140,7 +156,11 @@ fs::path materialise_snapshot(const HubSnapshot& snapshot, const fs::path& into)
       fs::create_symlink(fs::read_symlink(walk->path()), target);  // the audit judges where it leads
       continue;
     }
-    if (!in_repository) continue;     // a special file: nothing a download holds
+    if (!in_repository) continue;  // a special file: nothing a download holds
+    if (const std::uintmax_t size = fs::file_size(resolved); size > limits.max_file_size) {
+      copy_size_only(target, size);
+      continue;
+    }
     fs::copy_file(resolved, target);  // not a hard link: the audit flags names shared outside a variant (KL007)
   }
   return into;

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "checker/core/walk_limits.h"
+
 namespace kcheck {
 
 // A Hub repository named on the command line: `ORG/NAME` or `ORG/NAME@REVISION`
@@ -13,6 +15,10 @@ struct HubReference {
   std::string revision = "main";  // as given
 };
 std::optional<HubReference> parse_hub_reference(std::string_view text);
+
+// The command that downloads the whole repository's revision into the cache
+// (huggingface_hub's CLI): `hf download ORG/NAME --repo-type kernel`.
+std::string download_command(const HubReference& reference);
 
 // The cache the `kernels` loader downloads into: $KERNELS_CACHE, else the
 // Hugging Face cache as huggingface_hub finds it ($HF_HUB_CACHE, else
@@ -37,7 +43,11 @@ HubSnapshot find_hub_snapshot(const std::filesystem::path& cache, const HubRefer
 // The snapshot as a plain tree under `into` (which must not exist: each run
 // copies into a directory of its own; each file a copy of its blob), so the audit reads its files as a download holds
 // them: a link of the snapshot that leads outside the repository's folder of the cache stays a link (and the audit
-// reports it). Returns `into`; throws std::filesystem::filesystem_error or std::runtime_error naming what failed.
-std::filesystem::path materialise_snapshot(const HubSnapshot& snapshot, const std::filesystem::path& into);
+// reports it). Within the audit's own limits: a file larger than `limits.max_file_size` is copied as a sparse file of
+// its size (the audit reports it by its size and never reads it); a snapshot deeper than `max_depth` or with more than
+// `max_entries` entries is refused. Returns `into`; throws std::filesystem::filesystem_error or std::runtime_error
+// naming what failed.
+std::filesystem::path materialise_snapshot(const HubSnapshot& snapshot, const std::filesystem::path& into,
+                                           const WalkLimits& limits = {});
 
 }  // namespace kcheck

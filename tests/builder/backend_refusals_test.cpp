@@ -25,10 +25,10 @@ KernelSource kernel_with_components(const Strings& backends) {
   return kernel;
 }
 
-// Torch 2.11, CUDA 12.8 (8.0 and 9.0) and hipcc 6.3, all usable.
+// Torch 2.11 (a ROCm build, so ROCm compiles), CUDA 12.8 (8.0 and 9.0) and hipcc 6.3, all usable.
 Toolchain full_toolchain() {
   Toolchain toolchain;
-  toolchain.torch = TorchInstallation{"/torch", Version({2, 11, 0}), "2.11.0", true};
+  toolchain.torch = TorchInstallation{"/torch", Version({2, 11, 0}), "2.11.0", true, "6.3.42131"};
   toolchain.cuda = CudaToolkit{"/usr/local/cuda", Version({12, 8}), {"8.0", "9.0"}};
   toolchain.rocm = RocmToolkit{"/opt/rocm/bin/hipcc", Version({6, 3}), "/opt/rocm/lib/libamdhip64.so"};
   toolchain.cpu = "x86_64";
@@ -94,6 +94,22 @@ TEST(BackendRefusals, MissingCompilersAreNamedWithTheirProblem) {
             "needs the CUDA toolkit (nvcc): no nvcc under /usr/local/cuda");
   EXPECT_EQ(refusal(kernel_with_components({"rocm"}), toolchain), "needs hipcc (ROCm): no hipcc on PATH");
   EXPECT_EQ(plan_backends(kernel_with_components({"cpu"}), {}, toolchain).build.size(), 1u) << "cpu needs neither";
+}
+
+// HIP sources compiled against a CUDA (or CPU) Torch's headers fail in the
+// compiler, and the module would not match the ROCm Torch loading it (issue
+// #30): refused before compiling, naming the Torch found; the rest builds.
+TEST(BackendRefusals, RocmNeedsARocmBuildOfTorch) {
+  Toolchain toolchain = full_toolchain();
+  toolchain.torch->version_text = "2.11.0+cu130";
+  toolchain.torch->hip_version = "";
+  const BackendPlan plan = plan_backends(kernel_with_components({"cuda", "rocm"}), {}, toolchain);
+  ASSERT_EQ(plan.build.size(), 1u);
+  EXPECT_EQ(plan.build[0].backend, "cuda");
+  ASSERT_EQ(plan.cannot_build.size(), 1u);
+  EXPECT_EQ(plan.cannot_build[0].reason,
+            "needs a ROCm build of Torch (torch.version.hip set); the Torch found, 2.11.0+cu130 in /torch, is not "
+            "one: pass --torch with a ROCm Torch");
 }
 
 // Platform reasons come first: no installed tool changes them.

@@ -190,6 +190,36 @@ TEST_F(PythonOnlyBuild, EveryPackageFileShipsButBytecode) {
                      "noarch_scale/__init__.py"}));
 }
 
+// Shaped like kernels-community einops (issue #30): the package holds a module
+// named like the kernel (`from .noarch_scale import scale`). A compatibility
+// package `noarch_scale/` would shadow it, so none is written, and the
+// variant passes its self-audit (KP008 would fire on the shadowing); a
+// subpackage of that name is the kernel's own and is kept as it is.
+TEST_F(PythonOnlyBuild, NoCompatibilityPackageOverTheKernelsOwnModuleOfThatName) {
+  const fs::path package = kernel_dir_ / "torch-ext/noarch_scale";
+  write(package / "noarch_scale.py", "def scale(x):\n    return x\n");
+  write(package / "__init__.py", "from .noarch_scale import scale\n\n__all__ = [\"scale\"]\n");
+  KernelBuild built = build(request());
+  const VariantBuild& cpu = variant(built, "cpu");
+  EXPECT_EQ(files_under(cpu.directory), (Strings{"__init__.py", "_ops.py", "metadata.json", "noarch_scale.py"}));
+  EXPECT_EQ(cpu.audit.gate_status(), 0);
+  for (const Finding& finding : cpu.audit.findings) EXPECT_NE(finding.code, "KP008") << finding.message;
+  // The shadowing it avoids is what KP008 reports.
+  write(cpu.directory / "noarch_scale/__init__.py", "from .. import *\n");
+  AuditOptions only_kp008;
+  only_kp008.selection.select = {"KP008"};
+  const Report shadowed = run_audit(cpu.directory, policy_, only_kp008, rules_);
+  ASSERT_EQ(shadowed.findings.size(), 1u);
+  EXPECT_EQ(shadowed.findings[0].code, "KP008");
+  EXPECT_EQ(shadowed.findings[0].file, "noarch_scale.py");
+
+  fs::remove(package / "noarch_scale.py");
+  write(package / "noarch_scale/__init__.py", "def scale(x):\n    return x\n");
+  built = build(request());
+  EXPECT_EQ(read(variant(built, "cpu").directory / "noarch_scale/__init__.py"), "def scale(x):\n    return x\n")
+      << "the kernel's own subpackage, not overwritten";
+}
+
 TEST_F(PythonOnlyBuild, ABackendListIsBuiltAloneAndInThatOrder) {
   BuildRequest cuda_only = request();
   cuda_only.backends = {"cuda"};

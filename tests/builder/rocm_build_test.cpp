@@ -103,6 +103,19 @@ TEST(VariantName, RocmTokenComesFromTheHipVersion) {
   EXPECT_EQ(variant_name_for("rocm", toolchain), "torch211-cxx11-rocm52-x86_64-linux");
 }
 
+// A ROCm build of Torch says so in version.py (torch.version.hip); CUDA and
+// CPU builds write None. Only a ROCm Torch builds rocm variants.
+TEST(TorchHipVersion, ReadFromVersionPyAsTorchWritesIt) {
+  EXPECT_EQ(torch_hip_version("__version__ = '2.11.0+rocm6.4'\ncuda: Optional[str] = None\n"
+                              "hip: Optional[str] = '6.4.43482'\nrocm: Optional[str] = '6.4'\n"),
+            "6.4.43482");
+  EXPECT_EQ(
+      torch_hip_version("__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\nhip: Optional[str] = None\n"), "");
+  EXPECT_EQ(torch_hip_version("hip = \"5.7.1\"\n"), "5.7.1") << "older Torch: no annotation";
+  EXPECT_EQ(torch_hip_version("hipster = '1'\n# hip = '2'\n"), "") << "only the hip line itself";
+  EXPECT_EQ(torch_hip_version(""), "");
+}
+
 // The host's hipcc, when there is one (Debian 12's is ROCm 5.2: gfx90a yes,
 // gfx942 no).
 TEST(HipccProbe, AcceptsKnownArchsAndRejectsUnknownOnes) {

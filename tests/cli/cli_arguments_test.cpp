@@ -177,6 +177,37 @@ TEST(CliArguments, BuildOfABuildTomlWithErrorsReportsThemAndBuildsNothing) {
   EXPECT_FALSE(fs::exists(kernel / "out"));
 }
 
+// A valid build.toml whose listed sources (KC003) or Python package (KC004)
+// are missing: stopped with those findings before CMake sees it (issue #30),
+// compiled or noarch alike, and no empty variant directory is left behind.
+TEST(CliArguments, BuildOfAKernelWithMissingListedFilesStopsBeforeCompiling) {
+  const fs::path kernel = scratch_dir() / "missing-files-kernel";
+  fs::remove_all(kernel);
+  fs::create_directories(kernel);
+  const std::string general =
+      "[general]\nname = \"toy\"\nversion = 1\nedition = 5\nlicense = \"apache-2.0\"\nbackends = [\"cpu\"]\n\n";
+  std::ofstream(kernel / "build.toml") << general
+                                       << "[torch]\nsrc = [\"torch-ext/torch_binding.cpp\"]\n\n"
+                                          "[kernel.toy_cpu]\nbackend = \"cpu\"\ndepends = [\"torch\"]\n"
+                                          "src = [\"toy_cpu/toy.cpp\"]\n";
+  auto build = [&] {
+    return kcheck("build " + quoted(kernel) + " --format concise --backends cpu --output-dir " +
+                  quoted(kernel / "out") + " --scratch-dir " + quoted(kernel / "scratch"));
+  };
+  RunResult result = build();
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("nothing was built"), std::string::npos) << result.err;
+  for (const char* code : {"KC003", "KC004"}) EXPECT_NE(result.out.find(code), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(kernel / "out"));
+  EXPECT_FALSE(fs::exists(kernel / "scratch")) << "CMake never ran";
+
+  std::ofstream(kernel / "build.toml") << general << "[torch-noarch]\n";
+  result = build();
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.out.find("KC004"), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(kernel / "out")) << "no empty variant directory";
+}
+
 TEST(CliArguments, BuildOfABackendThisMachineCannotBuildIsRefusedWithTheReason) {
   const fs::path out = scratch_dir() / "metal-out";
   fs::remove_all(out);

@@ -85,6 +85,15 @@ def main(kcheck, fixture):
                 fail(f"{reference}: exit {got_status}, {got}; the fixture itself: exit {status}, {expected}")
             if not report["input"].startswith(repo_id + "@"):
                 fail(f"{reference}: input {report['input']}")
+            # The cache holds what was downloaded (the kernels loader fetches
+            # one variant): a missing required variant is a note there, naming
+            # the download of the whole repository; an error in the tree itself.
+            severities = {(f["code"], f["severity"]) for f in report["findings"] if f["code"] == "KL006"}
+            if severities != {("KL006", "note")} or not any(
+                    f"hf download {repo_id} --repo-type kernel" in f["message"] for f in report["findings"]):
+                fail(f"{reference}: KL006 from the cache {severities}")
+        if ("KL006", "error") not in {(f["code"], f["severity"]) for f in direct["findings"]}:
+            fail("the fixture itself: no KL006 error")
         done = subprocess.run([kcheck, "scan", "--no-cache", "--format", "json", repo_id], capture_output=True,
                               text=True, env=environment)
         scan = json.loads(done.stdout) if done.stdout.strip() else {}

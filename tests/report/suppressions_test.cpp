@@ -534,6 +534,13 @@ TEST(RepositorySettings, APolicyByNameOrRepositoryFileAndTheCommandLineWins) {
   ASSERT_EQ(broken.size(), 1u);
   EXPECT_TRUE(broken[0].starts_with("kcheck.toml:1: policy 'broken.toml': ")) << broken[0];
   EXPECT_TRUE(broken[0].ends_with("; the audit judges with the hub policy instead")) << broken[0];
+  // Whatever the caller selects: the fallback to its policy is never silent
+  // (KL005 is a warning: the exit 1 is KC007's).
+  const nlohmann::json selected = audit_json(outside, "--select KL005", 1);
+  EXPECT_EQ(policy_errors(selected).size(), 1u);
+  EXPECT_EQ(codes_of(selected, "KL"), (std::vector<std::string>{"KL005", "KL005"}));
+  EXPECT_EQ(codes_of(audit_json(outside, "--select KL005 --policy hub", 0), "KC"), std::vector<std::string>{})
+      << "a --policy given: nothing fell back";
 }
 
 // A repository's own policy file names itself as the repository's (it cannot

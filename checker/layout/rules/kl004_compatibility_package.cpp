@@ -33,6 +33,8 @@ class CompatibilityPackage final : public Rule {
       if (!module) continue;
       const std::string compat = *module + "/__init__.py";
       if (!variant.find_file(compat)) {
+        // The kernel's own `<module>.py` has the name: a package there would shadow it (KP008).
+        if (variant.find_file(*module + ".py")) continue;
         sink.report(Severity::warning, {.variant = variant.directory_name, .file = variant.report_path(*module)},
                     "the compatibility package " + compat +
                         " is missing: older loaders and plain PYTHONPATH imports look for it");
@@ -73,7 +75,9 @@ each variant that re-exports the top-level package, so that old loaders
 working. The Hub's requirements page still asks for it; current builders no
 longer write it, and the current loader only falls back to it.
 
-- warning: the compatibility package is missing.
+- warning: the compatibility package is missing (not where the kernel ships
+  a module <module>.py of its own at the variant root: a package there would
+  shadow it, KP008).
 - error: it exists but its __all__ differs from the top-level __init__.py's,
   so users of the old import path see a different API.
 

@@ -34,7 +34,13 @@ class IncompleteVariantSet final : public Rule {
       if (missing.empty()) continue;
       const std::string message = "the " + set.backend + " variants for " + set.system +
                                   " are incomplete under policy '" + context.policy.name + "': missing " + missing;
-      if (context.options.local_build)
+      if (!context.options.whole_download_command.empty())
+        sink.report(Severity::note, {.file = relative_build_dir(context.tree)},
+                    message +
+                        "; the Hugging Face cache holds only what was downloaded (the `kernels` loader "
+                        "fetches one variant) and does not say what the repository holds: `" +
+                        context.options.whole_download_command + "` downloads all of it to judge the set");
+      else if (context.options.local_build)
         sink.report(Severity::note, {.file = relative_build_dir(context.tree)},
                     message + "; a local build (--local-build) is not judged on them, an upload is");
       else

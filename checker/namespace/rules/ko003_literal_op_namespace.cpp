@@ -1,27 +1,10 @@
-#include <algorithm>
-#include <array>
-
 #include "checker/namespace/rules/namespace_rule_table.h"
+#include "checker/namespace/rules/op_registration_calls.h"
 #include "checker/python/python_name_resolution.h"
 #include "checker/python/rules/python_rule_support.h"
 
 namespace kcheck {
 namespace {
-
-// Registration helpers whose first argument names the op ("ns::name"), by
-// their last name component, wherever they are imported from.
-constexpr std::array<std::string_view, 7> kOpRegistrations = {
-    "custom_op",         "triton_op",     "register_fake",          "register_kernel",
-    "register_autograd", "register_vmap", "register_torch_dispatch"};
-// torch.library functions whose first argument is a qualified op name or a namespace.
-constexpr std::array<std::string_view, 4> kLibraryFunctions = {
-    "torch.library.define", "torch.library.impl", "torch.library.Library", "torch.library.fallthrough_kernel"};
-
-bool is_registration(const std::string& qualified) {
-  const std::string_view last = std::string_view(qualified).substr(qualified.rfind('.') + 1);
-  return std::find(kOpRegistrations.begin(), kOpRegistrations.end(), last) != kOpRegistrations.end() ||
-         std::find(kLibraryFunctions.begin(), kLibraryFunctions.end(), qualified) != kLibraryFunctions.end();
-}
 
 class LiteralOpNamespace final : public PerPythonFileRule {
  public:
@@ -34,7 +17,7 @@ class LiteralOpNamespace final : public PerPythonFileRule {
     for (const PythonCall& call : file.calls) {
       if (!call.first_string_argument) continue;
       const std::string qualified = qualified_callee(targets, call.callee);
-      if (!is_registration(qualified)) continue;
+      if (!is_op_registration(qualified)) continue;
       sink.report(python_place(variant, file, call.line),
                   std::string(call.is_decorator ? "decorator " : "") + "`" + call.callee + "(\"" +
                       *call.first_string_argument + "\", ...)` registers with a literal op namespace; write `" +

@@ -11,7 +11,8 @@
   RULE(ko003_literal_op_namespace)              \
   RULE(ko004_literal_torch_ops_namespace)       \
   RULE(ko005_namespace_reused_across_revisions) \
-  RULE(ko006_foreign_registration)
+  RULE(ko006_foreign_registration)              \
+  RULE(ko007_op_called_but_never_registered)
 
 namespace kcheck {
 

@@ -12,7 +12,8 @@
   RULE(kp004_public_api_all)              \
   RULE(kp005_layer_purity)                \
   RULE(kp006_executes_or_fetches)         \
-  RULE(kp007_python_syntax_error)
+  RULE(kp007_python_syntax_error)         \
+  RULE(kp008_module_shadowed_by_package)
 
 namespace kcheck {
 
