@@ -123,7 +123,29 @@ struct VariantPlan {
   std::vector<std::pair<std::string, std::vector<std::string>>> hip_sources;
   RocmArchSelection rocm_archs;
   fs::path project_dir;
+  std::string kernel_include;  // the kernel's root as the compilers see it
+  // cuda: links the build directory holds (name -> target), through which the
+  // compilers see the kernel and its dependencies (see stable_build_path).
+  std::vector<std::pair<std::string, fs::path>> build_links;
 };
+
+// Where nvcc's -lineinfo/-G line tables (in .nv_fatbin) would record the
+// build machine's paths, which -ffile-prefix-map does not reach: a CUDA
+// build names the kernel's files as /proc/self/cwd/kernel-src/... and its
+// dependencies' as /proc/self/cwd/deps/..., links in the build directory
+// where every compiler runs, so the recorded paths are those (KE012).
+constexpr std::string_view kStableKernelRoot = "/proc/self/cwd/kernel-src";
+constexpr std::string_view kStableDepsRoot = "/proc/self/cwd/deps";
+
+std::string stable_build_path(const fs::path& path, const fs::path& kernel_root, const fs::path& deps_dir) {
+  for (const auto& [root, stable] : {std::pair{kernel_root, kStableKernelRoot}, std::pair{deps_dir, kStableDepsRoot}}) {
+    const fs::path relative =
+        fs::absolute(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
+    if (!relative.empty() && *relative.begin() != "..")
+      return relative == "." ? std::string(stable) : std::string(stable) + "/" + relative.generic_string();
+  }
+  return path.string();
+}
 
 // TORCH_TARGET_VERSION for a stable-ABI version, as Torch's
 // torch/csrc/stable/version.h defines it: (major << 56) | (minor << 48).
@@ -166,10 +188,10 @@ std::string hip_compile_commands(const VariantPlan& plan, const std::vector<std:
   return text;
 }
 
-std::string cmake_project(const VariantPlan& plan, const KernelSource& kernel, const Toolchain& toolchain) {
+std::string cmake_project(const VariantPlan& plan, const Toolchain& toolchain) {
   const bool cuda = plan.backend == "cuda";
   const TorchInstallation& torch = *toolchain.torch;
-  std::vector<std::string> includes = {(plan.project_dir / "generated").string(), kernel.root.string()};
+  std::vector<std::string> includes = {(plan.project_dir / "generated").string(), plan.kernel_include};
   includes.insert(includes.end(), plan.includes.begin(), plan.includes.end());
   includes.insert(includes.end(), {torch.include_dir().string(), torch.api_include_dir().string(),
                                    toolchain.python_include_dir.string()});
@@ -259,11 +281,18 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
   plan.variant = variant_name_for(backend, toolchain, VariantBuildKind::compiled, plan.stable_abi);
   plan.id = "_" + kernel.module_name() + "_" + backend + "_" + unique;
   plan.project_dir = fs::absolute(request.scratch_dir / plan.variant);
+  // The paths the compilers are given: stable ones for CUDA (stable_build_path).
+  const bool stable_paths = backend == "cuda";
+  const auto compiler_path = [&](const fs::path& path) {
+    return stable_paths ? stable_build_path(path, kernel.root, deps_dir) : path.string();
+  };
+  plan.kernel_include = compiler_path(kernel.root);
+  if (stable_paths) plan.build_links = {{"kernel-src", kernel.root}, {"deps", deps_dir}};
   // cxx-flags apply to C++ sources, cuda-flags / hip-flags to device sources.
   auto add_sources = [&](const std::vector<std::string>& sources, const std::vector<std::string>& cxx_options,
                          const std::vector<std::string>& device_options) {
     for (const std::string& source : sources) {
-      std::string absolute = (kernel.root / source).lexically_normal().string();
+      std::string absolute = compiler_path((kernel.root / source).lexically_normal());
       if (backend == "rocm" && is_device_source(source)) {
         plan.hip_sources.emplace_back(absolute, device_options);
         continue;
@@ -274,7 +303,8 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
     }
   };
   add_sources(kernel.binding_sources, kernel.binding_cxx_flags, {});
-  for (const std::string& include : kernel.binding_includes) plan.includes.push_back((kernel.root / include).string());
+  for (const std::string& include : kernel.binding_includes)
+    plan.includes.push_back(compiler_path(kernel.root / include));
   std::vector<std::string> listed_rocm_archs;
   for (const KernelComponentSource& component : kernel.components) {
     if (component.backend != backend) continue;
@@ -293,13 +323,13 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
       }
     }
     add_sources(component.sources, component.cxx_flags, device_options);
-    for (const std::string& include : component.includes) plan.includes.push_back((kernel.root / include).string());
+    for (const std::string& include : component.includes) plan.includes.push_back(compiler_path(kernel.root / include));
     listed_rocm_archs.insert(listed_rocm_archs.end(), component.rocm_archs.begin(), component.rocm_archs.end());
     for (const std::string& dependency : component.depends)
       if (auto resolved = dependencies.find(dependency); resolved != dependencies.end())
         for (const fs::path& include : resolved->second)
-          if (std::find(plan.includes.begin(), plan.includes.end(), include.string()) == plan.includes.end())
-            plan.includes.push_back(include.string());
+          if (std::find(plan.includes.begin(), plan.includes.end(), compiler_path(include)) == plan.includes.end())
+            plan.includes.push_back(compiler_path(include));
   }
   // A .cu file among the binding sources gets the default capabilities.
   if (backend == "cuda") {
@@ -329,6 +359,9 @@ VariantPlan plan_variant(const BuildRequest& request, const Toolchain& toolchain
                       "-ffile-prefix-map=" + toolchain.torch->package_dir.string() + "=torch",
                       "-ffile-prefix-map=" + deps_dir.string() + "=deps"};
   if (toolchain.cuda) plan.prefix_maps.push_back("-ffile-prefix-map=" + toolchain.cuda->root.string() + "=cuda");
+  if (stable_paths)
+    plan.prefix_maps.insert(plan.prefix_maps.end(), {"-ffile-prefix-map=" + std::string(kStableKernelRoot) + "=.",
+                                                     "-ffile-prefix-map=" + std::string(kStableDepsRoot) + "=deps"});
   return plan;
 }
 
@@ -364,6 +397,15 @@ std::string configure_and_build(const VariantPlan& plan, const Toolchain& toolch
     argv.insert(argv.begin(), {"sh", "-c", "exec \"$@\" >>\"$0\" 2>&1", log.string()});
     return argv;
   };
+  // Every compiler runs in the build directory (ninja's), so CMake does too:
+  // the stable paths resolve through its links from both.
+  fs::create_directories(build_dir);
+  for (const auto& [name, target] : plan.build_links) {
+    std::error_code ignored;
+    fs::remove(build_dir / name, ignored);
+    fs::create_directory_symlink(target, build_dir / name);
+  }
+  configure.insert(configure.begin(), {"sh", "-c", "cd \"$0\" && exec \"$@\"", build_dir.string()});
   if (!fs::exists(build_dir / "CMakeCache.txt")) {
     ProcessEnd configured = run_build_tool(logged(configure), timeout);
     if (configured.exit_code != 0)
@@ -582,7 +624,7 @@ void build_compiled_variant(const BuildRequest& request, const Toolchain& toolch
   write_file(plan.project_dir / "generated/registration.h", registration_header());
   write_file(plan.project_dir / "exports.map", export_map(plan.id));
   write_file(plan.project_dir / "kcheck_symbol_pins.c", "// No pins needed (first link).\n");
-  write_file(plan.project_dir / "CMakeLists.txt", cmake_project(plan, request.kernel, toolchain));
+  write_file(plan.project_dir / "CMakeLists.txt", cmake_project(plan, toolchain));
   result.failure = configure_and_build(plan, toolchain, jobs, request.build_timeout, result.log);
   if (result.failure.empty())
     result.failure = link_within_ceilings(result, plan, toolchain, policy, jobs, request.build_timeout, result.log);

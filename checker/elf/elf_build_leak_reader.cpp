@@ -47,6 +47,11 @@ bool is_debug_section(std::string_view name) { return name.starts_with(".debug_"
 
 bool is_read_only_data_section(std::string_view name) { return name == ".rodata" || name.starts_with(".rodata."); }
 
+// Where CUDA and HIP builds embed their device code (cubins, PTX, code objects).
+bool is_device_code_section(std::string_view name) {
+  return name == ".nv_fatbin" || name == "__nv_relfatbin" || name == ".hip_fatbin";
+}
+
 // What __FILE__ expands to: a source or header file (names_compiled_source).
 // Read-only data holds many other absolute paths a kernel uses at run time
 // ("/tmp/", "/home/" as a default directory); only a source file's path tells
@@ -126,10 +131,12 @@ namespace kcheck {
 
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
   for (const ElfSection& section : image.sections()) {
-    if (!is_read_only_data_section(section.name)) continue;
-    scan_in_windows(image, file, image.contents(section), [&](std::string_view text) {
-      scan_strings_for_source_paths(text, facts.read_only_data_build_paths);
-    });
+    std::vector<std::string>* paths = is_read_only_data_section(section.name) ? &facts.read_only_data_build_paths
+                                      : is_device_code_section(section.name)  ? &facts.device_code_build_paths
+                                                                              : nullptr;
+    if (!paths) continue;
+    scan_in_windows(image, file, image.contents(section),
+                    [&](std::string_view text) { scan_strings_for_source_paths(text, *paths); });
   }
 }
 

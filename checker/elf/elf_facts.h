@@ -108,6 +108,11 @@ struct ElfFacts {
   // kMaxLeakedSourcePaths.
   std::vector<std::string> read_only_data_build_paths;
   static constexpr std::size_t kMaxLeakedSourcePaths = 4;
+  // The same in device code (.nv_fatbin, __nv_relfatbin, .hip_fatbin): the
+  // line tables nvcc's -lineinfo and -G write into the embedded cubins and
+  // PTX, which -ffile-prefix-map does not reach; distinct, at most
+  // kMaxLeakedSourcePaths. (A compressed fatbin shows none.)
+  std::vector<std::string> device_code_build_paths;
 
   std::optional<DeviceCodeFacts> device_code;
 

@@ -9,7 +9,8 @@ exactly one directory (the CUDA version and CPU come from the machine). With --o
 stable ABI, then torch<XY>, then Python-only), which must be VARIANT, and the
 op is called: `scale` (out = x * 2) or `copy`. With --archs, the variant's
 metadata.json backend.archs must be exactly that list. Each --absent-path
-must not occur in the variant's native module (no build path leaks, KE012).
+must not occur in the variant's native module (no build path leaks, KE012);
+each --present-string must (e.g. the stable path of a -lineinfo line table).
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -29,6 +30,7 @@ def main() -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--archs")
     parser.add_argument("--absent-path", action="append", default=[])
+    parser.add_argument("--present-string", action="append", default=[])
     args = parser.parse_args()
     passed = failed = 0
 
@@ -50,6 +52,8 @@ def main() -> int:
         data = module_path.read_bytes()
         for path in args.absent_path:
             check(path.encode() not in data, f"{module_path.name} does not contain {path}")
+        for text in args.present_string:
+            check(text.encode() in data, f"{module_path.name} contains {text}")
     if args.op is None:
         print(f"{passed} passed, {failed} failed")
         return 1 if failed else 0

@@ -165,6 +165,16 @@ TEST(ElfReader, ReadOnlyDataIsScannedOnlyWhenAsked) {
   EXPECT_TRUE(read_elf_facts(elf_fixture("_source_path_mapped.abi3.so")).read_only_data_build_paths.empty());
 }
 
+// nvcc's -lineinfo line tables in .nv_fatbin, which -ffile-prefix-map does not
+// reach (issue #30): the machine's path is found, relative and stable ones are not.
+TEST(ElfReader, DeviceCodeLineTablesAreScannedForBuildPaths) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_device_line_table.abi3.so"));
+  EXPECT_EQ(facts.device_code_build_paths, Strings{"/tmp/build/relu_cuda/relu.cu"});
+  EXPECT_TRUE(facts.read_only_data_build_paths.empty()) << "the section is device code, not .rodata";
+  EXPECT_TRUE(read_elf_facts(elf_fixture("_device_line_table.abi3.so"), ElfTables{.read_only_data = false})
+                  .device_code_build_paths.empty());
+}
+
 // Each optional table is read when asked and left unread, and said to be,
 // when not: the fixtures below have facts in every one of them.
 TEST(ElfReader, EachOptionalTableIsReadOnlyWhenAsked) {

@@ -31,6 +31,12 @@ class HardeningAndBuildLeaks final : public Rule {
                     "embeds source paths of the build machine as strings in read-only data (e.g. from __FILE__): " +
                         join_first(elf.read_only_data_build_paths, 3));
       }
+      if (!elf.device_code_build_paths.empty()) {
+        sink.report(Severity::warning, view.place(elf.device_code_build_paths.front()),
+                    "embeds source paths of the build machine in its device code (the line tables of nvcc's "
+                    "-lineinfo or -G, which -ffile-prefix-map does not reach): " +
+                        join_first(elf.device_code_build_paths, 3));
+      }
     });
   }
 
@@ -45,13 +51,18 @@ through the writable GOT, and missing symbols only show up at the first call
 instead of at import. That is reported as a note. Debug sections (.debug_*)
 and absolute paths of the build machine (/home/<user>/..., /nix/store/...,
 in .comment or the DWARF string tables, or source paths that __FILE__ left
-among the strings of .rodata, as in assert messages) enlarge the download
-and leak the builder's file system: a warning. .rodata is read only when
-KE012 is selected.
+among the strings of .rodata, as in assert messages, or in the device code
+of .nv_fatbin, where nvcc's -lineinfo and -G put line tables naming each
+source) enlarge the download and leak the builder's file system: a warning.
+.rodata and the device code are read only when KE012 is selected.
 
-Fix: link with -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
+Fix: remove what the finding names (each remedy below). Link with
+-Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
 or CMake's RelWithDebInfo with a separate debug file) and build with
--ffile-prefix-map=$PWD=. so no absolute path remains.
+-ffile-prefix-map=$PWD=. so no absolute path remains. -ffile-prefix-map does
+not reach nvcc's line tables: compile from paths that are not the machine's
+(`kcheck build` gives nvcc /proc/self/cwd/kernel-src/..., a link in the build
+directory), or drop -lineinfo from a release build.
 )",
                  R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
                  R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so
