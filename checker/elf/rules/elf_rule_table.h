@@ -19,7 +19,8 @@
   RULE(ke011_writable_executable_memory) \
   RULE(ke012_hardening_and_build_leaks)  \
   RULE(ke013_macos_minimum)              \
-  RULE(ke014_device_code)
+  RULE(ke014_device_code)                \
+  RULE(ke015_symbol_no_needed_library_provides)
 
 namespace kcheck {
 
