@@ -33,6 +33,13 @@ def config_row(kcheck: str, kernel: Path) -> tuple[str, str]:
     return "findings", "; ".join(shown)
 
 
+def refusal(stderr: str) -> str:
+    """kcheck's reason for exit 2: its last message, with the lines that continue it."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("kcheck")]
+    return " / ".join(line.strip() for line in lines[starts[-1] if starts else -1:])[:600]
+
+
 def last_lines(text: str, count: int = 3) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return " / ".join(lines[-count:])
@@ -56,12 +63,40 @@ def audit_summary(stdout: str) -> str:
     return "; ".join(parts)
 
 
-def build_row(kcheck: str, kernel: Path, timeout: int, work: Path) -> tuple[str, float, str]:
+LOADER_CHECK = ROOT / "bench" / "loader_check"
+
+
+def loader_check(kcheck: str, python: str, out: Path, kernel: Path) -> str:
+    """Each built variant imported by the `kernels` loader, inside kcheck's
+    sandbox (`kcheck run --tests bench/loader_check`): "loaded: V, ...", and
+    each variant that did not load or could not run here, with why."""
+    shutil.copy(kernel / "build.toml", out / "build.toml")  # the repo id LOCAL_KERNELS names
+    command = [kcheck, "run", str(out), "--python", python, f"--tests={LOADER_CHECK}", "--format", "json"]
+    run = subprocess.run(command, capture_output=True, text=True)
+    try:
+        dynamic = json.loads(run.stdout).get("dynamic", {})
+    except json.JSONDecodeError:
+        return "loader not run: " + (last_lines(run.stderr, 1) or f"kcheck run exit {run.returncode}")
+    loaded, problems = [], []
+    for test in dynamic.get("tests", []):
+        if test.get("outcome") == "passed":
+            loaded.append(test["variant"])
+        else:
+            problems.append(f"{test['variant']} not loaded: {test.get('message', '')[:200]}")
+    for variant in dynamic.get("runs", []):
+        if not variant.get("ran"):
+            problems.append(f"{variant['variant']} not loaded here: {variant.get('reason', '')[:200]}")
+    return "; ".join(([f"loaded by kernels.get_kernel: {', '.join(loaded)}"] if loaded else []) + problems)
+
+
+def build_row(kcheck: str, kernel: Path, timeout: int, work: Path, python: str) -> tuple[str, float, str]:
     config = tomllib.loads((kernel / "build.toml").read_text())
     backends = [b for b in ("cpu", "cuda") if b in config["general"].get("backends", [])]
     out = work / kernel.name
     shutil.rmtree(out, ignore_errors=True)
-    command = [kcheck, "build", str(kernel), "--backends", ",".join(backends), "--cuda-capabilities", "9.0",
+    # Without cpu or cuda: kcheck build decides (Python-only variants, or a refusal naming why).
+    command = [kcheck, "build", str(kernel)] + (["--backends", ",".join(backends)] if backends else []) + [
+               "--cuda-capabilities", "9.0",
                "--output-dir", str(out / "build"), "--scratch-dir", str(out / "scratch"),
                "--build-timeout", str(timeout), "--format", "json"]
     start = time.monotonic()
@@ -76,12 +111,20 @@ def build_row(kcheck: str, kernel: Path, timeout: int, work: Path) -> tuple[str,
     if "did not finish within" in run.stderr:
         return "compile limit", seconds, f"a variant compiled for over {timeout} s; audited: {audit_summary(run.stdout) or 'none'}"
     if run.returncode == 2:
-        return "refused", seconds, last_lines(run.stderr, 1)
-    if failures:
+        return "refused", seconds, refusal(run.stderr)
+    if failures and not any((out / "build").glob("*/metadata.json")):
         return "build failed", seconds, failure_detail[:500]
-    if run.returncode == 0:
-        return "built, audit passes", seconds, audit_summary(run.stdout)
-    return "built, audit errors", seconds, audit_summary(run.stdout)
+    # A build counts only when the real loader imports it.
+    loaded = loader_check(kcheck, python, out, kernel)
+    audit = ("audit passes" if run.returncode == 0 else "audit errors") + ": " + audit_summary(run.stdout)
+    partly = f"; {failure_detail[:300]}" if failures else ""
+    built = len(list((out / "build").glob("*/metadata.json")))
+    loaded_count = 0
+    if loaded.startswith("loaded"):
+        loaded_count = len(loaded.split(";")[0].split(": ", 1)[1].split(", "))
+    result = ("built and loaded" if loaded_count == built else
+              f"built, {loaded_count} of {built} variants loaded here")
+    return result, seconds, f"{loaded}; {audit}{partly}"
 
 
 def source_bytes(kernel: Path) -> int:
@@ -100,6 +143,8 @@ def main() -> int:
     parser.add_argument("--build-timeout", type=int, default=1200)
     parser.add_argument("--only", default="")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--python", default=str(ROOT / ".venv/bin/python"),
+                        help="the Python (with Torch and kernels) the built variants are loaded with")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kcheck-corpus")
     parser.add_argument("--total-budget", type=int, default=0,
                         help="seconds for all builds; kernels left when it is spent are listed as not run")
@@ -115,18 +160,17 @@ def main() -> int:
         print(f"| {kernel.name} | {result} | {cell(detail)} |", flush=True)
     if args.no_build:
         return 0
-    print(f"\n## kcheck build --backends cpu,cuda --cuda-capabilities 9.0 (limit {args.build_timeout} s per variant)\n")
+    print(f"\n## kcheck build --backends (cpu,cuda of the kernel's, else its own) --cuda-capabilities 9.0 "
+          f"(limit {args.build_timeout} s per variant), then each variant loaded by the kernels loader\n")
     print("| kernel | result | time (s) | reason / variants |\n| --- | --- | ---: | --- |")
     # Smallest sources first, so a run with a total budget covers the most kernels.
-    buildable = [k for k in kernels
-                 if {"cpu", "cuda"} & set(tomllib.loads((k / "build.toml").read_text())["general"].get("backends", []))]
-    buildable.sort(key=source_bytes)
+    buildable = sorted(kernels, key=source_bytes)
     started = time.monotonic()
     for kernel in buildable:
         if args.total_budget and time.monotonic() - started > args.total_budget:
             print(f"| {kernel.name} | not run | | the run's total budget ({args.total_budget} s) was spent |", flush=True)
             continue
-        result, seconds, reason = build_row(args.kcheck, kernel, args.build_timeout, args.work)
+        result, seconds, reason = build_row(args.kcheck, kernel, args.build_timeout, args.work, args.python)
         print(f"| {kernel.name} | {result} | {seconds:.0f} | {cell(reason)} |", flush=True)
     return 0
 

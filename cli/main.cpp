@@ -370,7 +370,12 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
     kcheck::AuditOptions options = audit_options(arguments, rules);
     options.selection.select = {"KC"};
     kcheck::Report report = kcheck::judge(source, policy, options, rules);
-    if (!source.build_config->usable() || report.summary.errors > 0) {
+    // Errors about build.toml itself: kcheck.toml's (KC006, KC007) do not stop a build.
+    const bool build_toml_errors =
+        std::any_of(report.findings.begin(), report.findings.end(), [](const kcheck::Finding& finding) {
+          return finding.severity == kcheck::Severity::error && fs::path(finding.file).filename() == "build.toml";
+        });
+    if (!source.build_config->usable() || build_toml_errors) {
       report.input = build.kernel_dir;
       std::cerr << "kcheck build: " << source.build_config->relative_path << " has errors; nothing was built\n";
       emit(report, arguments);
