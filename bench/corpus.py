@@ -66,11 +66,23 @@ def audit_summary(stdout: str) -> str:
 LOADER_CHECK = ROOT / "bench" / "loader_check"
 
 
+def stage_repository(kernel: Path, out: Path) -> None:
+    """Makes OUT (its build/ written by kcheck build) a repository bench/harness_corpus.py runs, here or
+    on the GPU machine (scripts/gpu-check.sh, KCHECK_HARNESS_REPOS): build.toml (the repo id
+    LOCAL_KERNELS names) and tests/, the kernel's own tests with the kernels-loader check beside them."""
+    shutil.copy(kernel / "build.toml", out / "build.toml")
+    shutil.rmtree(out / "tests", ignore_errors=True)
+    if (kernel / "tests").is_dir():
+        shutil.copytree(kernel / "tests", out / "tests")
+    (out / "tests").mkdir(exist_ok=True)
+    shutil.copy(LOADER_CHECK / "test_kernels_loader.py", out / "tests" / "test_kernels_loader.py")
+
+
 def loader_check(kcheck: str, python: str, out: Path, kernel: Path) -> str:
     """Each built variant imported by the `kernels` loader, inside kcheck's
     sandbox (`kcheck run --tests bench/loader_check`): "loaded: V, ...", and
     each variant that did not load or could not run here, with why."""
-    shutil.copy(kernel / "build.toml", out / "build.toml")  # the repo id LOCAL_KERNELS names
+    stage_repository(kernel, out)
     command = [kcheck, "run", str(out), "--python", python, f"--tests={LOADER_CHECK}", "--format", "json"]
     run = subprocess.run(command, capture_output=True, text=True)
     try:
@@ -89,6 +101,18 @@ def loader_check(kcheck: str, python: str, out: Path, kernel: Path) -> str:
     return "; ".join(([f"loaded by kernels.get_kernel: {', '.join(loaded)}"] if loaded else []) + problems)
 
 
+def errors_of(stdout: str) -> str:
+    """The error findings of the report(s) kcheck printed."""
+    decoder, position, errors = json.JSONDecoder(), 0, []
+    while position < len(stdout):
+        if stdout[position].isspace():
+            position += 1
+            continue
+        report, position = decoder.raw_decode(stdout, position)
+        errors += [f"{f['code']}: {f['message'][:160]}" for f in report.get("findings", []) if f.get("severity") == "error"]
+    return "; ".join(errors)
+
+
 def build_row(kcheck: str, kernel: Path, timeout: int, work: Path, python: str) -> tuple[str, float, str]:
     config = tomllib.loads((kernel / "build.toml").read_text())
     backends = [b for b in ("cpu", "cuda") if b in config["general"].get("backends", [])]
@@ -96,7 +120,7 @@ def build_row(kcheck: str, kernel: Path, timeout: int, work: Path, python: str) 
     shutil.rmtree(out, ignore_errors=True)
     # Without cpu or cuda: kcheck build decides (Python-only variants, or a refusal naming why).
     command = [kcheck, "build", str(kernel)] + (["--backends", ",".join(backends)] if backends else []) + [
-               "--cuda-capabilities", "9.0",
+               "--cuda-capabilities", "9.0", "--torch", str(Path(python).parent.parent),
                "--output-dir", str(out / "build"), "--scratch-dir", str(out / "scratch"),
                "--build-timeout", str(timeout), "--format", "json"]
     start = time.monotonic()
@@ -112,6 +136,8 @@ def build_row(kcheck: str, kernel: Path, timeout: int, work: Path, python: str) 
         return "compile limit", seconds, f"a variant compiled for over {timeout} s; audited: {audit_summary(run.stdout) or 'none'}"
     if run.returncode == 2:
         return "refused", seconds, refusal(run.stderr)
+    if "has errors; nothing was built" in run.stderr:
+        return "not built: build.toml errors", seconds, errors_of(run.stdout)
     if failures and not any((out / "build").glob("*/metadata.json")):
         return "build failed", seconds, failure_detail[:500]
     # A build counts only when the real loader imports it.

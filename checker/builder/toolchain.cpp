@@ -226,6 +226,10 @@ Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_v
   fs::path where = torch_hint.empty() ? default_venv : torch_hint;
   if (auto package = find_torch_package(where))
     toolchain.torch = read_torch(*package, toolchain.torch_problem);
+  else if (where.empty())
+    toolchain.torch_problem =
+        "no Torch found: no active virtual environment ($VIRTUAL_ENV), no .venv beside this kcheck's checkout, and "
+        "python3 on PATH imports no torch (activate the environment that has it, or pass --torch DIR)";
   else
     toolchain.torch_problem = "no torch package found in " + where.string() + " (pass --torch DIR)";
   toolchain.python = fs::exists(where / "bin/python") ? where / "bin/python" : fs::path("python3");
