@@ -59,7 +59,7 @@ TEST(RocmArchSelection, NoArchLeftIsABuildErrorNamingWhy) {
 
 // A ROCm root holding a stand-in hipcc that prints `version_output`.
 fs::path fake_rocm_root(const std::string& name, const std::string& version_output, bool with_runtime) {
-  const fs::path root = fs::path(::testing::TempDir()) / ("kcheck_fake_rocm_" + name);
+  fs::path root = fs::path(::testing::TempDir()) / ("kcheck_fake_rocm_" + name);
   fs::remove_all(root);
   fs::create_directories(root / "bin");
   fs::create_directories(root / "lib");
