@@ -202,7 +202,7 @@ std::string cmake_project(const VariantPlan& plan, const Toolchain& toolchain) {
     libraries.insert(libraries.end(), {"torch_cuda", "c10_cuda", "cudart"});
     link_dirs.push_back((toolchain.cuda->root / "lib64").string());
   }
-  // rocm: the glue links the Torch found (there is no ROCm Torch here) and the HIP runtime.
+  // rocm: the glue links the Torch found (a ROCm Torch; with --rocm-audit-fixtures any) and the HIP runtime.
   if (plan.backend == "rocm") libraries.push_back(toolchain.rocm->runtime_library.string());
   std::string definitions = "-DTORCH_EXTENSION_NAME=" + plan.id + " -D" + backend_macro(plan.backend) +
                             " -DPy_LIMITED_API=0x03090000 -D_GLIBCXX_USE_CXX11_ABI=" + (torch.cxx11_abi ? "1" : "0");

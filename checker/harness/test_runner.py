@@ -135,9 +135,24 @@ class Recorder:
         self.written = True
 
 
+def hide_accelerators_from_a_cpu_variant(import_dir):
+    """A CPU variant's tests see no GPU (CUDA_VISIBLE_DEVICES and
+    HIP_VISIBLE_DEVICES empty, read at the first CUDA or HIP call): kcheck
+    runs every test against every variant, and conftests that pick `cuda`
+    when one is present would hand GPU tensors to a CPU build. CPU is the
+    compute token of the variant's directory name (torch211-cxx11-cpu-...,
+    torch-stable-abi211-cpu-..., torch-cpu)."""
+    for entry in os.listdir(import_dir):
+        variant = os.path.basename(os.path.realpath(os.path.join(import_dir, entry)))
+        if "cpu" in variant.split("-"):
+            os.environ["CUDA_VISIBLE_DEVICES"] = ""
+            os.environ["HIP_VISIBLE_DEVICES"] = ""
+
+
 def main():
     results_fd, import_dir, tests_dir, root_dir, local_kernels = sys.argv[1:6]
     extra = sys.argv[6:]
+    hide_accelerators_from_a_cpu_variant(import_dir)
     sys.path.insert(0, import_dir)
     os.environ["PYTHONPATH"] = import_dir + os.pathsep + os.environ.get("PYTHONPATH", "")
     os.environ["HF_HUB_OFFLINE"] = "1"
