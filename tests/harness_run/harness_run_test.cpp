@@ -51,6 +51,7 @@ const std::vector<std::string> kCases = {"good",
                                          "fill_scratch_init",
                                          "write_outside_init",
                                          "float32_only",
+                                         "float32_only_std",
                                          "refuses_some_sizes"};
 
 // Outside every scratch directory: where setsid_daemon_init's daemon and
@@ -358,30 +359,37 @@ TEST_F(Harness, EveryOpWithoutAReferenceIsKD007) {
 }
 
 // Issue #27 item 4: a dtype refused cleanly is a KD009 note naming it, not
-// KD002; the dtype that is supported is checked, so the op is verified.
+// KD002; the dtype that is supported is checked, so the op is verified. The
+// same whether the refusal is a c10::Error (TORCH_CHECK) or, as a stable-ABI
+// kernel's STD_TORCH_CHECK, a std::runtime_error (issue #30).
 TEST_F(Harness, ADtypeRefusedBeforeWritingAnythingIsKD009NotKD002) {
-  std::map<std::string, std::string> notes;  // dtype -> message
-  for (const Finding& finding : findings_besides_kd007("float32_only")) {
-    ASSERT_EQ(finding.code, "KD009") << finding.message;
-    EXPECT_EQ(finding.severity, Severity::note);
-    for (const char* dtype : {"float16", "bfloat16", "float32"})
-      if (finding.message.find(std::string("support ") + dtype + " ") != std::string::npos)
-        notes[dtype] = finding.message;
-  }
-  ASSERT_EQ(notes.size(), 2u) << "one note per refused dtype, not per size";
-  EXPECT_NE(notes.at("float16").find("relu_kernel only supports float32"), std::string::npos) << notes.at("float16");
-  EXPECT_TRUE(notes.contains("bfloat16"));
-  EXPECT_FALSE(harness_run().findings.contains("float32_only") &&
-               std::any_of(harness_run().findings.at("float32_only").begin(),
-                           harness_run().findings.at("float32_only").end(),
-                           [](const Finding& finding) { return finding.code == "KD007"; }));
-  for (const OpVerification& op : dynamic_results(harness_run().tree).ops)
-    if (op.op == "_float32_only_cpu_abc123::relu") {
-      EXPECT_TRUE(op.verified);
-      EXPECT_EQ(op.cases_run, 2) << "float32 at small and medium";
-      EXPECT_EQ(op.cases_passed, 2);
-      EXPECT_EQ(op.unsupported_dtypes, (std::vector<std::string>{"bfloat16", "float16"}));
+  for (const std::string fixture : {"float32_only", "float32_only_std"}) {
+    SCOPED_TRACE(fixture);
+    std::map<std::string, std::string> notes;  // dtype -> message
+    for (const Finding& finding : findings_besides_kd007(fixture)) {
+      ASSERT_EQ(finding.code, "KD009") << finding.message;
+      EXPECT_EQ(finding.severity, Severity::note);
+      for (const char* dtype : {"float16", "bfloat16", "float32"})
+        if (finding.message.find(std::string("support ") + dtype + " ") != std::string::npos)
+          notes[dtype] = finding.message;
     }
+    ASSERT_EQ(notes.size(), 2u) << "one note per refused dtype, not per size";
+    EXPECT_NE(notes.at("float16").find("relu_kernel only supports float32"), std::string::npos) << notes.at("float16");
+    EXPECT_TRUE(notes.contains("bfloat16"));
+    EXPECT_FALSE(harness_run().findings.contains(fixture) &&
+                 std::any_of(harness_run().findings.at(fixture).begin(), harness_run().findings.at(fixture).end(),
+                             [](const Finding& finding) { return finding.code == "KD007"; }));
+    int checked = 0;
+    for (const OpVerification& op : dynamic_results(harness_run().tree).ops)
+      if (op.op == "_" + fixture + "_cpu_abc123::relu") {
+        ++checked;
+        EXPECT_TRUE(op.verified);
+        EXPECT_EQ(op.cases_run, 2) << "float32 at small and medium";
+        EXPECT_EQ(op.cases_passed, 2);
+        EXPECT_EQ(op.unsupported_dtypes, (std::vector<std::string>{"bfloat16", "float16"}));
+      }
+    EXPECT_EQ(checked, 1);
+  }
 }
 
 // A refusal of some sizes of a dtype is a failure on valid inputs (KD002),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <new>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -401,6 +402,11 @@ class OpRunner {
     } catch (const std::exception& error) {
       check.problem = "the op raised: " + first_line(error.what());
       if (!device_.device.is_cpu()) confirm_device(check);
+      // A clean refusal whatever the exception's type: a stable-ABI kernel's
+      // STD_TORCH_CHECK arrives as std::runtime_error, not c10::Error. Running
+      // out of memory is no refusal of the dtype.
+      check.unsupported = check.device_error.empty() && dynamic_cast<const std::bad_alloc*>(&error) == nullptr &&
+                          nothing_written(tensors);
       return check;
     }
     // What the op produced, in order: its out arguments, then what it returned.
