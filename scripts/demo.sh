@@ -2,8 +2,9 @@
 # The main job on the embedded default: installs what is missing, builds
 # kcheck, builds the reference kernels (reference/kernels/relu, activation, rms_norm)
 # with `kcheck build` for every backend this machine can build (CPU, CUDA
-# when nvcc is present, ROCm when hipcc is: linked against the local Torch, an
-# audit fixture), and prints the audit of each variant it wrote. The
+# when nvcc is present, ROCm when hipcc and a ROCm build of Torch are; a
+# backend it cannot build is skipped with the reason), and prints the audit
+# of each variant it wrote. The
 # build fails on any error of that audit. Extra arguments go to `kcheck build`
 # (e.g. --backends cpu, --format json).
 #
