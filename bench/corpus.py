@@ -78,17 +78,17 @@ def stage_repository(kernel: Path, out: Path) -> None:
     shutil.copy(LOADER_CHECK / "test_kernels_loader.py", out / "tests" / "test_kernels_loader.py")
 
 
-def loader_check(kcheck: str, python: str, out: Path, kernel: Path) -> str:
+def loader_check(kcheck: str, python: str, out: Path, kernel: Path) -> tuple[list[str], list[str]]:
     """Each built variant imported by the `kernels` loader, inside kcheck's
-    sandbox (`kcheck run --tests bench/loader_check`): "loaded: V, ...", and
-    each variant that did not load or could not run here, with why."""
+    sandbox (`kcheck run --tests bench/loader_check`): the variants that
+    loaded, and each that did not load or could not run here, with why."""
     stage_repository(kernel, out)
     command = [kcheck, "run", str(out), "--python", python, f"--tests={LOADER_CHECK}", "--format", "json"]
     run = subprocess.run(command, capture_output=True, text=True)
     try:
         dynamic = json.loads(run.stdout).get("dynamic", {})
     except json.JSONDecodeError:
-        return "loader not run: " + (last_lines(run.stderr, 1) or f"kcheck run exit {run.returncode}")
+        return [], ["loader not run: " + (last_lines(run.stderr, 1) or f"kcheck run exit {run.returncode}")]
     loaded, problems = [], []
     for test in dynamic.get("tests", []):
         if test.get("outcome") == "passed":
@@ -98,7 +98,7 @@ def loader_check(kcheck: str, python: str, out: Path, kernel: Path) -> str:
     for variant in dynamic.get("runs", []):
         if not variant.get("ran"):
             problems.append(f"{variant['variant']} not loaded here: {variant.get('reason', '')[:200]}")
-    return "; ".join(([f"loaded by kernels.get_kernel: {', '.join(loaded)}"] if loaded else []) + problems)
+    return loaded, problems
 
 
 def errors_of(stdout: str) -> str:
@@ -141,16 +141,13 @@ def build_row(kcheck: str, kernel: Path, timeout: int, work: Path, python: str) 
     if failures and not any((out / "build").glob("*/metadata.json")):
         return "build failed", seconds, failure_detail[:500]
     # A build counts only when the real loader imports it.
-    loaded = loader_check(kcheck, python, out, kernel)
+    loaded, problems = loader_check(kcheck, python, out, kernel)
     audit = ("audit passes" if run.returncode == 0 else "audit errors") + ": " + audit_summary(run.stdout)
     partly = f"; {failure_detail[:300]}" if failures else ""
     built = len(list((out / "build").glob("*/metadata.json")))
-    loaded_count = 0
-    if loaded.startswith("loaded"):
-        loaded_count = len(loaded.split(";")[0].split(": ", 1)[1].split(", "))
-    result = ("built and loaded" if loaded_count == built else
-              f"built, {loaded_count} of {built} variants loaded here")
-    return result, seconds, f"{loaded}; {audit}{partly}"
+    result = "built and loaded" if len(loaded) == built else f"built, {len(loaded)} of {built} variants loaded here"
+    said = ([f"loaded by kernels.get_kernel: {', '.join(loaded)}"] if loaded else []) + problems
+    return result, seconds, "; ".join(said + [audit]) + partly
 
 
 def source_bytes(kernel: Path) -> int:

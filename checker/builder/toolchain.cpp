@@ -56,7 +56,8 @@ std::optional<TorchVersionLine> find_version_line(std::string_view version_py) {
 }
 
 std::optional<TorchInstallation> read_torch(const fs::path& package_dir, std::string& problem) {
-  const std::optional<TorchVersionLine> version_line = find_version_line(read_small_file(package_dir / "version.py"));
+  const std::string version_py = read_small_file(package_dir / "version.py");
+  const std::optional<TorchVersionLine> version_line = find_version_line(version_py);
   if (!version_line) {
     problem = "no __version__ in " + (package_dir / "version.py").string();
     return std::nullopt;
@@ -74,7 +75,7 @@ std::optional<TorchInstallation> read_torch(const fs::path& package_dir, std::st
   }
   torch.version = *version;
   torch.version_text = version_line->release + version_line->local;
-  torch.hip_version = torch_hip_version(read_small_file(package_dir / "version.py"));
+  torch.hip_version = torch_hip_version(version_py);
   // The C++ ABI Torch was built with shows in its mangled std::string symbols.
   ElfFacts c10 = read_elf_facts(package_dir / "lib/libc10.so");
   torch.cxx11_abi = false;

@@ -173,6 +173,15 @@ TEST(ElfReader, DeviceCodeLineTablesAreScannedForBuildPaths) {
   EXPECT_TRUE(facts.read_only_data_build_paths.empty()) << "the section is device code, not .rodata";
   EXPECT_TRUE(read_elf_facts(elf_fixture("_device_line_table.abi3.so"), ElfTables{.read_only_data = false})
                   .device_code_build_paths.empty());
+  // KE012 says so, naming the path; the fixture's only other KE012 concern is none.
+  const Findings findings =
+      run_native_rules(tree_with_module(elf_fixture("_device_line_table.abi3.so"), ""), load_policy("hub"));
+  std::vector<std::string> ke012;
+  for (const Finding& finding : findings)
+    if (finding.code == "KE012") ke012.push_back(finding.message);
+  ASSERT_EQ(ke012.size(), 1u);
+  EXPECT_NE(ke012[0].find("in its device code"), std::string::npos) << ke012[0];
+  EXPECT_NE(ke012[0].find("/tmp/build/relu_cuda/relu.cu"), std::string::npos) << ke012[0];
 }
 
 // Each optional table is read when asked and left unread, and said to be,

@@ -1,6 +1,8 @@
-// KP001–KP007 on hand-built facts: each rule fires on its violation, names
+// KP001–KP008 on hand-built facts: each rule fires on its violation, names
 // the offending thing, and stays silent on the near-miss.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "checker/python/rules/python_rule_table.h"
 #include "tests/python/rule_test_support.h"
@@ -244,6 +246,29 @@ TEST(KP007, SyntaxErrorFiresWithLine) {
 
 TEST(KP007, ValidFilePasses) {
   EXPECT_TRUE(check(make_kp007_python_syntax_error(), {{"m.py", "def f(x):\n    return x\n"}}).empty());
+}
+
+// KP008 beyond the tree fixtures (a package over a module): an extension
+// module of the same name shadows it too, by Python's own suffixes only.
+TEST(KP008, AnExtensionModuleBesideAModuleShadowsIt) {
+  auto audit = [](const std::vector<std::string>& others) {
+    VariantFacts variant = testing::make_variant({{"helpers.py", "x = 1\n"}});
+    for (const std::string& other : others) variant.files.push_back(FileEntry{.relative_path = other});
+    std::sort(variant.files.begin(), variant.files.end(),
+              [](const FileEntry& a, const FileEntry& b) { return a.relative_path < b.relative_path; });
+    return run_rule(*make_kp008_module_shadowed_by_package(), make_tree(std::move(variant)), hub_policy());
+  };
+  for (const char* extension : {"helpers.abi3.so", "helpers.cpython-311-x86_64-linux-gnu.so", "helpers.so"}) {
+    const Findings findings = audit({extension});
+    ASSERT_EQ(findings.size(), 1u) << extension;
+    EXPECT_EQ(findings[0].code, "KP008");
+    EXPECT_EQ(findings[0].file, "build/torch212-cxx11-cpu-x86_64-linux/helpers.py");
+    EXPECT_NE(findings[0].message.find(std::string("the extension module ") + extension), std::string::npos)
+        << findings[0].message;
+  }
+  // No suffix Python loads: a data file, a library with a dotted name, a stub.
+  EXPECT_TRUE(
+      audit({"helpers.data.so", "helpers..so", "helpers.pyi", "helpers_extra.abi3.so", "helpers/data.txt"}).empty());
 }
 
 }  // namespace

@@ -69,8 +69,7 @@ class SymbolNoNeededLibraryProvides final : public Rule {
         if (family && !provided_by_needed(*family, elf.needed)) unprovided[family].push_back(symbol.name);
       }
       for (const auto& [family, symbols] : unprovided) {
-        std::string needed;
-        for (const std::string& library : elf.needed) needed += (needed.empty() ? "" : ", ") + library;
+        const std::string needed = elf.needed.empty() ? "none" : join_first(elf.needed, elf.needed.size());
         std::string libraries;
         for (std::string_view pattern : family->libraries)
           if (!pattern.empty()) libraries += std::string(libraries.empty() ? "" : " or ") + std::string(pattern);
@@ -78,7 +77,7 @@ class SymbolNoNeededLibraryProvides final : public Rule {
                     "imports " + join_first(symbols, 3) + " (" + std::string(family->what) +
                         ") but needs no library "
                         "that provides it (" +
-                        libraries + "; it needs " + (needed.empty() ? "none" : needed) + "): " +
+                        libraries + "; it needs " + needed + "): " +
                         (elf.bind_now ? "dlopen fails with \"undefined symbol: " + symbols.front() + "\""
                                       : "the first call ends the process with a symbol lookup error") +
                         ". Fix: " + std::string(family->fix));

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string_view>
 
 #include "checker/core/policy.h"
@@ -34,14 +35,21 @@ class ModuleShadowedByPackage final : public Rule {
   }
 
  private:
-  // `dir/X.so` or `dir/X.<tag>.so` (a tag without dots or slashes: `abi3`,
-  // `cpython-311-x86_64-linux-gnu`) beside `dir/X.py`.
+  // `dir/X.so`, `dir/X.abi3.so` or `dir/X.cpython-<...>.so` beside
+  // `dir/X.py`: the suffixes CPython loads extension modules by on Linux
+  // (importlib.machinery.EXTENSION_SUFFIXES). The files are sorted
+  // by path, so the names starting `dir/X.` are one run found by bisection:
+  // a variant of many modules costs no walk per module.
   static std::string extension_module(const VariantFacts& variant, const std::string& stem) {
-    for (const FileEntry& other : variant.files) {
-      const std::string_view path = other.relative_path;
-      if (!path.starts_with(stem + ".") || !path.ends_with(".so")) continue;
-      const std::string_view tag = path.substr(stem.size() + 1, path.size() - stem.size() - 4);
-      if (path.size() == stem.size() + 3 || tag.find_first_of("/.") == std::string_view::npos) return std::string(path);
+    const std::string prefix = stem + ".";
+    auto entry =
+        std::lower_bound(variant.files.begin(), variant.files.end(), prefix,
+                         [](const FileEntry& file, const std::string& path) { return file.relative_path < path; });
+    for (; entry != variant.files.end() && entry->relative_path.starts_with(prefix); ++entry) {
+      const std::string_view rest = std::string_view(entry->relative_path).substr(prefix.size());  // "so", "abi3.so"
+      const std::string_view tag = rest.ends_with(".so") ? rest.substr(0, rest.size() - 3) : std::string_view();
+      const bool cpython_tag = tag.starts_with("cpython-") && tag.find_first_of("/.") == std::string_view::npos;
+      if (rest == "so" || tag == "abi3" || cpython_tag) return entry->relative_path;
     }
     return "";
   }
@@ -51,7 +59,7 @@ class ModuleShadowedByPackage final : public Rule {
                  Severity::error,
                  R"(Flags a module `X.py` of a variant (or of the kernel's Python package,
 before a build) next to a package `X/` (a directory with `__init__.py`) or an
-extension module `X.*.so` in the same directory.
+extension module (`X.so`, `X.abi3.so`, `X.cpython-*.so`) in the same directory.
 
 Why: Python's import system takes a package first, then an extension module,
 then `X.py`, so `from .X import f` loads the package and the module's code
