@@ -585,8 +585,7 @@ int run_dynamic_command(const DynamicArguments& dynamic, bool bench, const Repor
   if (progress) progress->finish();
   if (report.dynamic.runs.empty()) {
     std::cerr << "kcheck " << (bench ? "bench" : "run") << ": nothing to run in " << dynamic.path
-              << ": no variant has a native module to load (a Python-only or noarch kernel registers its ops from "
-                 "Python, which kcheck's harness does not run yet)\n";
+              << ": no variant has a native module or, for a Python-only variant, a package to load\n";
     return 2;
   }
   emit(report, arguments);

@@ -145,7 +145,7 @@ struct DynamicResults {
   std::vector<OpCheck> op_checks;
   std::vector<BenchmarkResult> benchmarks;
   std::string containment;          // what confined the kernel's code (ContainmentInForce::describe), "" if unknown
-  std::vector<VariantRun> runs;     // every variant with a native module
+  std::vector<VariantRun> runs;     // every variant with a native module, and every Python-only one
   std::vector<OpVerification> ops;  // every op the variants that ran registered
   std::vector<TestOutcome> tests;   // `--tests`
 

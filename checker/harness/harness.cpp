@@ -229,6 +229,70 @@ void run_worker(const VariantFacts& variant, const NativeModuleFacts& module, co
     facts.harness_problem = "kcheck_worker wrote no result";
 }
 
+// The op namespace of a noarch variant under the running Torch: its id is
+// `_<name>_<backend>_<unique id>` with the directory's backend, and its
+// _ops.py (upstream's template) puts the running Torch's backend there.
+std::string noarch_namespace(const std::string& id, const VariantFacts& variant, const std::string& torch_backend) {
+  if (!variant.name || torch_backend.empty()) return id;
+  const std::string directory_part = "_" + variant.name->backend + "_";
+  const std::size_t at = id.rfind(directory_part);
+  if (at == std::string::npos) return id;
+  return id.substr(0, at) + "_" + torch_backend + "_" + id.substr(at + directory_part.size());
+}
+
+// A Python-only variant's load: python_loader.py imports its package, as the
+// Hub loader does, in `options.python`, contained like the worker, and says
+// on the result pipe whether the import finished and which ops it registered.
+void load_python_only(const VariantFacts& variant, const HarnessOptions& options, const fs::path& private_scratch,
+                      HarnessFacts& facts) {
+  facts.python_only = true;
+  facts.module_relative_path = "__init__.py";
+  facts.worker_key.clear();  // kcheck_worker only said which Torch the Python has
+  const std::optional<std::string_view> loader = find_embedded_file("checker/harness/python_loader.py");
+  if (!loader) {
+    facts.harness_problem = "this kcheck was built without its Python loader";
+    return;
+  }
+  if (options.python.empty()) {
+    facts.skipped_because = "a Python-only variant is loaded through Python, and none was given (--python)";
+    return;
+  }
+  // Starting Python and importing Torch can take long on a loaded machine.
+  const auto timeout = std::max<std::chrono::milliseconds>(options.timeout, std::chrono::seconds(120));
+  const PrivateScratch scratch(private_scratch);
+  ProcessLimits limits = contained_limits(variant, options, timeout, scratch.path());
+  limits.result_channel = true;
+  limits.max_result = kMaxParsedFileBytes;
+  facts.load_started = true;
+  facts.worker = run_bounded(
+      {options.python.string(), "-I", "-B", "-c", std::string(*loader), "3", variant.path.string()}, limits);
+  if (!facts.worker.started) {
+    facts.harness_problem = facts.worker.output;
+    return;
+  }
+  if (facts.worker.exit_code == 3 && !facts.worker.result) {
+    facts.skipped_because = "no Torch in " + options.python.string() + ": " + last_output_lines(facts.worker.output);
+    return;
+  }
+  const json result = facts.worker.result ? json::parse(*facts.worker.result, nullptr, false) : json();
+  if (!result.is_object()) return;  // it ended before the import returned: KD001, KD003 say how
+  // Written by the process that ran the package's code: a member of the
+  // wrong type leaves the load unjudged, never kcheck's failure.
+  try {
+    facts.own_namespace = noarch_namespace(facts.own_namespace, variant, result.value("backend", ""));
+    facts.loaded = result.at("imported").get<bool>();
+    facts.load_error = result.value("error", "");
+    for (const json& name : result.at("ops")) {
+      const std::string op = name.get<std::string>();
+      facts.new_ops.push_back({op, op.substr(0, op.find("::"))});
+    }
+  } catch (const json::exception& broken) {
+    facts.loaded = false;
+    facts.new_ops.clear();
+    facts.harness_problem = std::string("the Python loader's result is unusable: ") + broken.what();
+  }
+}
+
 // Each checked op's reference as its spec writes it, for the report.
 void name_references(const OpSpecSet& specs, HarnessFacts& facts) {
   for (OpRunFact& op : facts.ops)
@@ -489,7 +553,9 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
   std::string needs;
   auto add = [&needs](const std::string& what) { needs += (needs.empty() ? "" : ", ") + what; };
   const Version local_minor({torch.version.major(), torch.version.minor()});
-  if (name.kind == VariantKind::torch_stable_abi) {
+  if (!name.compiled()) {
+    // A Python-only variant serves any Torch; only its backend must be here ("universal": any).
+  } else if (name.kind == VariantKind::torch_stable_abi) {
     // The loader's rule (build-variants.md §1.4): a stable-ABI build serves every Torch at or above its ABI version.
     if (local_minor < name.framework_version)
       add("Torch " + name.framework_version.str() + " or newer for its stable ABI (the Torch here is " +
@@ -502,16 +568,16 @@ std::string why_not_runnable(const VariantFacts& variant, const LocalTorch& torc
     if (wants_cxx11 != torch.cxx11_abi)
       add(std::string("the ") + (wants_cxx11 ? "cxx11" : "pre-cxx11 (cxx98)") + " C++ ABI of libtorch");
   }
-  bool backend_here = false;
+  bool backend_here = name.backend == "universal";
   for (const std::string& backend : torch.backends) backend_here = backend_here || backend == name.backend;
   std::string present;
   for (const std::string& backend : torch.backends) present += (present.empty() ? "" : ", ") + backend;
   if (!backend_here) add("the " + name.backend + " backend (present here: " + present + ")");
-  std::string system = name.system();
+  const std::string system = name.compiled() ? name.system() : "";
 #if defined(__x86_64__)
-  if (system != "x86_64-linux") add("a " + system + " host (this is x86_64-linux)");
+  if (!system.empty() && system != "x86_64-linux") add("a " + system + " host (this is x86_64-linux)");
 #elif defined(__aarch64__)
-  if (system != "aarch64-linux") add("a " + system + " host (this is aarch64-linux)");
+  if (!system.empty() && system != "aarch64-linux") add("a " + system + " host (this is aarch64-linux)");
 #endif
   return needs.empty() ? std::string() : "needs " + needs;
 }
@@ -576,11 +642,11 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
   fs::path scratch = make_scratch_dir(options);
   std::size_t index = 0;
   for (VariantFacts& variant : tree.variants) {
-    if (variant.name && !variant.name->compiled()) continue;  // python-only: nothing to load
-    const NativeModuleFacts* module = loadable_module(variant);
-    if (!module) continue;  // no native module: the static rules say so
+    const bool python_only = variant.name && !variant.name->compiled();
+    const NativeModuleFacts* module = python_only ? nullptr : loadable_module(variant);
+    if (!module && !python_only) continue;  // no native module: the static rules say so
     HarnessFacts facts;
-    facts.module_relative_path = module->relative_path;
+    if (module) facts.module_relative_path = module->relative_path;
     facts.own_namespace = variant_kernel_id(variant).value_or("");
     const std::optional<std::size_t> chosen = runtime_for(variant, torches, labels, facts.skipped_because);
     const ReadyRuntime* runtime = chosen ? &runtimes[*chosen] : nullptr;
@@ -598,6 +664,14 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
       facts.torch_version = runtime->torch.version_text;
       facts.worker_key = runtime->runtime.worker_key;
       const std::string stem = std::to_string(index++);
+      if (python_only) {
+        load_python_only(variant, run_options, scratch / ("load-" + stem), facts);
+        if (facts.loaded && options.tests)
+          facts.tests = run_kernel_tests(tree, variant, repository, run_options, scratch / ("tests-" + stem));
+        variant.harness = std::move(facts);
+        report_progress(options.progress, ProgressCounter::variants_run);
+        continue;
+      }
       std::optional<fs::path> plan;
       RunSettings settings;
       if (specs) {

@@ -117,7 +117,10 @@ struct HarnessFacts {
   // Set when the variant was not run here (KD005): what would be needed.
   std::string skipped_because;
   std::string own_namespace;         // the variant's id: its ops' namespace
-  std::string module_relative_path;  // the native module loaded
+  std::string module_relative_path;  // the native module loaded; "__init__.py" for a Python-only variant
+  // A Python-only variant: the load is the import of its package through
+  // Python (python_loader.py), `worker` is that process, and no op was run.
+  bool python_only = false;
   // The Torch it ran against: the Python given, its Torch version and the
   // worker's key (worker_build.h); empty when it did not run.
   std::string python;

@@ -40,9 +40,15 @@ def short(text):
     return (lines[-1] if lines else "")[:MAX_MESSAGE]
 
 
+# What Torch raises when a test asks for a GPU that CUDA_VISIBLE_DEVICES or
+# HIP_VISIBLE_DEVICES hides (hide_accelerators_from_a_cpu_variant).
+HIDDEN_GPU_ERRORS = ("No CUDA GPUs are available", "No HIP GPUs are available")
+
+
 class Recorder:
-    def __init__(self, results_fd):
+    def __init__(self, results_fd, gpus_hidden=False):
         self.results_fd = results_fd
+        self.gpus_hidden = gpus_hidden
         self.written = False
         self.tests = {}
         self.order = []
@@ -104,6 +110,12 @@ class Recorder:
         if hasattr(report, "wasxfail"):
             entry["outcome"] = "xfailed" if report.skipped else "xpassed"
             entry["message"] = str(report.wasxfail)[:MAX_MESSAGE]
+        elif report.failed and self.gpus_hidden and any(error in str(report.longrepr) for error in HIDDEN_GPU_ERRORS):
+            # It asked for the GPU kcheck hid from a CPU variant's tests: it
+            # tested nothing of this variant, so it neither fails nor passes.
+            entry["outcome"] = "skipped"
+            entry["message"] = ("needs a GPU, which kcheck hides from a CPU variant's tests: "
+                                + short(report.longrepr))[:MAX_MESSAGE]
         elif report.failed:
             entry["outcome"] = "failed" if report.when == "call" else "error"
             entry["message"] = short(report.longrepr)
@@ -141,18 +153,23 @@ def hide_accelerators_from_a_cpu_variant(import_dir):
     runs every test against every variant, and conftests that pick `cuda`
     when one is present would hand GPU tensors to a CPU build. CPU is the
     compute token of the variant's directory name (torch211-cxx11-cpu-...,
-    torch-stable-abi211-cpu-..., torch-cpu)."""
+    torch-stable-abi211-cpu-..., torch-cpu). A test that then fails because
+    it asked for the hidden GPU is recorded as skipped, saying so. Returns
+    whether the GPUs were hidden."""
+    hidden = False
     for entry in os.listdir(import_dir):
         variant = os.path.basename(os.path.realpath(os.path.join(import_dir, entry)))
         if "cpu" in variant.split("-"):
             os.environ["CUDA_VISIBLE_DEVICES"] = ""
             os.environ["HIP_VISIBLE_DEVICES"] = ""
+            hidden = True
+    return hidden
 
 
 def main():
     results_fd, import_dir, tests_dir, root_dir, local_kernels = sys.argv[1:6]
     extra = sys.argv[6:]
-    hide_accelerators_from_a_cpu_variant(import_dir)
+    gpus_hidden = hide_accelerators_from_a_cpu_variant(import_dir)
     sys.path.insert(0, import_dir)
     os.environ["PYTHONPATH"] = import_dir + os.pathsep + os.environ.get("PYTHONPATH", "")
     os.environ["HF_HUB_OFFLINE"] = "1"
@@ -163,7 +180,7 @@ def main():
     except Exception as error:
         print("kcheck-tests: pytest cannot be imported in %s: %s" % (sys.executable, error))
         sys.exit(3)
-    recorder = Recorder(int(results_fd))
+    recorder = Recorder(int(results_fd), gpus_hidden)
     args = [tests_dir, "--rootdir", root_dir, "-p", "no:cacheprovider", "-q", "-rN"] + extra
     status = pytest.main(args, plugins=[recorder])
     if not recorder.written:

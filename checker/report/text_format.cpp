@@ -120,7 +120,8 @@ std::string harness_summary(const DynamicResults& dynamic) {
   std::set<std::string> torches;
   for (const VariantRun& run : dynamic.runs)
     if (!run.torch.empty())
-      torches.insert("Torch " + run.torch + (run.python.empty() ? "" : " of " + run.python) + ", worker " + run.worker);
+      torches.insert("Torch " + run.torch + (run.python.empty() ? "" : " of " + run.python) +
+                     (run.worker.empty() ? ", imported through Python" : ", worker " + run.worker));
   for (const std::string& torch : torches) out << "  against " << torch << "\n";
   if (!dynamic.containment.empty()) out << "  contained: " << dynamic.containment << "\n";
   return out.str();

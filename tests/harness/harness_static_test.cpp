@@ -30,6 +30,26 @@ TEST(HarnessRunnable, OtherTorchAbiOrBackendIsKD005WithWhatIsNeeded) {
   EXPECT_EQ(why_not_runnable(variant, torch), "no worker");
 }
 
+// A Python-only variant serves any Torch and host; only its backend must be here.
+TEST(HarnessRunnable, APythonOnlyVariantNeedsOnlyItsBackend) {
+  LocalTorch torch;
+  torch.available = true;
+  torch.version = *Version::parse("2.11.0");
+  torch.version_text = "2.11.0";
+  torch.cxx11_abi = false;
+  torch.backends = {"cpu"};
+  VariantFacts variant;
+  variant.name = parse_variant_name("torch-cpu");
+  ASSERT_TRUE(variant.name);
+  EXPECT_EQ(why_not_runnable(variant, torch), "");
+  variant.name = parse_variant_name("torch-universal");
+  ASSERT_TRUE(variant.name);
+  EXPECT_EQ(why_not_runnable(variant, torch), "");
+  variant.name = parse_variant_name("torch-cuda");
+  ASSERT_TRUE(variant.name);
+  EXPECT_EQ(why_not_runnable(variant, torch), "needs the cuda backend (present here: cpu)");
+}
+
 TEST(BoundedProcess, DecodesExitSignalAndTimeout) {
   ProcessLimits limits{std::chrono::milliseconds(2000), 1024};
   WorkerEnd exited = run_bounded({"sh", "-c", "echo hi; exit 3"}, limits);

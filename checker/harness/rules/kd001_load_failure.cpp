@@ -15,20 +15,22 @@ class LoadFailure final : public Rule {
       const HarnessFacts& facts = *variant.harness;
       // A hang, and a stop for writing past the scratch bound, are KD003.
       if (facts.loaded || facts.worker.timed_out || !facts.worker.scratch_overflow.empty()) continue;
-      const std::string module = facts.module_relative_path;
+      // A Python-only variant's load is the import of its package.
+      const std::string loading = facts.python_only ? "importing the Python-only variant's package (__init__.py)"
+                                                    : "loading " + facts.module_relative_path;
+      const std::string initialiser = facts.python_only ? "its import-time code" : "a static initialiser";
       std::string message;
       if (!facts.load_error.empty())
-        message = "loading " + module + " failed: " + facts.load_error;
+        message = loading + " failed: " + facts.load_error;
       else if (facts.worker.signal != 0)
-        message = "loading " + module + " killed the process with " + describe_signal(facts.worker.signal) +
-                  " (a static initialiser crashed or aborted)";
+        message = loading + " killed the process with " + describe_signal(facts.worker.signal) + " (" + initialiser +
+                  " crashed or aborted)";
       else if (facts.worker.exit_code == 0)
-        message = "loading " + module +
-                  " ended the process with exit status 0 before the load finished "
-                  "(a static initialiser calls exit)";
+        message =
+            loading + " ended the process with exit status 0 before the load finished (" + initialiser + " calls exit)";
       else
-        message = "loading " + module + " ended the process with exit status " +
-                  std::to_string(facts.worker.exit_code) + " before the load finished";
+        message = loading + " ended the process with exit status " + std::to_string(facts.worker.exit_code) +
+                  " before the load finished";
       sink.report(harness_place(variant), message + output_excerpt(facts.worker));
     }
   }
@@ -43,7 +45,9 @@ class LoadFailure final : public Rule {
 a module whose load fails: a missing library or undefined symbol (the
 loader's message is quoted), or a static initialiser that crashes, aborts or
 calls `exit`. Users would see the same failure on `import`, or lose their
-whole Python process.
+whole Python process. A Python-only variant (no native module) is loaded by
+importing its package through Python (`--python`), contained the same way;
+an import that raises or exits is this finding, with the traceback's last line.
 
 Fix: reproduce with `python -c "import torch; import <package>"`, link the
 missing library or define the symbol, and keep static initialisers to

@@ -5,6 +5,9 @@
 namespace kcheck {
 namespace {
 
+// The contained process: kcheck_worker, or Python importing a Python-only variant.
+std::string process_name(const HarnessFacts& facts) { return facts.python_only ? "the Python import" : "the worker"; }
+
 // "ns::op" from "ns::op float16 7x258 (reference)".
 std::string running_op(const HarnessFacts& facts) { return facts.running.substr(0, facts.running.find(' ')); }
 
@@ -12,7 +15,7 @@ std::string running_op(const HarnessFacts& facts) { return facts.running.substr(
 // running when the worker ended: the containment killed them.
 std::string left_running(const HarnessFacts& facts) {
   const int count = facts.worker.leftover_processes;
-  return "the worker left " + std::to_string(count) + (count == 1 ? " process" : " processes") +
+  return process_name(facts) + " left " + std::to_string(count) + (count == 1 ? " process" : " processes") +
          " running when it ended (forked by " + facts.module_relative_path + ", at load or in an op); kcheck killed " +
          (count == 1 ? "it" : "them");
 }
@@ -21,7 +24,7 @@ std::string left_running(const HarnessFacts& facts) {
 // which the containment captured instead of the machine.
 std::string wrote_outside(const HarnessFacts& facts) {
   const int count = facts.worker.captured_writes;
-  return "the worker wrote " + std::to_string(count) + (count == 1 ? " file" : " files") +
+  return process_name(facts) + " wrote " + std::to_string(count) + (count == 1 ? " file" : " files") +
          " outside its scratch directory (" + facts.worker.first_captured_write + (count > 1 ? ", ..." : "") +
          "), from " + facts.module_relative_path + "; kcheck captured " + (count == 1 ? "it" : "them") + " and threw " +
          (count == 1 ? "it" : "them") + " away";
@@ -30,7 +33,7 @@ std::string wrote_outside(const HarnessFacts& facts) {
 // A writable tmpfs of the hidden view the worker filled: its working
 // directory or a shared one (core/sandbox_view.h).
 std::string filled(const HarnessFacts& facts) {
-  return "the worker filled " + facts.worker.full + " (from " + facts.module_relative_path +
+  return process_name(facts) + " filled " + facts.worker.full + " (from " + facts.module_relative_path +
          "), which kcheck bounds (--worker-file-size: twice that for its working directory, that for /tmp, /var/tmp "
          "and /dev/shm each); the writes past the bound failed and nothing reached the machine";
 }
@@ -38,7 +41,7 @@ std::string filled(const HarnessFacts& facts) {
 // Written past the bound where no tmpfs bounds the scratch (the subreaper
 // fallback of --no-sandbox): kcheck measured it and stopped the worker.
 std::string overflowed(const HarnessFacts& facts) {
-  return "the worker wrote " + facts.worker.scratch_overflow + " (from " + facts.module_relative_path +
+  return process_name(facts) + " wrote " + facts.worker.scratch_overflow + " (from " + facts.module_relative_path +
          "; twice --worker-file-size); no tmpfs bounds the scratch without namespaces, so kcheck measured it and "
          "stopped the worker";
 }
@@ -56,18 +59,18 @@ class CrashOrHang final : public Rule {
                                                        : "while loading ";
       Place place = facts.running.empty() ? harness_place(variant) : op_place(variant, running_op(facts));
       if (facts.worker.timed_out)
-        sink.report(place, "the worker hung " + phase + facts.module_relative_path + " and was killed at the timeout" +
-                               output_excerpt(facts.worker));
+        sink.report(place, process_name(facts) + " hung " + phase + facts.module_relative_path +
+                               " and was killed at the timeout" + output_excerpt(facts.worker));
       else if (!facts.worker.scratch_overflow.empty())
         sink.report(place, overflowed(facts));
       else if (facts.loaded && facts.worker.signal != 0)
-        sink.report(place, "the worker died of " + describe_signal(facts.worker.signal) + " " + phase +
+        sink.report(place, process_name(facts) + " died of " + describe_signal(facts.worker.signal) + " " + phase +
                                facts.module_relative_path + output_excerpt(facts.worker));
       else if (facts.loaded && facts.worker.exit_code != 0)
-        sink.report(place, "the worker ended with exit status " + std::to_string(facts.worker.exit_code) + " " + phase +
-                               facts.module_relative_path + output_excerpt(facts.worker));
+        sink.report(place, process_name(facts) + " ended with exit status " + std::to_string(facts.worker.exit_code) +
+                               " " + phase + facts.module_relative_path + output_excerpt(facts.worker));
       else if (facts.loaded && facts.ops_planned && !facts.ops_finished)
-        sink.report(place, "the worker ended with exit status 0 " + phase + facts.module_relative_path +
+        sink.report(place, process_name(facts) + " ended with exit status 0 " + phase + facts.module_relative_path +
                                " before its ops were checked (the op calls exit)" + output_excerpt(facts.worker));
       if (facts.worker.leftover_processes > 0) sink.report(harness_place(variant), left_running(facts));
       if (facts.worker.captured_writes > 0) sink.report(harness_place(variant), wrote_outside(facts));

@@ -65,7 +65,9 @@ repository's `tests/`) against each variant that loaded, inside the same
 containment as the worker, with the variant importable under the kernel's
 package name. A CPU variant's tests see no GPU (CUDA_VISIBLE_DEVICES and
 HIP_VISIBLE_DEVICES empty), so a test that picks `cuda` when one is present
-tests the CPU build on the CPU. Each failed or erroring test is a finding naming the test id
+tests the CPU build on the CPU; a test that asks for the GPU anyway and
+fails with Torch's "No CUDA GPUs are available" tested nothing of the CPU
+variant: it is recorded as skipped, saying so. Each failed or erroring test is a finding naming the test id
 and the assertion's message (more than three tests that fail with the same
 message are one finding with their count); a suite that cannot start (no pytest in the
 Python given, a collection error, no test collected) is one finding saying

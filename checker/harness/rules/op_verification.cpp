@@ -81,7 +81,11 @@ OpVerification verification_of(const VariantFacts& variant, const HarnessFacts& 
     op.why.clear();
   }
   if (op.verified || !op.why.empty()) return op;
-  if (!facts.ops_planned)
+  if (facts.python_only)
+    op.why =
+        "it is registered from Python (a Python-only variant), and kcheck's worker runs the ops of native "
+        "modules only; the kernel's own tests can verify it (kcheck run --tests)";
+  else if (!facts.ops_planned)
     op.why = "kcheck ran no op (the plan was not asked for)";
   else if (!run && facts.ops_finished)
     op.why = "the worker did not call it";
@@ -123,7 +127,7 @@ VariantRun variant_run(const VariantFacts& variant) {
   else if (!facts.harness_problem.empty())
     run.reason = "not judged: " + facts.harness_problem;
   else if (!facts.worker.started)
-    run.reason = "the worker did not start";
+    run.reason = facts.python_only ? "Python did not start" : "the worker did not start";
   else if (!facts.loaded)
     run.reason = facts.load_error.empty() ? "it did not load (KD001, KD003)" : "it did not load: " + facts.load_error;
   else if (!facts.run_problem.empty())
