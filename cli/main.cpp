@@ -15,6 +15,7 @@
 #include "checker/audit/repository_settings.h"
 #include "checker/core/display_text.h"
 #include "checker/core/spelling.h"
+#include "checker/elf/needed_closure.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
 #include "checker/harness/dynamic_audit.h"
@@ -52,8 +53,9 @@ struct ReportArguments {
   std::vector<std::string> ignore;
   bool strict = false;
   bool security = false;
-  bool no_repo_config = false;  // suppressions in the repository are reported, not applied
-  bool local_build = false;     // required variants this machine cannot build are a note (KL006)
+  bool no_repo_config = false;             // suppressions in the repository are reported, not applied
+  bool local_build = false;                // required variants this machine cannot build are a note (KL006)
+  std::vector<std::string> library_paths;  // --library-path: libraries at hand for KE015
   std::string repo_id;
   unsigned threads = 0;
   // Walk bounds; 0 keeps the default (kcheck::WalkLimits; a lower file size under --security).
@@ -178,6 +180,10 @@ kcheck::AuditOptions audit_options(const ReportArguments& arguments, const kchec
   options.policy_from_command_line = !arguments.policy.empty();
   options.repo_id = arguments.repo_id;
   options.threads = arguments.threads;
+  for (const std::string& directory : arguments.library_paths) options.library_directories.emplace_back(directory);
+  if (!options.library_directories.empty())
+    for (fs::path& directory : kcheck::system_library_directories())
+      options.library_directories.push_back(std::move(directory));
   if (arguments.security) options.limits.max_file_size = kcheck::WalkLimits::kSecurityMaxFileSize;
   if (arguments.max_file_size) options.limits.max_file_size = arguments.max_file_size;
   if (arguments.max_files) options.limits.max_entries = arguments.max_files;
@@ -402,6 +408,9 @@ int run_build_command(const BuildArguments& build, const ReportArguments& argume
                           : fs::path();
   kcheck::Toolchain toolchain = kcheck::detect_toolchain(build.torch, default_torch, build.cuda, build.rocm);
   toolchain.rocm_with_foreign_torch = build.rocm_audit_fixtures;
+  // The self-audit resolves the modules' symbols against the libraries they were built against (KE015).
+  if (request.self_audit.library_directories.empty())
+    request.self_audit.library_directories = kcheck::library_directories(toolchain);
   kcheck::KernelBuild results = kcheck::build_kernel(request, toolchain, policy, rules, [](const std::string& line) {
     std::cerr << "kcheck build: " << line << "\n";
   });
@@ -834,6 +843,12 @@ int main(int argc, char** argv) {
   app.add_flag("--local-build", report.local_build,
                "judge a local build: required variants of other Torch/CUDA releases are a note (KL006), "
                "not an error; never under --security");
+  app.add_option("--library-path", report.library_paths,
+                 "a directory of the libraries the modules load (a Torch's lib/, the CUDA toolkit's lib64); "
+                 "repeatable: KE015 then resolves every undefined symbol in the module's DT_NEEDED closure found "
+                 "there and in the system's directories")
+      ->type_name("DIR")
+      ->allow_extra_args(false);  // one directory per --library-path, never the PATH after it
 
   std::string check_path = ".";
   CLI::App* check = add_command(app, "check", "audit a kernel (the same as `kcheck PATH`)");

@@ -10,6 +10,7 @@
 #include "checker/core/bounded_read.h"
 #include "checker/core/name_shapes.h"
 #include "checker/core/work_pool.h"
+#include "checker/elf/needed_closure.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
 #include "checker/metadata/metadata_reader.h"
@@ -100,6 +101,17 @@ std::vector<FileTask> plan_file_tasks(TreeFacts& tree) {
     }
   }
   return tasks;
+}
+
+// Every ELF module's imports resolved against the libraries in `directories`
+// (each library read once for the whole tree).
+void resolve_needed_closures(TreeFacts& tree, const std::vector<fs::path>& directories) {
+  LibraryIndex libraries(directories);
+  for (VariantFacts& variant : tree.variants)
+    for (const NativeModuleFacts& module : variant.native_modules)
+      if (module.elf && module.elf->error.empty())
+        variant.needed_closures.push_back(
+            resolve_needed_closure(module.relative_path, *module.elf, variant.path, libraries));
 }
 
 // Runs the per-file analysers; results are stored per task, then moved into
@@ -294,6 +306,8 @@ TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, File
     if (config.present) tree.build_config = std::move(config);
   }
   read_suppression_facts(tree);
+  if (!options.library_directories.empty() && options.selection.selects("KE015"))
+    resolve_needed_closures(tree, options.library_directories);
   return tree;
 }
 

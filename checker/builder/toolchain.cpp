@@ -11,6 +11,7 @@
 #include "checker/core/executable_search.h"
 #include "checker/core/text_scan.h"
 #include "checker/elf/elf_facts.h"
+#include "checker/elf/needed_closure.h"
 
 namespace kcheck {
 
@@ -219,6 +220,19 @@ fs::path default_torch_environment(const char* virtual_env, const fs::path& exec
   while (!directory.empty() && (directory.back() == '\n' || directory.back() == '\r')) directory.pop_back();
   if (directory.find('\n') != std::string::npos) directory = directory.substr(directory.rfind('\n') + 1);
   return fs::is_directory(directory, error) ? fs::path(directory) : fs::path();
+}
+
+std::vector<fs::path> library_directories(const Toolchain& toolchain) {
+  std::vector<fs::path> directories;
+  if (toolchain.torch) directories.push_back(toolchain.torch->lib_dir());
+  if (toolchain.cuda) {
+    directories.push_back(toolchain.cuda->root / "lib64");
+    directories.push_back(toolchain.cuda->root / "targets/x86_64-linux/lib");
+  }
+  if (toolchain.rocm && !toolchain.rocm->runtime_library.empty())
+    directories.push_back(toolchain.rocm->runtime_library.parent_path());
+  for (fs::path& directory : system_library_directories()) directories.push_back(std::move(directory));
+  return directories;
 }
 
 Toolchain detect_toolchain(const fs::path& torch_hint, const fs::path& default_venv, const fs::path& cuda_hint,

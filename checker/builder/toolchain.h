@@ -57,6 +57,10 @@ struct Toolchain {
   std::string os = "linux";
 };
 
+// The directories of the libraries a variant built with `toolchain` loads
+// (Torch's lib/, the CUDA toolkit's), then the system's: KE015's closure.
+std::vector<std::filesystem::path> library_directories(const Toolchain& toolchain);
+
 // Finds Torch in `torch_hint` (a torch package dir, a venv or a site-packages
 // dir) or, when empty, in the default venv; Python's headers through that
 // venv's interpreter (or python3); the CUDA toolkit under `cuda_hint`,

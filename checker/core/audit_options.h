@@ -1,5 +1,7 @@
 #pragma once
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "checker/core/audit_deadline.h"
 #include "checker/core/policy.h"
@@ -40,6 +42,10 @@ struct AuditOptions {
   // then not applied. (A caller's selection wins the same way: a non-empty
   // selection.select leaves the repository's `select` unapplied.)
   bool policy_from_command_line = false;
+  // Libraries at hand (a Torch's lib/, the CUDA toolkit's, the system's):
+  // each native module's undefined symbols are resolved against its
+  // DT_NEEDED closure found there (KE015); empty: judged by symbol family only.
+  std::vector<std::filesystem::path> library_directories;
 };
 
 // Which of the repository's suppressions an audit applies: none under

@@ -134,6 +134,16 @@ struct ElfFacts {
 inline constexpr std::string_view kGitLfsPointerError =
     "a Git LFS pointer, not the binary: the real file was not downloaded (run `git lfs pull`)";
 
+// A module's undefined symbols resolved against libraries at hand
+// (needed_closure.h, KE015): its DT_NEEDED closure and Torch's global scope.
+struct NeededClosureFacts {
+  std::string module;                   // the module's path, relative to its variant
+  std::vector<std::string> searched;    // file names of the libraries whose symbols were searched, in load order
+  std::vector<std::string> missing;     // libraries of the closure found in no directory given
+  std::vector<std::string> unresolved;  // non-weak, unversioned imports none of them defines, sorted
+  bool complete() const { return missing.empty(); }
+};
+
 // Reads the facts of one ELF file. Never throws on bad input: problems land
 // in ElfFacts::error.
 ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables = {});

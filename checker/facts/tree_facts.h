@@ -64,6 +64,9 @@ struct VariantFacts {
   std::optional<DigestCheck> digest;
   std::vector<NativeModuleFacts> native_modules;
   std::vector<PythonFileFacts> python_files;
+  // Each ELF module's imports resolved against the libraries at hand
+  // (AuditOptions::library_directories, KE015); empty when none were given.
+  std::vector<NeededClosureFacts> needed_closures;
   // Dynamic facts, filled only by `kcheck run` (checker/harness).
   std::optional<HarnessFacts> harness;
 

@@ -56,12 +56,42 @@ bool provided_by_needed(const SymbolFamily& family, const std::vector<std::strin
   });
 }
 
+// The module's closure resolved against the libraries at hand, when it was
+// and every library of it was found.
+const NeededClosureFacts* complete_closure(const NativeModuleView& view) {
+  for (const NeededClosureFacts& closure : view.variant.needed_closures)
+    if (closure.module == view.module.relative_path) return closure.complete() ? &closure : nullptr;
+  return nullptr;
+}
+
+std::string failure(const ElfFacts& elf, const std::string& symbol) {
+  return elf.bind_now ? "dlopen fails with \"undefined symbol: " + symbol + "\""
+                      : "the first call ends the process with a symbol lookup error";
+}
+
+// Every import resolved: each one no library of the closure defines.
+void report_unresolved(const NativeModuleView& view, const ElfFacts& elf, const NeededClosureFacts& closure,
+                       FindingSink& sink) {
+  if (closure.unresolved.empty()) return;
+  const SymbolFamily* family = family_of(closure.unresolved.front());
+  sink.report(view.place(closure.unresolved.front()),
+              "imports " + join_first(closure.unresolved, 3) +
+                  ", which no library of its DT_NEEDED closure (with what `import torch` loads globally) defines; "
+                  "searched " +
+                  join_first(closure.searched, 6) + ": " + failure(elf, closure.unresolved.front()) +
+                  ". Fix: " + (family ? std::string(family->fix) : "link the library that defines it, or define it"));
+}
+
 class SymbolNoNeededLibraryProvides final : public Rule {
  public:
   const RuleInfo& info() const override { return info_; }
 
   void check(const RuleContext& context, FindingSink& sink) const override {
     for_each_elf_module(context.tree, [&](const NativeModuleView& view, const ElfFacts& elf) {
+      if (const NeededClosureFacts* closure = complete_closure(view)) {
+        report_unresolved(view, elf, *closure, sink);
+        return;
+      }
       std::map<const SymbolFamily*, std::vector<std::string>> unprovided;
       for (const ElfImportedSymbol& symbol : elf.imports) {
         if (symbol.weak || !symbol.version.empty()) continue;  // a versioned symbol names its library
@@ -77,9 +107,7 @@ class SymbolNoNeededLibraryProvides final : public Rule {
                     "imports " + join_first(symbols, 3) + " (" + std::string(family->what) +
                         ") but needs no library "
                         "that provides it (" +
-                        libraries + "; it needs " + needed + "): " +
-                        (elf.bind_now ? "dlopen fails with \"undefined symbol: " + symbols.front() + "\""
-                                      : "the first call ends the process with a symbol lookup error") +
+                        libraries + "; it needs " + needed + "): " + failure(elf, symbols.front()) +
                         ". Fix: " + std::string(family->fix));
       }
     });
@@ -89,9 +117,18 @@ class SymbolNoNeededLibraryProvides final : public Rule {
   RuleInfo info_{"KE015",
                  "An undefined symbol no needed library provides",
                  Severity::error,
-                 R"(Flags a native module that imports a symbol of a known library family
-(the CUDA driver API `cu` + capital, cuBLAS, cuDNN, NCCL, NVRTC) while no
-library in its DT_NEEDED list is one that provides that family.
+                 R"(Flags a native module that imports a symbol no library it needs provides.
+With libraries at hand (`kcheck check --library-path DIR`; `kcheck build`
+gives its Torch's and CUDA toolkit's), every non-weak, unversioned import
+is resolved as the loader would: in the module's DT_NEEDED closure (found
+in those directories and the system's, each library's `$ORIGIN` runpath
+first) and in what `import torch` loads globally before any kernel
+(libtorch_global_deps.so's closure); the Python C API (`Py*`) counts as
+provided by the interpreter. Where a library of the closure is not found
+there, or no directory was given, it judges by symbol family: a symbol of
+a known library family (the CUDA driver API `cu` + capital, cuBLAS, cuDNN,
+NCCL, NVRTC) while no library in its DT_NEEDED list is one that provides
+that family.
 
 Why: the loader resolves a module's undefined symbols in the libraries it
 needs (and what is already loaded globally). Torch does not load libcuda
@@ -100,10 +137,10 @@ for its extensions, so a kernel calling `cuTensorMapEncodeTiled` without
 symbol: cuTensorMapEncodeTiled"), and otherwise ends the process at the first
 call. The link succeeded because a shared library may leave symbols
 undefined. Weak symbols and versioned ones (whose version names their
-library) are not judged; a symbol of no known family is not judged either:
-kcheck reads the module alone, not the libraries it needs. Nor are the CUDA
-runtime (`cuda*`) and the HIP runtime: Torch loads them globally
-(libtorch_global_deps), so they resolve without being needed.
+library) are not judged. By family alone, a symbol of no known family is
+not judged, nor are the CUDA runtime (`cuda*`) and the HIP runtime: Torch
+loads them globally (libtorch_global_deps), so they resolve without being
+needed.
 
 Fix: link the library that provides it (the finding names it: `-lcuda` for
 the driver API, whose stub the CUDA toolkit ships), or, for the driver API,
