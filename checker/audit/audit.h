@@ -14,11 +14,12 @@ namespace kcheck {
 RuleRegistry make_rule_registry();
 
 // Finds the tree behind `input` and computes every analyser's facts once,
-// in parallel across files. Throws InputError when the input cannot be read,
+// in parallel across files: those every audit needs, and the optional ones
+// the rules `options.selection` selects read (RuleInfo::reads). Throws InputError when the input cannot be read,
 // AuditTimeout when options.deadline passes.
 // With a `cache`, each file's facts and SHA-256 are taken from it when known
 // and offered to it when computed (`kcheck scan`).
-TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options,
+TreeFacts collect_facts(const std::filesystem::path& input, const AuditOptions& options, const RuleRegistry& rules,
                         FileFactsCache* cache = nullptr);
 
 // The facts of a kernel source tree: its build.toml only (`kcheck config`).
@@ -30,7 +31,8 @@ TreeFacts collect_source_facts(const std::filesystem::path& kernel_dir);
 // `torch-ext/<name> (<backend>)`, so the KP and KO rules judge them as they
 // will be shipped) and the op registrations of the C++ sources build.toml
 // lists. Bounded as an audit of a build is.
-TreeFacts collect_source_audit_facts(const std::filesystem::path& kernel_dir, const AuditOptions& options);
+TreeFacts collect_source_audit_facts(const std::filesystem::path& kernel_dir, const AuditOptions& options,
+                                     const RuleRegistry& rules);
 
 // Runs the selected rules over the facts and assembles the report.
 Report judge(const TreeFacts& tree, const Policy& policy, const AuditOptions& options, const RuleRegistry& rules);

@@ -137,19 +137,14 @@ NativeModuleFacts native_analysis_failure(const FileTask& task, std::string reas
   return facts;
 }
 
-// The optional ELF tables the selected rules read (elf_facts.h): a table
-// none of them judges is not read.
-ElfTables elf_tables_needed(const CodeSelection& selection) {
-  const auto any_selected = [&](std::initializer_list<std::string_view> codes) {
-    return std::any_of(codes.begin(), codes.end(), [&](std::string_view code) { return selection.selects(code); });
-  };
+// The optional ELF tables the selected rules read (RuleInfo::reads): a
+// table none of them judges is not read.
+ElfTables elf_tables_needed(OptionalFacts wanted) {
   return ElfTables{
-      .torch_library_namespaces =
-          any_selected({"KO001", "KO002", "KO003", "KO004", "KO005", "KO006", "KP001", "KP002", "KD001", "KD002",
-                        "KD003", "KD004", "KD005", "KD006", "KB001", "KB002"}),
-      .build_leaks = any_selected({"KE012"}),
-      .read_only_data = any_selected({"KE012"}),
-      .device_code = any_selected({"KE014", "KM010"}),
+      .torch_library_namespaces = wanted.has(OptionalFact::op_namespaces),
+      .build_leaks = wanted.has(OptionalFact::build_leaks),
+      .read_only_data = wanted.has(OptionalFact::read_only_data),
+      .device_code = wanted.has(OptionalFact::device_code),
   };
 }
 
@@ -224,9 +219,10 @@ struct HashTask {
 // then moved into the variants in file order so the facts do not depend on
 // thread timing.
 void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFactsCache* cache, WorkPool& pool,
-                            bool digest_judged) {
+                            OptionalFacts wanted) {
   ProgressSink* progress = options.progress;
-  const ElfTables elf_tables = elf_tables_needed(options.selection);
+  const ElfTables elf_tables = elf_tables_needed(wanted);
+  const bool digest_judged = wanted.has(OptionalFact::digest);
   const std::vector<FileTask> files = plan_file_tasks(tree);
   std::vector<DigestVerification> verifications(tree.variants.size());
   std::vector<HashTask> hashes;
@@ -293,20 +289,22 @@ BuildConfigFacts read_build_config_guarded(const fs::path& kernel_dir) {
 
 }  // namespace
 
-TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, FileFactsCache* cache) {
+TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, const RuleRegistry& rules,
+                        FileFactsCache* cache) {
+  const OptionalFacts wanted = rules.optional_facts(options.selection);
   TreeFacts tree = discover_tree(input, options.limits);
   tree.repo_id = options.repo_id;
   std::optional<WorkPool> own_pool;
   WorkPool& pool = options.pool ? *options.pool : own_pool.emplace(options.threads);
   read_variant_metadata(tree, options);
-  analyse_and_hash_files(tree, options, cache, pool, options.selection.selects("KM007"));
+  analyse_and_hash_files(tree, options, cache, pool, wanted);
   if (tree.scope == AuditScope::tree) {
     // read_build_config says whether there is one (a link loop is one, unreadable).
     BuildConfigFacts config = read_build_config_guarded(tree.audited_root);
     if (config.present) tree.build_config = std::move(config);
   }
   read_suppression_facts(tree);
-  if (!options.library_directories.empty() && options.selection.selects("KE015"))
+  if (!options.library_directories.empty() && wanted.has(OptionalFact::needed_closure))
     resolve_needed_closures(tree, options.library_directories);
   return tree;
 }
@@ -368,12 +366,13 @@ void add_package_variants(TreeFacts& tree, const AuditOptions& options) {
 
 }  // namespace
 
-TreeFacts collect_source_audit_facts(const fs::path& kernel_dir, const AuditOptions& options) {
+TreeFacts collect_source_audit_facts(const fs::path& kernel_dir, const AuditOptions& options,
+                                     const RuleRegistry& rules) {
   TreeFacts tree = collect_source_facts(kernel_dir);
   add_package_variants(tree, options);
   std::optional<WorkPool> own_pool;
   WorkPool& pool = options.pool ? *options.pool : own_pool.emplace(options.threads);
-  analyse_and_hash_files(tree, options, nullptr, pool, false);
+  analyse_and_hash_files(tree, options, nullptr, pool, rules.optional_facts(options.selection));
   read_source_registrations(tree);
   return tree;
 }

@@ -82,22 +82,22 @@ bool is_source_repository(const std::filesystem::path& input) {
 
 Report run_source_audit(const std::filesystem::path& kernel_dir, const Policy& policy, const AuditOptions& options,
                         const RuleRegistry& rules) {
-  Report report = judge(collect_source_audit_facts(kernel_dir, options), policy, options, rules);
+  Report report = judge(collect_source_audit_facts(kernel_dir, options, rules), policy, options, rules);
   report.input = kernel_dir.string();
   return report;
 }
 
 Report run_audit_of_build(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                           const RuleRegistry& rules) {
-  Report report = judge(collect_facts(input, options), policy, options, rules);
+  Report report = judge(collect_facts(input, options, rules), policy, options, rules);
   report.input = input.string();
   return report;
 }
 
 Report run_audit(const std::filesystem::path& input, const Policy& policy, const AuditOptions& options,
                  const RuleRegistry& rules) {
-  const TreeFacts tree =
-      is_source_repository(input) ? collect_source_audit_facts(input, options) : collect_facts(input, options);
+  const TreeFacts tree = is_source_repository(input) ? collect_source_audit_facts(input, options, rules)
+                                                     : collect_facts(input, options, rules);
   Report report = judge(tree, policy, options, rules);
   report.input = input.string();
   return report;

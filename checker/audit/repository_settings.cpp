@@ -52,13 +52,15 @@ SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& pol
     for (const CodeSetting& code : *settings.select)
       if (rules.names_a_rule(code.code)) selection.select.push_back(code.code);
     // The rules that judge the config itself run whatever it selects.
-    if (!selection.select.empty()) selection.select.insert(selection.select.end(), {"KC006", "KC007"});
+    if (!selection.select.empty())
+      for (const Rule* rule : rules.rules())
+        if (rule->info().guards_the_configuration) selection.select.push_back(rule->info().code);
   }
   // Prefixes as the caller's policy allows them: the repository's cannot widen that.
   const SuppressionTrust trust{true, policy.suppression_code_prefixes_allowed};
   for (const CodeSetting& code : settings.ignore)
     if (rules.names_a_rule(code.code) && why_setting_not_applied(code.code, trust).empty() &&
-        !switches_off_config_rules(code.code))
+        !rules.switches_off_a_configuration_guard(code.code))
       selection.ignore.push_back(code.code);
   if (settings.strict) settled.options.strict = options.strict || *settings.strict;
   return settled;

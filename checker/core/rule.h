@@ -24,6 +24,39 @@ struct AuditOptions;
 // rules_run, and JUnit lists its family as skipped.
 enum class RuleNeeds { source, build, kernel_run, kernel_bench };
 
+// Facts collected only when a selected rule reads them: each costs reading
+// (or hashing) that an audit whose rules do not judge it skips. A rule says
+// which it reads in its RuleInfo; collect_facts reads the union over the
+// selected rules (RuleRegistry::optional_facts), so a new rule needing one
+// declares it where it is written, and nowhere else.
+enum class OptionalFact : unsigned {
+  op_namespaces = 1u << 0,   // op registrations in the ELF symbol tables (.dynsym, .symtab)
+  build_leaks = 1u << 1,     // .comment and the debug sections
+  read_only_data = 1u << 2,  // the strings of .rodata
+  device_code = 1u << 3,     // the fat binaries (.nv_fatbin, .hip_fatbin)
+  digest = 1u << 4,          // every file a metadata.json digest covers, hashed
+  needed_closure = 1u << 5,  // the imports resolved against the libraries at hand
+};
+
+class OptionalFacts {
+ public:
+  constexpr OptionalFacts() = default;
+  constexpr OptionalFacts(OptionalFact fact) : bits_(static_cast<unsigned>(fact)) {}  // NOLINT: a set of one
+  constexpr bool has(OptionalFact fact) const { return (bits_ & static_cast<unsigned>(fact)) != 0; }
+  constexpr OptionalFacts operator|(OptionalFacts other) const { return from_bits(bits_ | other.bits_); }
+  constexpr OptionalFacts& operator|=(OptionalFacts other) { return *this = *this | other; }
+  constexpr bool operator==(const OptionalFacts&) const = default;
+
+ private:
+  static constexpr OptionalFacts from_bits(unsigned bits) {
+    OptionalFacts facts;
+    facts.bits_ = bits;
+    return facts;
+  }
+  unsigned bits_ = 0;
+};
+constexpr OptionalFacts operator|(OptionalFact a, OptionalFact b) { return OptionalFacts(a) | b; }
+
 // What a user reads about a rule: `kcheck rules`, `kcheck explain CODE`, SARIF.
 struct RuleInfo {
   std::string code;   // stable, e.g. "KE001"
@@ -37,6 +70,11 @@ struct RuleInfo {
   // security rule. What an attacker gains through it, not how sloppy it is.
   double security_severity = 0;
   RuleNeeds needs = RuleNeeds::build;
+  OptionalFacts reads;  // the optional facts it judges (none: only those every audit collects)
+  // A rule about the repository's own kcheck configuration (KC006, KC007):
+  // a repository's `ignore` can never switch it off, so an upload cannot
+  // hide that its configuration is broken or not applied.
+  bool guards_the_configuration = false;
 };
 
 // The inputs every rule judges: facts computed once, the policy, options.

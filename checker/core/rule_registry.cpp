@@ -29,6 +29,19 @@ std::vector<const Rule*> RuleRegistry::rules() const {
   return sorted;
 }
 
+OptionalFacts RuleRegistry::optional_facts(const CodeSelection& selection) const {
+  OptionalFacts facts;
+  for (const auto& rule : rules_)
+    if (selection.selects(rule->info().code)) facts |= rule->info().reads;
+  return facts;
+}
+
+bool RuleRegistry::switches_off_a_configuration_guard(std::string_view code) const {
+  return !code.empty() && std::any_of(rules_.begin(), rules_.end(), [&](const auto& rule) {
+    return rule->info().guards_the_configuration && rule->info().code.starts_with(code);
+  });
+}
+
 namespace {
 bool matches_any(std::string_view code, const std::vector<std::string>& patterns) {
   return std::any_of(patterns.begin(), patterns.end(),

@@ -7,6 +7,14 @@
 
 namespace kcheck {
 
+// Code selection as users write it: exact codes ("KE001") or prefixes
+// ("KE", "KP00"). An empty select list selects everything.
+struct CodeSelection {
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  bool selects(std::string_view code) const;
+};
+
 // The set of rules one audit runs, ordered by code. Built explicitly by
 // `make_rule_registry()` (checker/audit) from each analyser's add_*_rules().
 class RuleRegistry {
@@ -18,17 +26,13 @@ class RuleRegistry {
   bool names_a_rule(std::string_view code) const;
   // Rules sorted by code.
   std::vector<const Rule*> rules() const;
+  // The optional facts the rules `selection` selects read (collect_facts reads these).
+  OptionalFacts optional_facts(const CodeSelection& selection) const;
+  // Whether `code` (a code or a prefix) names a rule a repository's `ignore` must not switch off.
+  bool switches_off_a_configuration_guard(std::string_view code) const;
 
  private:
   std::vector<std::unique_ptr<Rule>> rules_;
-};
-
-// Code selection as users write it: exact codes ("KE001") or prefixes
-// ("KE", "KP00"). An empty select list selects everything.
-struct CodeSelection {
-  std::vector<std::string> select;
-  std::vector<std::string> ignore;
-  bool selects(std::string_view code) const;
 };
 
 }  // namespace kcheck

@@ -266,10 +266,6 @@ std::optional<SuppressionConfig> load_suppressions(const fs::path& repository_ro
   return std::nullopt;
 }
 
-bool switches_off_config_rules(std::string_view code) {
-  return std::string_view("KC006").starts_with(code) || std::string_view("KC007").starts_with(code);
-}
-
 SuppressionScope suppression_scope(const fs::path& audited_root) {
   // build/<variant> or build/<variant>/<subdir> (a module's directory).
   fs::path dir = audited_root;

@@ -86,10 +86,6 @@ std::optional<SuppressionConfig> load_suppressions(const std::filesystem::path& 
 // The same from text already read; `file_name` says which of the two it is.
 SuppressionConfig parse_suppressions(std::string_view toml_text, const std::string& file_name);
 
-// Whether an `ignore` code would switch off KC006 or KC007, the rules that
-// judge the config itself: a repository's config cannot do that.
-bool switches_off_config_rules(std::string_view code);
-
 // Where the suppressions of a variant or module audit are looked for: for one
 // inside `<repo>/build/`, <repo>; otherwise the audited root itself (a tree
 // audit's audited root is the repository root: use it directly).

@@ -10,7 +10,7 @@ Report run_dynamic_audit(const std::filesystem::path& input, const Policy& polic
     options.selection.select = {"KD", "KO006"};
     if (harness.bench) options.selection.select.emplace_back("KB");
   }
-  TreeFacts tree = collect_facts(input, options);
+  TreeFacts tree = collect_facts(input, options, rules);
   run_harness(tree, harness);
   Report report = judge(tree, policy, options, rules);
   report.dynamic = dynamic_results(tree);

@@ -82,7 +82,7 @@ std::vector<RepositoryReport> scan_repository(const std::vector<RepositoryInput>
     reports[i].path = revisions[i].path.string();
     const auto started = AuditDeadline::Clock::now();
     try {
-      trees[i] = collect_facts(revisions[i].path, revision_options(options, scan), &cache);
+      trees[i] = collect_facts(revisions[i].path, revision_options(options, scan), rules, &cache);
     } catch (const std::exception& error) {
       reports[i].error = error.what();
     }

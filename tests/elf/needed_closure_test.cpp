@@ -27,7 +27,7 @@ fs::path system_library(const std::string& name) {
 // A directory holding libtorch_global_deps.so (a link to the system's libm),
 // as a Torch's lib/ holds it.
 fs::path torch_like_directory(const std::string& area) {
-  const fs::path dir = kcheck_test::scratch_dir(area) / "torch-lib";
+  fs::path dir = kcheck_test::scratch_dir(area) / "torch-lib";
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::create_symlink(system_library("libm.so.6"), dir / kTorchGlobalDeps);

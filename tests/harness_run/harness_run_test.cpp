@@ -80,7 +80,7 @@ const HarnessRun& harness_run() {
     AuditOptions options;
     options.selection.select = {"KD", "KO006"};
     for (const std::string& name : kCases) {
-      TreeFacts one = collect_facts(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / name, options);
+      TreeFacts one = collect_facts(fs::path(KCHECK_HARNESS_FIXTURES_DIR) / name, options, make_rule_registry());
       if (result.tree.variants.empty()) result.tree = one, result.tree.variants.clear();
       for (VariantFacts& variant : one.variants) {
         variant.directory_name = name;

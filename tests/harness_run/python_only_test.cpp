@@ -31,7 +31,7 @@ void write(const fs::path& path, const std::string& text) {
 // into build/torch-cpu and build/torch-cuda.
 fs::path built_noarch_kernel(const std::string& area) {
   const fs::path dir = kcheck_test::scratch_dir(area);
-  const fs::path kernel = dir / "noarch-scale";
+  fs::path kernel = dir / "noarch-scale";
   fs::remove_all(kernel);  // a rerun starts from the source again
   fs::copy(fs::path(KCHECK_SOURCE_DIR) / "tests/fixtures/kernels/noarch-scale", kernel, fs::copy_options::recursive);
   const RunResult built = kcheck_test::run_kcheck_in(dir, "build " + shell_quoted(kernel));

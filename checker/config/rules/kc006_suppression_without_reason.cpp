@@ -47,7 +47,9 @@ ignore = [
 ]
 )",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 {},
+                 true};
 };
 
 }  // namespace

@@ -83,7 +83,7 @@ class SuppressionNotApplied final : public Rule {
       }
       const SuppressionTrust judged{trust.repository_config_applied, trust.code_prefixes_allowed || !ignores};
       std::string why = why_setting_not_applied(code.code, judged);
-      if (why.empty() && ignores && switches_off_config_rules(code.code))
+      if (why.empty() && ignores && context.registry && context.registry->switches_off_a_configuration_guard(code.code))
         why = "the rules that judge " + file + " itself (KC006, KC007) always run";
       if (!why.empty()) not_applied(code.line, std::string(key) + " \"" + code.code + "\"", why);
     };
@@ -150,7 +150,9 @@ ignore = [
 ]
 )",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 {},
+                 true};
 };
 
 }  // namespace

@@ -67,7 +67,9 @@ directory), or drop -lineinfo from a release build.
                  R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
                  R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so
 strip --strip-debug _k.abi3.so)ex",
-                 4.0};
+                 4.0,
+                 RuleNeeds::build,
+                 OptionalFact::build_leaks | OptionalFact::read_only_data};
 };
 
 }  // namespace

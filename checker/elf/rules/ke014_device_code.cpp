@@ -41,7 +41,10 @@ To change it: set cuda-capabilities / rocm-archs in build.toml.
 embedded device code: CUDA SASS sm_80, sm_90a; PTX compute_90)ex",
                  R"ex(# build.toml, to embed other archs
 [kernel.relu]
-cuda-capabilities = ["8.0", "9.0a", "10.0"])ex"};
+cuda-capabilities = ["8.0", "9.0a", "10.0"])ex",
+                 0,
+                 RuleNeeds::build,
+                 OptionalFact::device_code};
 };
 
 }  // namespace

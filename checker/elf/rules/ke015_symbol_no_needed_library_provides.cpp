@@ -148,7 +148,10 @@ get the entry point at run time with `cudaGetDriverEntryPoint`.)",
                  R"(nm -D _k.abi3.so  ->  U cuTensorMapEncodeTiled
 readelf -d _k.abi3.so  ->  NEEDED libc10.so, libtorch.so, libcudart.so.13)",
                  R"(nvcc ... -lcuda
-readelf -d _k.abi3.so  ->  NEEDED libcuda.so.1, libc10.so, libtorch.so, libcudart.so.13)"};
+readelf -d _k.abi3.so  ->  NEEDED libcuda.so.1, libc10.so, libtorch.so, libcudart.so.13)",
+                 0,
+                 RuleNeeds::build,
+                 OptionalFact::needed_closure};
 };
 
 }  // namespace

@@ -76,7 +76,8 @@ out[i] = silu(x[i]) * x[d + i];        // one 2-byte load per thread)ex",
                  R"ex(# 16-byte vector loads and stores, several per thread in flight
 uint4 gate = gate_vectors[i]; uint4 value = value_vectors[i];)ex",
                  0,
-                 RuleNeeds::kernel_bench};
+                 RuleNeeds::kernel_bench,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -50,7 +50,8 @@ Fix: find the change that slowed the kernel (bisect with `kcheck bench
                  R"ex(# the kernel fixed (or the baseline renewed on purpose)
 kcheck bench reference/kernels/activation --format json -o main.json)ex",
                  0,
-                 RuleNeeds::kernel_bench};
+                 RuleNeeds::kernel_bench,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

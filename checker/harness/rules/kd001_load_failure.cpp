@@ -57,7 +57,8 @@ operator registration (TORCH_LIBRARY) without side effects.
                  R"ex(// no work in static initialisers; do it on the first call instead
 static int& x() { static int value = compute(); return value; })ex",
                  0,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -56,7 +56,8 @@ out[i] = silu(x[d + i]) * x[i];)ex",
                  R"ex(// out = silu(input[..., :d]) * input[..., d:]
 out[i] = silu(x[i]) * x[d + i];)ex",
                  0,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

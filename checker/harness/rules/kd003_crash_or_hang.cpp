@@ -113,7 +113,8 @@ static initialisers.
                  R"ex(// nothing that can block or spin at load time or in an op
 static int x = 0;)ex",
                  0,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

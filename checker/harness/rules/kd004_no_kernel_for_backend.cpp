@@ -43,7 +43,8 @@ that variant.
   ops.impl("silu", torch::kCUDA, &silu);
 })ex",
                  0,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -41,7 +41,8 @@ kcheck run reference/kernels/relu)ex",
                  R"ex(# on a host (or venv) with Torch 2.12 and a CUDA GPU
 kcheck run reference/kernels/relu)ex",
                  0,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

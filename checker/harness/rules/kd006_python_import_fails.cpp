@@ -42,7 +42,8 @@ from activation._ops import ops      # absolute: not importable under the loader
                  R"ex(# build/<variant>/__init__.py
 from ._ops import ops)ex",
                  0,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -61,7 +61,10 @@ rebuild with kernel-builder (`kcheck build`) to write a fresh digest.
 # while the variant also holds _ops.py and _relu_cpu_0a1b2c3.abi3.so)ex",
                  R"ex(# let the builder recompute the digest after the last change
 "digest": {"algorithm": "sha256", "files": {"__init__.py": "<hash>",
-  "_ops.py": "<hash>", "_relu_cpu_0a1b2c3.abi3.so": "<hash>"}})ex"};
+  "_ops.py": "<hash>", "_relu_cpu_0a1b2c3.abi3.so": "<hash>"}})ex",
+                 0,
+                 RuleNeeds::build,
+                 OptionalFact::digest};
 };
 
 }  // namespace

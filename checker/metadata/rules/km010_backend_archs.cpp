@@ -123,7 +123,10 @@ capabilities in build.toml (`cuda-capabilities`, `rocm-archs`), not in
 metadata.json.
 )",
                  R"ex("backend": {"type": "cuda", "archs": ["8.0", "sm_90"]})ex",
-                 R"ex("backend": {"type": "cuda", "archs": ["8.0", "9.0"]}     # the archs the module embeds)ex"};
+                 R"ex("backend": {"type": "cuda", "archs": ["8.0", "9.0"]}     # the archs the module embeds)ex",
+                 0,
+                 RuleNeeds::build,
+                 OptionalFact::device_code};
 };
 
 }  // namespace

@@ -101,7 +101,8 @@ Fix: register with the builder's macro, which derives the namespace from
                  R"ex(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, m) { m.def("relu(Tensor! out, Tensor x) -> ()"); }
 // TORCH_EXTENSION_NAME is the id: _relu_cpu_0a1b2c3)ex",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

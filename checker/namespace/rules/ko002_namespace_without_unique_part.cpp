@@ -122,7 +122,8 @@ commit-derived `--unique-id`.
                  R"ex("id": "_relu_cuda_v1")ex",
                  R"ex("id": "_relu_cuda_0a1b2c3"      # unique part from the git tree or random)ex",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

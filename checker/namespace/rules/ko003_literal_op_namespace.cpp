@@ -54,7 +54,8 @@ Fix:
                  R"ex(from ._ops import add_op_namespace_prefix
 @torch.library.register_fake(add_op_namespace_prefix("relu")))ex",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

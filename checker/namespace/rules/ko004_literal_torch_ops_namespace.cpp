@@ -68,7 +68,8 @@ Fix:
                  R"ex(from ._ops import ops
 ops.relu(out, x))ex",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -68,7 +68,10 @@ or from a random value, never reuse an id across changed builds.
 v1/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3
 v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_0a1b2c3.abi3.so   # registers _relu_cpu_0a1b2c3)ex",
                  R"ex(# v2 rebuilt from its own commit: a new id, a new namespace
-v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_5d6e7f8.abi3.so   # registers _relu_cpu_5d6e7f8)ex"};
+v2/build/torch211-cxx11-cpu-x86_64-linux/_relu_cpu_5d6e7f8.abi3.so   # registers _relu_cpu_5d6e7f8)ex",
+                 0,
+                 RuleNeeds::build,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -63,7 +63,8 @@ only, using the id kernel-builder generates (the `TORCH_EXTENSION_NAME`).
                  R"ex(TORCH_LIBRARY_IMPL(aten, CPU, m) { m.impl("relu", my_relu); })ex",
                  R"ex(TORCH_LIBRARY_IMPL(TORCH_EXTENSION_NAME, CPU, m) { m.impl("relu", my_relu); })ex",
                  6.5,
-                 RuleNeeds::kernel_run};
+                 RuleNeeds::kernel_run,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -53,7 +53,8 @@ from relu.ops import fused_relu)ex",
                  R"ex(# build/<variant>/layers.py
 from .ops import fused_relu)ex",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace

@@ -138,7 +138,8 @@ build.toml (it lands in metadata.json python-depends).
                  R"ex(import numpy as np          # numpy is not an allowed python-depends)ex",
                  R"ex(import torch                # use torch instead, or declare an allowed dependency)ex",
                  0,
-                 RuleNeeds::source};
+                 RuleNeeds::source,
+                 OptionalFact::op_namespaces};
 };
 
 }  // namespace
