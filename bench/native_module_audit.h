@@ -46,7 +46,7 @@ inline Findings audit_native_module(const std::filesystem::path& file, const Pol
 
 inline RuleRegistry native_module_rules() {
   RuleRegistry rules;
-  add_elf_rules(rules);
+  add_rules(rules, kElfRules);
   return rules;
 }
 

@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const Policy policy = load_policy("hub");
   static const RuleRegistry rules = [] {
     RuleRegistry registry;
-    add_config_rules(registry);
+    add_rules(registry, kConfigRules);
     return registry;
   }();
   static const std::filesystem::path kernel_dir = make_kernel_dir();

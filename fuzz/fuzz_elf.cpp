@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const Policy policy = load_policy("hub");
   static const RuleRegistry rules = [] {
     RuleRegistry registry;
-    add_elf_rules(registry);
+    add_rules(registry, kElfRules);
     return registry;
   }();
   const fuzz::MemoryFile file(data, size);

@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const Policy policy = load_policy("hub");
   static const RuleRegistry rules = [] {
     RuleRegistry registry;
-    add_elf_rules(registry);
+    add_rules(registry, kElfRules);
     return registry;
   }();
   read_macho_header({reinterpret_cast<const std::byte*>(data), size});

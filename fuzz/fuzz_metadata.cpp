@@ -10,17 +10,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const Policy policy = load_policy("hub");
   static const RuleRegistry rules = [] {
     RuleRegistry registry;
-    add_metadata_rules(registry);
+    add_rules(registry, kMetadataRules);
     return registry;
   }();
   TreeFacts tree;
   tree.scope = AuditScope::variant;
-  tree.repo_id = "kernels-community/relu";
   VariantFacts& variant = tree.variants.emplace_back();
   variant.directory_name = "torch211-cxx11-cu130-x86_64-linux";
   variant.name = parse_variant_name(variant.directory_name);
   variant.metadata = parse_metadata_text(fuzz::as_text(data, size), true);
   variant.metadata.relative_path = "metadata.json";
-  fuzz::run_rules(rules, tree, policy, false);
+  fuzz::run_rules(rules, tree, policy, false, "kernels-community/relu");
   return 0;
 }

@@ -12,8 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const Policy policy = load_policy("hub");
   static const RuleRegistry rules = [] {
     RuleRegistry registry;
-    add_python_rules(registry);
-    add_namespace_rules(registry);
+    add_rules(registry, kPythonRules);
+    add_rules(registry, kNamespaceRules);
     return registry;
   }();
   const std::string_view source = fuzz::as_text(data, size);

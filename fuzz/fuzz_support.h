@@ -44,9 +44,11 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
 
 // Runs every rule of `rules` over `tree` under `policy`; the findings are
 // dropped: the target looks for crashes, leaks and undefined behaviour.
-inline std::size_t run_rules(const RuleRegistry& rules, const TreeFacts& tree, const Policy& policy, bool security) {
+inline std::size_t run_rules(const RuleRegistry& rules, const TreeFacts& tree, const Policy& policy, bool security,
+                             const std::string& repo_id = "") {
   AuditOptions options;
   options.security = security;
+  options.repo_id = repo_id;  // --repo-id: KM005 compares metadata.json's name with it
   const RuleContext context{tree, policy, options};
   Findings findings;
   for (const Rule* rule : rules.rules()) {

@@ -10,7 +10,7 @@
 
 namespace kcheck {
 
-// Every rule kcheck knows, from each analyser's add_*_rules().
+// Every rule kcheck knows, from each family's table (checker/<family>/rules/<family>_rule_table.h).
 RuleRegistry make_rule_registry();
 
 // Finds the tree behind `input` and computes every analyser's facts once,

@@ -293,7 +293,6 @@ TreeFacts collect_facts(const fs::path& input, const AuditOptions& options, cons
                         FileFactsCache* cache) {
   const OptionalFacts wanted = rules.optional_facts(options.selection);
   TreeFacts tree = discover_tree(input, options.limits);
-  tree.repo_id = options.repo_id;
   std::optional<WorkPool> own_pool;
   WorkPool& pool = options.pool ? *options.pool : own_pool.emplace(options.threads);
   read_variant_metadata(tree, options);

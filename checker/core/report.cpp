@@ -27,13 +27,6 @@ void count(SeverityCounts& counts, const Finding& finding) {
   }
 }
 
-nlohmann::json counts_to_json(const SeverityCounts& counts) {
-  return {{"errors", counts.errors},
-          {"warnings", counts.warnings},
-          {"notes", counts.notes},
-          {"suppressed", counts.suppressed}};
-}
-
 SeverityCounts counts_from_json(const nlohmann::json& json) {
   return {json.at("errors").get<int>(), json.at("warnings").get<int>(), json.at("notes").get<int>(),
           json.at("suppressed").get<int>()};
@@ -235,6 +228,13 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
 }
 
 }  // namespace
+
+nlohmann::json counts_to_json(const SeverityCounts& counts) {
+  return {{"errors", counts.errors},
+          {"warnings", counts.warnings},
+          {"notes", counts.notes},
+          {"suppressed", counts.suppressed}};
+}
 
 Report::Verdict Report::verdict() const {
   if (summary.errors > 0 || (strict && summary.warnings > 0)) return Verdict::fail;

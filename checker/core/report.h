@@ -191,6 +191,8 @@ const char* verdict_title(Report::Verdict verdict);
 void finalise_report(Report& report);
 
 nlohmann::json report_to_json(const Report& report);
+// {"errors", "warnings", "notes", "suppressed"}: a report's summary, a variant's, a scan's totals.
+nlohmann::json counts_to_json(const SeverityCounts& counts);
 Report report_from_json(const nlohmann::json& json);  // throws std::runtime_error
 
 }  // namespace kcheck

@@ -16,7 +16,7 @@ struct CodeSelection {
 };
 
 // The set of rules one audit runs, ordered by code. Built explicitly by
-// `make_rule_registry()` (checker/audit) from each analyser's add_*_rules().
+// `make_rule_registry()` (checker/audit) from each family's rule table.
 class RuleRegistry {
  public:
   void add(std::unique_ptr<Rule> rule);

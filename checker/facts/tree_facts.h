@@ -99,7 +99,6 @@ struct TreeFacts {
   std::filesystem::path build_dir;     // the build/ directory (tree scope)
   AuditScope scope = AuditScope::tree;
   bool build_dir_exists = false;
-  std::string repo_id;  // --repo-id, for KM005
   // What was collected: a source repository's files only, a build's, or also
   // the kernel's code run (`kcheck run`) or run and timed (`kcheck bench`).
   // Rules needing more do not run.

@@ -11,6 +11,7 @@
 #include "checker/report/benchmark_table.h"
 #include "checker/report/report_view.h"
 #include "checker/report/svg_chart.h"
+#include "checker/report/xml_escape.h"
 
 namespace kcheck {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checker/report/report_view.h"
+#include "checker/report/xml_escape.h"
 
 namespace kcheck {
 
@@ -31,37 +32,6 @@ const std::map<std::string, std::string>& family_titles() {
 std::string family_title(const std::string& family) {
   auto found = family_titles().find(family);
   return found == family_titles().end() ? family : family + " " + found->second;
-}
-
-// XML 1.0 text and attribute values: markup escaped, characters XML cannot
-// carry (C0 controls but tab and newlines) replaced.
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += '?';
-        else
-          out += c;
-    }
-  }
-  return out;
 }
 
 std::string finding_line(const Finding& finding) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "checker/report/benchmark_table.h"
+#include "checker/report/xml_escape.h"
 
 namespace kcheck {
 
@@ -113,32 +114,6 @@ std::string bar_classes(const ChartBar& bar) {
 }
 
 }  // namespace
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_bar_chart_svg(const BarChart& chart) {
   const double scale = axis_maximum(largest_scaled_value(chart));

@@ -54,7 +54,4 @@ BarChart speedup_chart(const VariantSection& section);
 // call-bound result is marked as the Markdown marks it (kCallBoundMark).
 BarChart compile_speedup_chart(const VariantSection& section);
 
-// Escapes &, <, >, " and ' for XML and HTML text and attributes.
-std::string xml_escape(std::string_view text);
-
 }  // namespace kcheck

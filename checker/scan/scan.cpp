@@ -135,13 +135,6 @@ void sort_repositories(std::vector<RepositoryReport>& repositories) {
   });
 }
 
-nlohmann::json counts_to_json(const SeverityCounts& counts) {
-  return {{"errors", counts.errors},
-          {"warnings", counts.warnings},
-          {"notes", counts.notes},
-          {"suppressed", counts.suppressed}};
-}
-
 }  // namespace
 
 int ScanReport::failed_repositories() const {

@@ -58,7 +58,7 @@ Findings run_config_rules(const fs::path& kernel_dir, const Policy& policy) {
   tree.scope = AuditScope::source;
   tree.build_config = read_build_config(kernel_dir);
   RuleRegistry registry;
-  add_config_rules(registry);
+  add_rules(registry, kConfigRules);
   AuditOptions options;
   RuleContext context{tree, policy, options};
   Findings findings;
@@ -110,7 +110,7 @@ TEST(ConfigRules, SkipWhenTheTreeHasNoBuildToml) {
 
 TEST(ConfigRules, EveryRuleExplainsItself) {
   RuleRegistry registry;
-  add_config_rules(registry);
+  add_rules(registry, kConfigRules);
   std::vector<std::string> codes;
   for (const Rule* rule : registry.rules()) {
     codes.push_back(rule->info().code);

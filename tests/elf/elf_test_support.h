@@ -67,7 +67,7 @@ inline TreeFacts tree_with_module(const std::filesystem::path& module, const std
 // Runs every KE rule; returns the findings sorted by code.
 inline Findings run_native_rules(const TreeFacts& tree, const Policy& policy) {
   RuleRegistry registry;
-  add_elf_rules(registry);
+  add_rules(registry, kElfRules);
   const AuditOptions options;
   const RuleContext context{tree, policy, options};
   Findings findings;

@@ -53,7 +53,7 @@ std::vector<Severity> severities(const Findings& findings) {
 
 TEST(MetadataRules, RegistryHoldsKm001ToKm010WithExplanations) {
   RuleRegistry registry;
-  add_metadata_rules(registry);
+  add_rules(registry, kMetadataRules);
   std::vector<std::string> codes;
   for (const Rule* rule : registry.rules()) {
     codes.push_back(rule->info().code);
@@ -67,7 +67,7 @@ TEST(MetadataRules, RegistryHoldsKm001ToKm010WithExplanations) {
 
 TEST(MetadataRules, CleanVariantIsSilentForEveryRule) {
   RuleRegistry registry;
-  add_metadata_rules(registry);
+  add_rules(registry, kMetadataRules);
   TreeFacts tree = tree_of({cpu_variant(kCleanCpuMetadata, kCpu212), cpu_variant(kCleanCpuMetadata, kCpu213)});
   for (VariantFacts& variant : tree.variants) {
     variant.metadata.digest_declared = true;  // a digest that verified (KM007 judges the DigestCheck)

@@ -1,6 +1,7 @@
 // HTML output from reports/templates/report.html.mustache: one self-contained
 // page with the verdict, folding variant sections, findings with their rule's
 // explanation, and the benchmark charts as inline SVG.
+#include "checker/report/xml_escape.h"
 #include "checker/report/html_format.h"
 
 #include <gtest/gtest.h>

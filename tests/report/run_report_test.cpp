@@ -102,7 +102,7 @@ TEST(RunReport, MarkdownAndHtmlListEveryOpAndTest) {
 
 TEST(RunReport, JUnitHasATestCaseForEachOfTheKernelsOwnTests) {
   const std::string junit = rendered(finalised(sample_run_report()), OutputFormat::junit);
-  EXPECT_NE(junit.find("<testsuite name=\"torch211-cxx11-cpu-x86_64-linux (the kernel&apos;s own tests)\" tests=\"3\" "
+  EXPECT_NE(junit.find("<testsuite name=\"torch211-cxx11-cpu-x86_64-linux (the kernel&#39;s own tests)\" tests=\"3\" "
                        "failures=\"1\" errors=\"0\" skipped=\"1\">"),
             std::string::npos)
       << junit;

@@ -1,5 +1,6 @@
 // Inline SVG bar charts of the HTML report: bars scale with their values,
 // the reference line sits at its value, text is escaped.
+#include "checker/report/xml_escape.h"
 #include "checker/report/svg_chart.h"
 
 #include <gtest/gtest.h>

@@ -79,7 +79,7 @@ constexpr std::uint32_t kDynamic = 6, kDynamicSymbols = 11, kStrings = 3, kVersi
 // Reads one image as an audit would and judges it with every KE rule.
 class ModuleJudge {
  public:
-  ModuleJudge() : policy_(load_policy("hub")) { add_elf_rules(rules_); }
+  ModuleJudge() : policy_(load_policy("hub")) { add_rules(rules_, kElfRules); }
 
   struct Verdict {
     std::string error;

@@ -219,7 +219,7 @@ TEST(NamespaceBound, OneHundredSixtyThousandRegistrationsKeepTheFirstSixtyFourAn
   native.relative_path = module.filename().string();
   native.elf = facts;
   RuleRegistry rules;
-  add_namespace_rules(rules);
+  add_rules(rules, kNamespaceRules);
   const Policy policy = load_policy("hub");
   const AuditOptions options;
   const RuleContext context{tree, policy, options};

@@ -20,6 +20,4 @@ KCHECK_CONFIG_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kConfigRules[] = {KCHECK_CONFIG_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_config_rules(RuleRegistry& registry) { add_rules(registry, kConfigRules); }
-
 }  // namespace kcheck

@@ -28,6 +28,4 @@ KCHECK_ELF_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kElfRules[] = {KCHECK_ELF_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_elf_rules(RuleRegistry& registry) { add_rules(registry, kElfRules); }
-
 }  // namespace kcheck

@@ -24,6 +24,4 @@ KCHECK_HARNESS_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kHarnessRules[] = {KCHECK_HARNESS_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_harness_rules(RuleRegistry& registry) { add_rules(registry, kHarnessRules); }
-
 }  // namespace kcheck

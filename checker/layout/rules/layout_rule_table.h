@@ -21,6 +21,4 @@ KCHECK_LAYOUT_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kLayoutRules[] = {KCHECK_LAYOUT_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_layout_rules(RuleRegistry& registry) { add_rules(registry, kLayoutRules); }
-
 }  // namespace kcheck

@@ -23,6 +23,4 @@ KCHECK_METADATA_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kMetadataRules[] = {KCHECK_METADATA_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_metadata_rules(RuleRegistry& registry) { add_rules(registry, kMetadataRules); }
-
 }  // namespace kcheck

@@ -20,6 +20,4 @@ KCHECK_NAMESPACE_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kNamespaceRules[] = {KCHECK_NAMESPACE_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_namespace_rules(RuleRegistry& registry) { add_rules(registry, kNamespaceRules); }
-
 }  // namespace kcheck

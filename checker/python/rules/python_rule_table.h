@@ -21,6 +21,4 @@ KCHECK_PYTHON_RULES(KCHECK_DECLARE_RULE_FACTORY)
 
 inline constexpr RuleFactory kPythonRules[] = {KCHECK_PYTHON_RULES(KCHECK_RULE_FACTORY_ENTRY)};
 
-inline void add_python_rules(RuleRegistry& registry) { add_rules(registry, kPythonRules); }
-
 }  // namespace kcheck
