@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace {
 

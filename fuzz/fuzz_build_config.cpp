@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/config/rules/config_rule_table.h"
 #include "fuzz/fuzz_support.h"
 

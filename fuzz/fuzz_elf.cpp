@@ -7,7 +7,7 @@
 #include <span>
 
 #include "checker/elf/elf_device_code.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 #include "checker/elf/rules/elf_rule_table.h"
 #include "checker/elf/elf_version_definitions.h"
 #include "fuzz/fuzz_support.h"

@@ -2,7 +2,7 @@
 // the image, as in an audit) LIEF's symbol and library tables, then the KE
 // rules that judge darwin modules.
 #include "checker/elf/rules/elf_rule_table.h"
-#include "checker/macho/macho_facts.h"
+#include "checker/kinds/macho_facts.h"
 #include "checker/macho/macho_load_commands.h"
 #include "fuzz/fuzz_support.h"
 

@@ -1,7 +1,7 @@
 // The Python tokenizer, statement parser and analyser, then the KP and KO
 // rules (run with --security so KP006's error path is covered too).
 #include "checker/namespace/rules/namespace_rule_table.h"
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 #include "checker/python/rules/python_rule_table.h"
 #include "checker/python/python_tokenizer.h"
 #include "fuzz/fuzz_support.h"

@@ -3,7 +3,7 @@
 // (at most one registration per identifier), never a crash or a hang.
 #include <cstdlib>
 
-#include "checker/namespace/namespace_facts.h"
+#include "checker/kinds/namespace_facts.h"
 #include "fuzz/fuzz_support.h"
 
 using namespace kcheck;

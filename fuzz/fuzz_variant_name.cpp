@@ -1,7 +1,7 @@
 // The variant-name grammar (build-variants.md), with and without the reason.
 #include <string>
 
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 #include "fuzz/fuzz_support.h"
 
 using namespace kcheck;

@@ -4,8 +4,8 @@
 The layers, lowest first (docs/architecture.md draws them):
 
   core      checker/core/: Finding, Rule, Policy, Report, bounded I/O, work pool
-  kinds     each analyser's facts types: checker/<analyser>/*_facts.h and
-            layout/variant_name.h (plain data about one kind of input)
+  kinds     checker/kinds/: each analyser's facts types (*_facts.h) and
+            variant_name.h (plain data about one kind of input)
   facts     checker/facts/: TreeFacts, the aggregate of every analyser's facts
   analysers checker/<analyser>/ (readers and collectors) and its rules/ (one
             rule per file, judging TreeFacts against the Policy)
@@ -43,7 +43,7 @@ REFERENCE_OUTSIDE_OPS = re.compile(r"(?:^|[\s\"'/{}])reference/(?!ops/)[\w.${}-]
 # The harness's parts the static audit may see: the facts `kcheck run` adds
 # and the rules that judge them. Everything else in checker/harness/ runs
 # kernels and sits at the top.
-HARNESS_BELOW_AUDIT = re.compile(r"^checker/harness/(harness_facts\.h|rules/)")
+HARNESS_BELOW_AUDIT = re.compile(r"^checker/harness/rules/")
 
 # target_link_libraries(<target> [PUBLIC|PRIVATE|INTERFACE] <library>...), or
 # kcheck_link(<folder> <library>...), which links kcheck_<folder>.
@@ -60,9 +60,9 @@ def layer_of(path: str) -> str:
         return "core"
     if folder == "facts":
         return "facts"
+    if folder == "kinds":
+        return "kinds"
     if folder in ANALYSERS:
-        if path.endswith("_facts.h") or path == "checker/layout/variant_name.h":
-            return "kinds"
         if folder == "harness" and not HARNESS_BELOW_AUDIT.match(path):
             return "top"
         return "analysers"

@@ -6,7 +6,7 @@
 
 #include "checker/audit/audit.h"
 #include "checker/audit/suppression_facts.h"
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/core/bounded_read.h"
 #include "checker/core/name_shapes.h"
 #include "checker/core/work_pool.h"

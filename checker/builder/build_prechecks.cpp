@@ -7,7 +7,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace kcheck {
 

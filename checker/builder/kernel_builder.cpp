@@ -20,7 +20,7 @@
 #include "checker/facts/tree_facts.h"
 #include "checker/layout/tree_walker.h"
 #include "checker/metadata/digest.h"
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace kcheck {
 

@@ -1,6 +1,6 @@
 #pragma once
 #include "checker/builder/kernel_source.h"
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 
 namespace kcheck {
 

@@ -8,7 +8,7 @@
 
 #include "checker/core/policy.h"
 #include "checker/core/version.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 
 namespace kcheck {
 

@@ -10,7 +10,7 @@
 #include "checker/builder/build_tool.h"
 #include "checker/core/executable_search.h"
 #include "checker/core/text_scan.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 #include "checker/elf/needed_closure.h"
 
 namespace kcheck {

@@ -6,7 +6,7 @@
 #include <iterator>
 #include <optional>
 
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/config/build_config_schema.h"
 #include "checker/config/config_values.h"
 #include "checker/core/bounded_read.h"

@@ -4,7 +4,7 @@
 
 #include <toml++/toml.h>
 
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 
 // Internal to the config analyser: the schema of build.toml per edition
 // (build-toml.md §2–§6) and the kcheck-only checks of §7.3.

@@ -4,7 +4,7 @@
 #include <functional>
 #include <span>
 
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 
 namespace kcheck {
 

@@ -2,7 +2,7 @@
 // The parts of read_elf_facts(), one per kind of table. Each reads only the
 // sections it needs from the validated image and throws ElfFormatError when
 // a table is malformed.
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 #include "checker/elf/elf_image.h"
 #include "checker/elf/mapped_file.h"
 

@@ -13,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 
 namespace kcheck {
 

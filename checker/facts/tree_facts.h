@@ -5,17 +5,17 @@
 #include <string>
 #include <vector>
 
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/core/rule.h"
 #include "checker/core/suppressions.h"
 #include "checker/core/walk_limits.h"
-#include "checker/elf/elf_facts.h"
-#include "checker/harness/harness_facts.h"
-#include "checker/layout/variant_name.h"
-#include "checker/macho/macho_facts.h"
-#include "checker/metadata/metadata_facts.h"
-#include "checker/namespace/namespace_facts.h"
-#include "checker/python/python_facts.h"
+#include "checker/kinds/elf_facts.h"
+#include "checker/kinds/harness_facts.h"
+#include "checker/kinds/variant_name.h"
+#include "checker/kinds/macho_facts.h"
+#include "checker/kinds/metadata_facts.h"
+#include "checker/kinds/namespace_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace kcheck {
 

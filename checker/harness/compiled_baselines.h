@@ -14,7 +14,7 @@
 #include "checker/core/bounded_process.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/harness/harness.h"
-#include "checker/harness/harness_facts.h"
+#include "checker/kinds/harness_facts.h"
 #include "checker/harness/op_spec.h"
 
 namespace kcheck {

@@ -7,7 +7,7 @@
 #include <thread>
 #include <utility>
 
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 
 namespace kcheck {
 namespace fs = std::filesystem;

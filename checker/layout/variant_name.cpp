@@ -1,4 +1,4 @@
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 #include <algorithm>
 #include <array>

@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "checker/core/bounded_read.h"
-#include "checker/macho/macho_facts.h"
+#include "checker/kinds/macho_facts.h"
 #include "checker/macho/macho_load_commands.h"
 #include "checker/macho/macho_symbols.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/macho/macho_facts.h"
+#include "checker/kinds/macho_facts.h"
 
 #define KCHECK_MACHO_SYMBOLS_EXPORT __attribute__((visibility("default")))
 

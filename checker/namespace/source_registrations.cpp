@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "checker/namespace/namespace_facts.h"
+#include "checker/kinds/namespace_facts.h"
 
 namespace kcheck {
 

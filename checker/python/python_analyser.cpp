@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <array>
 
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 #include "checker/python/python_literals.h"
 #include "checker/python/python_statements.h"
 #include "checker/python/python_tokenizer.h"

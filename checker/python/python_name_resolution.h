@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace kcheck {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "checker/builder/generated_sources.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 #include "tests/support/kcheck_command.h"
 
 namespace kcheck {

@@ -9,7 +9,7 @@
 
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 
 namespace kcheck {
 namespace {

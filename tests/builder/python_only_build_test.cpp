@@ -16,7 +16,7 @@
 #include "checker/audit/audit.h"
 #include "checker/builder/kernel_builder.h"
 #include "checker/builder/kernel_source_from_config.h"
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/core/policy.h"
 #include "tests/support/kcheck_command.h"
 

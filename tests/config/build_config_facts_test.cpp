@@ -6,7 +6,7 @@
 #include <fstream>
 #include <map>
 
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/config/config_values.h"
 
 namespace kcheck {

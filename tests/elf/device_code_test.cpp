@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "checker/elf/elf_device_code.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 
 namespace kcheck {
 namespace {

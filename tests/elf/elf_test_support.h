@@ -12,7 +12,7 @@
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/elf/rules/elf_rule_table.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 namespace kcheck::testing {
 

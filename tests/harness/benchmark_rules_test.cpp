@@ -10,7 +10,7 @@
 #include "checker/audit/audit.h"
 #include "checker/core/policy.h"
 #include "checker/facts/tree_facts.h"
-#include "checker/harness/harness_facts.h"
+#include "checker/kinds/harness_facts.h"
 
 namespace kcheck {
 namespace {

@@ -7,7 +7,7 @@
 #include "checker/core/bounded_process.h"
 #include "checker/core/executable_search.h"
 #include "checker/harness/harness.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 namespace kcheck {
 namespace {

@@ -16,7 +16,7 @@
 #include "checker/harness/harness.h"
 #include "checker/harness/worker_build.h"
 #include "checker/harness/worker_sources.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 namespace kcheck {
 namespace {

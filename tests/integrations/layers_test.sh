@@ -33,9 +33,9 @@ expect_link_refused() {  # <a CMakeLists.txt line> <text the report must hold>
   printf 'add_library(kcheck_core STATIC)\n%s\n' "$1" > "$scratch/CMakeLists.txt"
   refused "the link '$1'" "$2"
 }
-expect_refused core/finding.h checker/elf/elf_facts.h "checker/core/finding.h:2: core includes checker/elf/elf_facts.h (kinds)"
+expect_refused core/finding.h checker/kinds/elf_facts.h "checker/core/finding.h:2: core includes checker/kinds/elf_facts.h (kinds)"
 expect_refused audit/judge.cpp checker/harness/harness.h "checker/audit/judge.cpp:2: audit includes checker/harness/harness.h (top)"
-expect_refused elf/elf_facts.h checker/facts/tree_facts.h "kinds includes checker/facts/tree_facts.h (facts)"
+expect_refused kinds/elf_facts.h checker/facts/tree_facts.h "kinds includes checker/facts/tree_facts.h (facts)"
 expect_refused report/text_format.cpp checker/facts/tree_facts.h "report includes checker/facts/tree_facts.h"
 expect_refused scan/scan.cpp cli/main.cpp "checker/scan/scan.cpp:2: top includes cli/main.cpp (cli)"
 expect_refused newfolder/thing.h checker/core/finding.h "checker/newfolder/thing.h: in no layer"

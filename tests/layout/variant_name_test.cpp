@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 namespace kcheck {
 namespace {

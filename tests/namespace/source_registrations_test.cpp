@@ -2,7 +2,7 @@
 // repository, before any build: KO001 with file and line).
 #include <gtest/gtest.h>
 
-#include "checker/namespace/namespace_facts.h"
+#include "checker/kinds/namespace_facts.h"
 
 namespace kcheck {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace kcheck {
 namespace {

@@ -5,7 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 #include "tests/python/python_test_support.h"
 
 namespace kcheck {

@@ -1,8 +1,8 @@
 // The facts cache on its own: one repository's entry, and the fact encoding.
 #include <chrono>
 
-#include "checker/elf/elf_facts.h"
-#include "checker/python/python_facts.h"
+#include "checker/kinds/elf_facts.h"
+#include "checker/kinds/python_facts.h"
 #include "checker/scan/analyser_build_id.h"
 #include "checker/scan/fact_codec.h"
 #include "checker/scan/facts_cache.h"

@@ -16,9 +16,9 @@
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 #include "checker/elf/rules/elf_rule_table.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 #include "tests/security/security_test_support.h"
 
 namespace kcheck::security_test {

@@ -15,7 +15,7 @@
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/elf/elf_device_code.h"
-#include "checker/elf/elf_facts.h"
+#include "checker/kinds/elf_facts.h"
 #include "checker/metadata/metadata_reader.h"
 #include "checker/namespace/rules/namespace_rule_table.h"
 #include "tests/security/security_test_support.h"

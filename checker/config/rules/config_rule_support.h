@@ -1,5 +1,5 @@
 #pragma once
-#include "checker/config/build_config_facts.h"
+#include "checker/kinds/build_config_facts.h"
 #include "checker/core/finding.h"
 #include "checker/facts/tree_facts.h"
 

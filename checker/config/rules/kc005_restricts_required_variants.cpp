@@ -6,7 +6,7 @@
 #include "checker/config/rules/config_rule_table.h"
 #include "checker/config/rules/config_rule_support.h"
 #include "checker/core/policy.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 namespace kcheck {
 namespace {

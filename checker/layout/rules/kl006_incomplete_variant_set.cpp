@@ -6,7 +6,7 @@
 #include "checker/core/policy.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/layout/rules/layout_rule_table.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 
 namespace kcheck {
 namespace {

@@ -2,7 +2,7 @@
 #include <set>
 
 #include "checker/facts/tree_facts.h"
-#include "checker/layout/variant_name.h"
+#include "checker/kinds/variant_name.h"
 #include "checker/namespace/rules/namespace_rule_table.h"
 #include "checker/namespace/rules/op_registration_calls.h"
 #include "checker/python/python_name_resolution.h"

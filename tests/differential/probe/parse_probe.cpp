@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/metadata/metadata_reader.h"
-#include "checker/python/python_facts.h"
+#include "checker/kinds/python_facts.h"
 
 namespace {
 
