@@ -1,6 +1,6 @@
 #include "checker/harness/contained_run.h"
 
-#include <stdlib.h>
+#include <cstdlib>  // mkdtemp (POSIX)
 
 #include <algorithm>
 #include <system_error>

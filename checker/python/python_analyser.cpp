@@ -152,7 +152,7 @@ class FactCollector {
       names = names.from(1).until(names.size() - 2);
     }
     if (names.size() == 1 && names[0].is_op("*")) {
-      import.names.push_back("*");
+      import.names.emplace_back("*");
       if (scope.kind == ScopeKind::module) facts_.has_star_import = true;
     } else {
       std::vector<TokenRange> aliases = python::split_top_level(names, ",");

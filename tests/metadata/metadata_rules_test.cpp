@@ -32,7 +32,7 @@ std::string with_members(std::string_view extra) {
   return text;
 }
 
-VariantFacts cpu_variant(std::string_view metadata = kCleanCpuMetadata, std::string directory = kCpu212) {
+VariantFacts cpu_variant(std::string_view metadata = kCleanCpuMetadata, const std::string& directory = kCpu212) {
   return variant_with_metadata(directory, cpu_variant_name(directory.substr(5, 3)), metadata);
 }
 
@@ -315,7 +315,7 @@ TEST(Km009, LicenseComparisonIgnoresCase) {
           .empty());
 }
 
-VariantFacts cuda_variant(std::string archs_json) {
+VariantFacts cuda_variant(const std::string& archs_json) {
   const std::string metadata =
       replaced(replaced(kCleanCpuMetadata, R"({"type": "cpu"})", R"({"type": "cuda", "archs": )" + archs_json + "}"),
                "_cpu_", "_cuda_");

@@ -1,5 +1,5 @@
 #pragma once
-#include <stdlib.h>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -66,7 +66,7 @@ inline std::vector<FileEntry> list_entries(const std::filesystem::path& root) {
   return entries;
 }
 
-inline VariantName cpu_variant_name(std::string torch = "212") {
+inline VariantName cpu_variant_name(const std::string& torch = "212") {
   VariantName name;
   name.kind = VariantKind::torch;
   name.framework_version = Version({2, static_cast<std::uint32_t>(std::stoi(torch.substr(1)))});
@@ -93,7 +93,7 @@ inline constexpr std::string_view kCleanCpuMetadata = R"({
 
 // A variant of tree scope whose metadata.json is `metadata_text` (parsed
 // as the reader does; no file on disk).
-inline VariantFacts variant_with_metadata(std::string directory_name, VariantName name,
+inline VariantFacts variant_with_metadata(const std::string& directory_name, VariantName name,
                                           std::string_view metadata_text) {
   VariantFacts variant;
   variant.directory_name = directory_name;

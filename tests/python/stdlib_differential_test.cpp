@@ -29,7 +29,7 @@ TEST(StdlibDifferential, ImportsEqualAstForEveryStdlibFile) {
   const std::string python = oracle_python();
   const auto stdlib = run_command(python + " -c 'import sysconfig;print(sysconfig.get_paths()[\"stdlib\"])'");
   ASSERT_EQ(stdlib.status, 0) << "cannot ask " << python << " for its stdlib";
-  const fs::path stdlib_root = stdlib.output.substr(0, stdlib.output.find_last_not_of("\n") + 1);
+  const fs::path stdlib_root = stdlib.output.substr(0, stdlib.output.find_last_not_of('\n') + 1);
   // The oracle's answer is kept per stdlib and reused while the script is
   // unchanged: parsing the whole stdlib with `ast` is the slow half.
   const fs::path oracle_out =

@@ -155,7 +155,9 @@ TEST(RepositoryEntry, OneEntryPerRepositoryWrittenOnlyWhenItChanged) {
 // the entry on disk when another file's change makes it write the entry.
 TEST(RepositoryEntry, FactsHandedOutAreWrittenBackWhenAnotherFileChanged) {
   const fs::path dir = scratch_dir();
-  const auto [a, b] = two_files_recorded(dir);
+  const auto recorded = two_files_recorded(dir);  // no structured binding: lambdas capture a and b
+  const auto& a = recorded.first;
+  const auto& b = recorded.second;
   append_to_file(dir / "b.py", "import json\n");
   const FactsCacheStats stats = one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) {
     EXPECT_TRUE(cache.load_python(a));
@@ -175,7 +177,9 @@ TEST(RepositoryEntry, FactsHandedOutAreWrittenBackWhenAnotherFileChanged) {
 
 TEST(RepositoryEntry, RecordsOfFilesNoLongerAuditedLeaveTheEntry) {
   const fs::path dir = scratch_dir();
-  const auto [a, b] = two_files_recorded(dir);
+  const auto recorded = two_files_recorded(dir);  // no structured binding: lambdas capture a and b
+  const auto& a = recorded.first;
+  const auto& b = recorded.second;
   EXPECT_EQ(one_scan(dir / "cache", "context", [&](RepositoryFactsCache& cache) { EXPECT_TRUE(cache.load_python(a)); })
                 .entries_written,
             1u);

@@ -170,8 +170,10 @@ TEST(DeviceCodeBound, HipTargetsWithNumbersPastAnyIntegerAreOrderedWithoutOverfl
 // within the CPU and memory bounds, and both bounds are said in findings.
 TEST(ScaleBoundsCli, AModuleAtBothBoundsIsAuditedAndTheBoundsAreSaid) {
   std::vector<std::uint32_t> archs;
+  archs.reserve(200000);
   for (std::uint32_t arch = 200000; arch > 0; --arch) archs.push_back(arch);
   std::vector<std::string> symbols;
+  symbols.reserve(160000);
   for (int index = 0; index < 160000; ++index)
     symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
   ScratchDir scratch;
@@ -198,6 +200,7 @@ TEST(ScaleBoundsCli, AModuleAtBothBoundsIsAuditedAndTheBoundsAreSaid) {
 
 TEST(NamespaceBound, OneHundredSixtyThousandRegistrationsKeepTheFirstSixtyFourAndSaySo) {
   std::vector<std::string> symbols;
+  symbols.reserve(160000);
   for (int index = 0; index < 160000; ++index)
     symbols.push_back("TORCH_LIBRARY_static_init_ns" + std::to_string(index));
   ScratchDir scratch;
@@ -261,8 +264,7 @@ class HostileMetadata : public ::testing::Test {
   // Writes metadata.json of the first variant; audits the tree.
   Outcome audit_with_metadata(const std::string& text) {
     write_file(repo_ / kMetadata, text);
-    const Outcome outcome =
-        run_kcheck({"--format", "json", "--threads", "2", repo_.string()}, Bounds{}, scratch_.path());
+    Outcome outcome = run_kcheck({"--format", "json", "--threads", "2", repo_.string()}, Bounds{}, scratch_.path());
     EXPECT_FALSE(outcome.killed_at_wall_limit);
     EXPECT_EQ(outcome.signal, 0) << outcome.err;
     EXPECT_EQ(outcome.exit_code, 1) << outcome.err;
