@@ -227,7 +227,8 @@ std::vector<fs::path> library_directories(const Toolchain& toolchain) {
   if (toolchain.torch) directories.push_back(toolchain.torch->lib_dir());
   if (toolchain.cuda) {
     directories.push_back(toolchain.cuda->root / "lib64");
-    directories.push_back(toolchain.cuda->root / "targets/x86_64-linux/lib");
+    directories.push_back(toolchain.cuda->root /
+                          (toolchain.cpu == "aarch64" ? "targets/sbsa-linux/lib" : "targets/x86_64-linux/lib"));
   }
   if (toolchain.rocm && !toolchain.rocm->runtime_library.empty())
     directories.push_back(toolchain.rocm->runtime_library.parent_path());

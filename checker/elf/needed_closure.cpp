@@ -89,7 +89,12 @@ const LibraryExports* LibraryIndex::find(const std::string& file_name, const std
 }
 
 std::vector<fs::path> system_library_directories() {
-  return {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+#if defined(__aarch64__)
+  constexpr const char* kMultiarch = "aarch64-linux-gnu";
+#else
+  constexpr const char* kMultiarch = "x86_64-linux-gnu";
+#endif
+  return {fs::path("/lib") / kMultiarch, fs::path("/usr/lib") / kMultiarch, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 }
 
 NeededClosureFacts resolve_needed_closure(const std::string& module, const ElfFacts& elf,

@@ -274,8 +274,12 @@ void load_python_only(const VariantFacts& variant, const HarnessOptions& options
     facts.skipped_because = "no Torch in " + options.python.string() + ": " + last_output_lines(facts.worker.output);
     return;
   }
-  const json result = facts.worker.result ? json::parse(*facts.worker.result, nullptr, false) : json();
-  if (!result.is_object()) return;  // it ended before the import returned: KD001, KD003 say how
+  if (!facts.worker.result) return;  // it ended before the import returned: KD001, KD003 say how
+  const json result = json::parse(*facts.worker.result, nullptr, false);
+  if (!result.is_object()) {
+    facts.harness_problem = "the Python loader's result is not a JSON object";
+    return;
+  }
   // Written by the process that ran the package's code: a member of the
   // wrong type leaves the load unjudged, never kcheck's failure.
   try {

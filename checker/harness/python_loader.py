@@ -42,7 +42,11 @@ def torch_backend(torch):
     """The backend a noarch package's _ops.py names its op namespace after
     (`_<name>_<backend>_<unique id>`), decided as upstream's kernel-builder
     template decides it: from the running Torch, not the variant's directory
-    (a CUDA build of Torch on a machine without a GPU says "cuda")."""
+    (a CUDA build of Torch on a machine without a GPU says "cuda"). The
+    _ops.py `kcheck build` writes decides it the same way
+    (checker/builder/generated_sources.cpp, python_only_ops_module): change
+    both together. This one is kcheck's own, never the package's, so a
+    package cannot choose which namespace counts as its own."""
     if hasattr(torch.backends, "tpu"):
         return "tpu"
     if hasattr(torch, "neuron"):
