@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
@@ -35,7 +35,7 @@ inline Findings audit_native_module(const std::filesystem::path& file, const Pol
   else
     module.macho = read_macho_facts(file);
   const AuditOptions options;
-  const RuleContext context{tree, policy, options};
+  const RuleContext context{tree, policy, options.rule_options()};
   Findings findings;
   for (const Rule* rule : rules.rules()) {
     FindingSink sink(rule->info(), findings);

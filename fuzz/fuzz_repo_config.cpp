@@ -1,7 +1,7 @@
 // A repository's kcheck.toml and pyproject.toml [tool.kcheck] (issue #28):
 // every problem must come back as a SuppressionConfigError naming the file
 // and line, never as a crash, a hang or another exception.
-#include "checker/core/suppressions.h"
+#include "checker/config/repository_config.h"
 #include "fuzz/fuzz_support.h"
 
 using namespace kcheck;

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule_registry.h"
 #include "checker/facts/tree_facts.h"
@@ -49,7 +49,7 @@ inline std::size_t run_rules(const RuleRegistry& rules, const TreeFacts& tree, c
   AuditOptions options;
   options.security = security;
   options.repo_id = repo_id;  // --repo-id: KM005 compares metadata.json's name with it
-  const RuleContext context{tree, policy, options};
+  const RuleContext context{tree, policy, options.rule_options()};
   Findings findings;
   for (const Rule* rule : rules.rules()) {
     FindingSink sink(rule->info(), findings);

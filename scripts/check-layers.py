@@ -3,9 +3,14 @@
 
 The layers, lowest first (docs/architecture.md draws them):
 
-  core      checker/core/: Finding, Rule, Policy, Report, bounded I/O, work pool
-  kinds     checker/kinds/: each analyser's facts types (*_facts.h) and
-            variant_name.h (plain data about one kind of input)
+  support   checker/support/: bounded reads, checked TOML, versions, text
+            scanning, the work pool, the embedded files (needs nothing of kcheck)
+  core      checker/core/: the model: Finding, Rule, RuleRegistry, Policy, Report
+  kinds     checker/kinds/: each analyser's facts types (*_facts.h),
+            variant_name.h, a repository's config, how a process ended
+            (plain data about one kind of input)
+  process   checker/process/: bounded and contained child processes (the
+            sandbox); beside the facts, seen only by the top layer
   facts     checker/facts/: TreeFacts, the aggregate of every analyser's facts
   analysers checker/<analyser>/ (readers and collectors) and its rules/ (one
             rule per file, judging TreeFacts against the Policy)
@@ -32,9 +37,22 @@ none.
 import pathlib
 import re
 import sys
+import tomllib
 
-ANALYSERS = {"layout", "metadata", "elf", "macho", "python", "namespace", "config", "harness"}
-RANKS = {"core": 0, "kinds": 1, "facts": 2, "analysers": 3, "audit": 4, "report": 4, "top": 5}
+
+
+def analyser_folders(root: pathlib.Path) -> set[str]:
+    """The analyser folders: every rule family's (rules/families.toml, the one
+    list of families) and those without rules of their own (macho)."""
+    with (root / "rules" / "families.toml").open("rb") as file:
+        table = tomllib.load(file)
+    return {family["folder"] for family in table["families"]} | set(table["analysers_without_rules"])
+
+
+# The analyser folders of the tree being checked (check() reads them).
+ANALYSERS: set[str] = set()
+RANKS = {"support": 0, "core": 1, "kinds": 2, "process": 3, "facts": 3, "analysers": 4, "audit": 5, "report": 5,
+         "top": 6}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:checker|cli)/[^"]+)"')
 INCLUDE_ANY = re.compile(r'^\s*#\s*include\s+"')
 # A path into reference/ other than reference/ops/, as an include or a build path.
@@ -56,12 +74,8 @@ def layer_of(path: str) -> str:
     if parts[0] == "cli":
         return "cli"
     folder = parts[1]
-    if folder == "core":
-        return "core"
-    if folder == "facts":
-        return "facts"
-    if folder == "kinds":
-        return "kinds"
+    if folder in ("support", "core", "kinds", "process", "facts"):
+        return folder
     if folder in ANALYSERS:
         if folder == "harness" and not HARNESS_BELOW_AUDIT.match(path):
             return "top"
@@ -94,14 +108,18 @@ def allowed(source_layer: str, target: str) -> bool:
 def layer_allowed(source_layer: str, target_layer: str) -> bool:
     if target_layer in ("cli", "unknown"):
         return False
-    if source_layer == "report":  # renders a Report: core only
-        return target_layer in ("core", "report")
-    if source_layer == "kinds":  # facts types are plain data
-        return target_layer in ("core", "kinds")
+    if source_layer == "report":  # renders a Report: the model only
+        return target_layer in ("support", "core", "report")
+    if source_layer == "process":  # runs processes: knows no model but how a process ended
+        return target_layer in ("support", "kinds", "process")
+    if target_layer == "process":  # only the top layer (harness, builder) runs processes
+        return source_layer in ("process", "top")
     return RANKS[target_layer] <= RANKS[source_layer]
 
 
 def check(root: pathlib.Path) -> list[str]:
+    ANALYSERS.clear()
+    ANALYSERS.update(analyser_folders(root))
     problems = []
     for file in sorted((root / "checker").rglob("*")):
         if file.suffix not in (".h", ".cpp"):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scaffolds a new rule: one command, then fill in the blanks (issue #18).
 
-    scripts/new-rule.py CODE what "Title" [--severity error|warning|note]
+    scripts/new-rule.py CODE what "Title" [--severity error|warning|note] [--reads FACT,...]
 
 writes, for CODE = KE015 and what = stripped_symbols:
   checker/elf/rules/ke015_stripped_symbols.cpp   the rule: info, explanation, examples, check()
@@ -10,7 +10,9 @@ writes, for CODE = KE015 and what = stripped_symbols:
   tests/fixtures/trees/ke015_stripped_symbols_near_miss/    a near miss that must not
 (KC rules: tests/fixtures/config/ instead: build.toml source trees.)
 
-The family comes from the code's prefix; the two fixtures start from the
+The family comes from the code's prefix (rules/families.toml); --reads
+declares the optional facts the rule judges (an ELF table the others skip:
+read_only_data, ...), so collect_facts reads them when it is selected; the two fixtures start from the
 `cpu-variant` template (tests/fixtures/materialize.py) and expect exactly
 "CODE/severity" and nothing. Until the blanks are filled in, the firing
 fixture fails its test: that is the point. Then regenerate the rule
@@ -27,11 +29,21 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 
-FAMILIES = {  # code prefix: family folder
-    "KL": "layout", "KM": "metadata", "KE": "elf", "KP": "python", "KO": "namespace", "KC": "config",
-}
-HARNESS_PREFIXES = ("KD", "KB")
+# The optional facts a rule may read (OptionalFact in checker/core/rule.h):
+# --reads declares them in its RuleInfo, and collect_facts reads them when the
+# rule is selected. Nothing else is edited for a new rule.
+OPTIONAL_FACTS = ("op_namespaces", "build_leaks", "read_only_data", "device_code", "digest", "needed_closure")
+
+
+def families(root: pathlib.Path) -> dict[str, dict]:
+    """rules/families.toml, the one list of rule families: prefix -> its entry."""
+    path = root / "rules" / "families.toml"
+    if not path.is_file():
+        raise Refusal(f"{path} is missing: is {root} a kcheck checkout?")
+    with path.open("rb") as file:
+        return {family["prefix"]: family for family in tomllib.load(file)["families"]}
 
 
 class Refusal(Exception):
@@ -42,8 +54,11 @@ def class_name(what: str) -> str:
     return "".join(part.capitalize() for part in what.split("_"))
 
 
-def rule_source(code: str, what: str, title: str, severity: str, family: str) -> str:
+def rule_source(code: str, what: str, title: str, severity: str, family: str, reads: list[str]) -> str:
     name = f"{code.lower()}_{what}"
+    # RuleInfo's members after the examples: security severity, needs, reads.
+    reads_init = (f", 0, RuleNeeds::build, {' | '.join(f'OptionalFact::{fact}' for fact in reads)}"
+                  if reads else "")
     return f'''#include "checker/core/policy.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/{family}/rules/{family}_rule_table.h"
@@ -70,7 +85,7 @@ class {class_name(what)} final : public Rule {{
 
 Fix: TODO({code}): how to fix it.)",
       R"(TODO({code}): a short concrete case the rule flags)",
-      R"(TODO({code}): the same case, fixed)"}};
+      R"(TODO({code}): the same case, fixed)"{reads_init}}};
 }};
 
 }}  // namespace
@@ -123,20 +138,26 @@ src = ["torch-ext/torch_binding.cpp"]
     return expected, build_toml
 
 
-def scaffold(root: pathlib.Path, code: str, what: str, title: str, severity: str) -> list[pathlib.Path]:
+def scaffold(root: pathlib.Path, code: str, what: str, title: str, severity: str,
+             reads: list[str] | None = None) -> list[pathlib.Path]:
+    reads = reads or []
     if not re.fullmatch(r"K[A-Z]\d{3}", code):
         raise Refusal(f"'{code}' is not a rule code (K, a family letter, three digits: KE015)")
     if not re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", what):
         raise Refusal(f"'{what}' is not a snake_case name for what the rule checks (stripped_symbols)")
     if not title.strip() or "\n" in title or '"' in title:
         raise Refusal("the title is one line without double quotes")
+    unknown = [fact for fact in reads if fact not in OPTIONAL_FACTS]
+    if unknown:
+        raise Refusal(f"--reads: no optional fact '{unknown[0]}' (known: {', '.join(OPTIONAL_FACTS)})")
     prefix = code[:2]
-    if prefix in HARNESS_PREFIXES:
+    known = families(root)
+    if prefix not in known:
+        raise Refusal(f"no family has the prefix {prefix} (known: {', '.join(sorted(known))})")
+    if known[prefix]["judges"] in ("run", "bench"):
         raise Refusal(f"{prefix} rules judge `kcheck run`'s facts: their fixtures are variants built against "
                       "Torch (tests/harness_run/fixtures/); add one by hand as the others are")
-    if prefix not in FAMILIES:
-        raise Refusal(f"no family has the prefix {prefix} (known: {', '.join(sorted(FAMILIES))})")
-    family = FAMILIES[prefix]
+    family = known[prefix]["folder"]
     rules_dir = root / "checker" / family / "rules"
     table = rules_dir / f"{family}_rule_table.h"
     if not table.is_file():
@@ -156,7 +177,7 @@ def scaffold(root: pathlib.Path, code: str, what: str, title: str, severity: str
         if case.exists():
             raise Refusal(f"{case.relative_to(root)} exists")
 
-    rule_file.write_text(rule_source(code, what, title, severity, family), encoding="utf-8")
+    rule_file.write_text(rule_source(code, what, title, severity, family, reads), encoding="utf-8")
     add_registration_line(table, name)
     for case, fires in cases.items():
         case.mkdir(parents=True)
@@ -177,12 +198,15 @@ def main() -> int:
     parser.add_argument("what", help="snake_case name of what it checks, e.g. stripped_symbols")
     parser.add_argument("title", help="one-line title, as `kcheck rules` lists it")
     parser.add_argument("--severity", choices=["error", "warning", "note"], default="error")
+    parser.add_argument("--reads", default="",
+                        help="optional facts the rule judges, comma-separated (" + ", ".join(OPTIONAL_FACTS) +
+                        "): collect_facts reads them when the rule is selected")
     parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent.parent,
                         help="the checkout to write into (default: this one)")
     arguments = parser.parse_args()
     try:
         written = scaffold(arguments.root.resolve(), arguments.code, arguments.what, arguments.title,
-                           arguments.severity)
+                           arguments.severity, [fact for fact in arguments.reads.split(",") if fact])
     except Refusal as refusal:
         print(f"new-rule: {refusal}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 #pragma once
 #include <filesystem>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/facts/file_facts_cache.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"

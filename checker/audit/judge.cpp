@@ -46,7 +46,7 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
   report.scope = std::string(scope_name(tree.scope));
   report.strict = options.strict;
   report.variants = summarise_variants(tree);
-  RuleContext context{tree, policy, options, &rules};
+  const RuleContext context{tree, policy, options.rule_options(), &rules};
   const auto judges = [&](const Rule& rule) {
     return options.selection.selects(rule.info().code) && rule.info().needs <= tree.collected;
   };
@@ -54,18 +54,19 @@ Report judge(const TreeFacts& tree, const Policy& given_policy, const AuditOptio
     if (!judges(*rule)) continue;
     options.deadline.check();
     report.rules_run.push_back(rule->info().code);
-    FindingSink sink(rule->info(), report.findings);
+    FindingSink sink(rule->info(), report.findings,
+                     policy.severity_for(rule->info().code, rule->info().default_severity));
     rule->check(context, sink);
   }
-  const std::vector<bool> matched =
-      apply_tree_suppressions(tree, suppression_trust(policy, options), report.findings, options.deadline);
+  const std::vector<bool> matched = apply_tree_suppressions(
+      tree, suppression_trust(policy, options.apply_repository_suppressions), report.findings, options.deadline);
   // What the rules add once they see the judgement (KC007: suppressions that
   // hid nothing), kept apart until all have looked at the same findings.
   Findings afterwards;
   const Judgement judged{report.rules_run, matched};
   for (const Rule* rule : rules.rules()) {
     if (!judges(*rule)) continue;
-    FindingSink sink(rule->info(), afterwards);
+    FindingSink sink(rule->info(), afterwards, policy.severity_for(rule->info().code, rule->info().default_severity));
     rule->after_judgement(context, judged, sink);
   }
   report.findings.insert(report.findings.end(), std::make_move_iterator(afterwards.begin()),

@@ -1,5 +1,7 @@
 #include "checker/audit/repository_settings.h"
 
+#include "checker/config/repository_config.h"
+
 namespace kcheck {
 
 namespace {
@@ -10,8 +12,8 @@ namespace {
 // the repository more than the caller's policy does.
 std::optional<Policy> repository_policy(const SuppressionConfig& config, const Policy& given) {
   const RepositorySettings& settings = config.settings;
-  if (!config.policy_problem.empty()) return std::nullopt;
-  if (!config.own_policy) return load_policy(settings.policy);  // an embedded policy's name
+  if (!config.policy_problem.empty() || !config.own_policy) return std::nullopt;
+  if (config.own_policy_embedded) return config.own_policy;
   Policy policy = *config.own_policy;
   // Never the name the file gives itself: a file that calls itself "hub"
   // must not read as the Hub's policy in a report (issue #28 item 9).
@@ -23,10 +25,9 @@ std::optional<Policy> repository_policy(const SuppressionConfig& config, const P
 
 }  // namespace
 
-Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given,
-                             const AuditOptions& options) {
+Policy policy_for_repository(const TreeFacts& source, const Policy& given, const AuditOptions& options) {
   if (!options.apply_repository_suppressions || options.policy_from_command_line) return given;
-  const std::optional<SuppressionConfig> config = load_suppressions(repository_root);
+  const std::optional<SuppressionConfig>& config = source.suppressions;
   if (!config || config->settings.policy.empty()) return given;
   // A build is pinned to the policy's ceilings: one it cannot read is a refusal, never a silent fallback.
   if (!config->policy_problem.empty()) throw PolicyError(config->policy_problem);

@@ -1,7 +1,7 @@
 #pragma once
 #include <optional>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule_registry.h"
 #include "checker/facts/tree_facts.h"
@@ -23,11 +23,11 @@ struct SettledAudit {
 SettledAudit settle_repository_settings(const TreeFacts& tree, const Policy& policy, const AuditOptions& options,
                                         const RuleRegistry& rules);
 
-// The policy an audit of the repository at `repository_root` judges with,
-// by the same decision: what `kcheck build` pins its variants against, so the
-// build and its self-audit agree. Throws PolicyError (naming the config's
-// file and line) where the repository names a policy that cannot be used.
-Policy policy_for_repository(const std::filesystem::path& repository_root, const Policy& given,
-                             const AuditOptions& options);
+// The policy an audit of the repository judges with, by the same decision,
+// from the configuration read with its sources (collect_source_facts): what
+// `kcheck build` pins its variants against, so the build and its self-audit
+// agree. Throws PolicyError (naming the config's file and line) where the
+// repository names a policy that cannot be used.
+Policy policy_for_repository(const TreeFacts& source, const Policy& given, const AuditOptions& options);
 
 }  // namespace kcheck

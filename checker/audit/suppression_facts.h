@@ -1,8 +1,16 @@
 #pragma once
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/facts/tree_facts.h"
 
 namespace kcheck {
+
+// Marks every finding a suppression matches (code prefix and path glob) as
+// suppressed, with the entry's reason; entries `trust` does not apply are left
+// out. Checks `deadline` between findings (AuditTimeout past it). Returns,
+// per entry of `config`, whether it matched a finding.
+std::vector<bool> apply_suppressions(const SuppressionConfig& config, std::string_view path_prefix,
+                                     const SuppressionTrust& trust, Findings& findings,
+                                     const AuditDeadline& deadline = {});
 
 // Reads the kernel repository's suppressions (kcheck.toml, or pyproject.toml's
 // [tool.kcheck]) into the tree's facts: at the audited root of a tree or source

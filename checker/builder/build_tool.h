@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/bounded_process.h"
+#include "checker/process/bounded_process.h"
 
 namespace kcheck {
 

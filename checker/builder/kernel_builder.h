@@ -11,7 +11,7 @@
 #include "checker/builder/kernel_source.h"
 #include "checker/builder/symbol_pinning.h"
 #include "checker/builder/toolchain.h"
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"

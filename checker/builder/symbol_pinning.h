@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "checker/core/policy.h"
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 #include "checker/kinds/elf_facts.h"
 
 namespace kcheck {

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "checker/builder/build_tool.h"
-#include "checker/core/executable_search.h"
-#include "checker/core/text_scan.h"
+#include "checker/process/executable_search.h"
+#include "checker/support/text_scan.h"
 #include "checker/kinds/elf_facts.h"
 #include "checker/elf/needed_closure.h"
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 

@@ -9,8 +9,8 @@
 #include "checker/kinds/build_config_facts.h"
 #include "checker/config/build_config_schema.h"
 #include "checker/config/config_values.h"
-#include "checker/core/bounded_read.h"
-#include "checker/core/checked_toml.h"
+#include "checker/support/bounded_read.h"
+#include "checker/support/checked_toml.h"
 
 namespace kcheck {
 namespace {

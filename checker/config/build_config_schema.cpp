@@ -9,7 +9,7 @@
 #include <span>
 
 #include "checker/config/config_values.h"
-#include "checker/core/spelling.h"
+#include "checker/support/spelling.h"
 
 namespace kcheck::build_config {
 namespace {

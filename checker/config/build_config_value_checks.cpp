@@ -6,7 +6,7 @@
 
 #include "checker/config/build_config_schema.h"
 #include "checker/config/config_values.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/text_scan.h"
 
 namespace kcheck::build_config {
 namespace {

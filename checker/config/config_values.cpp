@@ -1,7 +1,7 @@
 #include "checker/config/config_values.h"
 
-#include "checker/core/name_shapes.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/name_shapes.h"
+#include "checker/support/text_scan.h"
 
 #include <algorithm>
 #include <array>

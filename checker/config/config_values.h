@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "checker/core/policy.h"
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 // Value grammars and fixed vocabularies of build.toml (build-toml.md §1, §5).
 namespace kcheck::build_config {

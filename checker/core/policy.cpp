@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "checker/core/checked_toml.h"
-#include "checker/core/embedded_files.h"
+#include "checker/support/checked_toml.h"
+#include "checker/support/embedded_files.h"
 
 namespace kcheck {
 
@@ -42,10 +42,27 @@ class PolicyReader {
     for (const std::string& license : string_list("licenses.accepted")) policy.accepted_licenses.insert(license);
     policy.suppression_code_prefixes_allowed = optional_bool("suppressions.code-prefixes", false);
     policy.require_verified_ops = optional_bool("harness.require-verified-ops", false);
+    policy.rule_severity = rule_severity();
     return policy;
   }
 
  private:
+  // [severity]: KP006 = "error": a rule's severity where the rule gives none.
+  std::map<std::string, Severity, std::less<>> rule_severity() const {
+    std::map<std::string, Severity, std::less<>> severities;
+    if (!at("severity")) return severities;
+    const toml::table* table = at("severity").as_table();
+    if (!table) fail("severity", "must be a table of rule codes");
+    for (const auto& [code, value] : *table) {
+      const std::string key = "severity." + std::string(code.str());
+      const std::optional<std::string> name = value.value<std::string>();
+      const std::optional<Severity> severity = name ? parse_severity(*name) : std::nullopt;
+      if (!severity) fail(key, "must be \"error\", \"warning\" or \"note\"");
+      severities.emplace(std::string(code.str()), *severity);
+    }
+    return severities;
+  }
+
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw PolicyError("invalid policy " + source_ + ": key '" + key + "' " + what);
   }

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/version.h"
+#include "checker/core/severity.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 
@@ -99,6 +100,14 @@ struct Policy {
   // `kcheck run`: an op that was not verified is an error (KD007), not a
   // warning; `[harness] require-verified-ops`, or --require-verified.
   bool require_verified_ops = false;
+  // Overlays: a rule's severity where the rule itself gives none ("KP006" ->
+  // error under --security, checker/audit/security_profile.h; a policy
+  // file's [severity] table).
+  std::map<std::string, Severity, std::less<>> rule_severity;
+  Severity severity_for(std::string_view code, Severity rule_default) const {
+    const auto overlay = rule_severity.find(code);
+    return overlay == rule_severity.end() ? rule_default : overlay->second;
+  }
 };
 
 // A policy file that cannot be used; the message names the file and key.

@@ -1,11 +1,28 @@
 #include "checker/core/report.h"
 
+#include "checker/support/json_members.h"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
 
 namespace kcheck {
+
+// The report's JSON, one line per type (checker/support/json_members.h):
+// keys named as the members, none forgotten.
+KCHECK_JSON_MEMBERS(SeverityCounts, errors, warnings, notes, suppressed)
+KCHECK_JSON_MEMBERS(VariantSummary, name, path, backend, counts)
+KCHECK_JSON_MEMBERS(DeviceLimits, variant, name, backend, copy_bandwidth_gbs, matmul_tflops, matmul_dtype)
+KCHECK_JSON_MEMBERS(OpCheck, variant, op, dtype, shape, max_abs_error, relative_error, passed)
+KCHECK_JSON_MEMBERS(CompiledBaseline, mode, median_us, spread_us, compile_seconds, problem)
+KCHECK_JSON_MEMBERS(BenchmarkResult, variant, op, dtype, shape, repetitions, median_us, spread_us, bytes, achieved_gbs,
+                    percent_of_peak, eager, eager_problem, eager_median_us, eager_spread_us, speedup, compiled,
+                    compiled_problem, compile_speedup, eager_python_median_us)
+KCHECK_JSON_MEMBERS(OpVerification, variant, op, schema, dispatch_keys, how, verified, reference, cases_run,
+                    cases_passed, unsupported_dtypes, why, reported_as)
+KCHECK_JSON_MEMBERS(VariantRun, variant, ran, reason, ops_registered, ops_verified, python, torch, worker)
+KCHECK_JSON_MEMBERS(TestOutcome, variant, test, outcome, message, seconds)
 
 namespace {
 
@@ -25,11 +42,6 @@ void count(SeverityCounts& counts, const Finding& finding) {
       ++counts.notes;
       break;
   }
-}
-
-SeverityCounts counts_from_json(const nlohmann::json& json) {
-  return {json.at("errors").get<int>(), json.at("warnings").get<int>(), json.at("notes").get<int>(),
-          json.at("suppressed").get<int>()};
 }
 
 nlohmann::json location_to_json(const Location& location) {
@@ -52,124 +64,23 @@ Location location_from_json(const nlohmann::json& json) {
   return location;
 }
 
-nlohmann::json compiled_to_json(const std::vector<CompiledBaseline>& compiled) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const CompiledBaseline& mode : compiled)
-    list.push_back({{"mode", mode.mode},
-                    {"median_us", mode.median_us},
-                    {"spread_us", mode.spread_us},
-                    {"compile_seconds", mode.compile_seconds},
-                    {"problem", mode.problem}});
-  return list;
-}
-
-nlohmann::json runs_to_json(const std::vector<VariantRun>& runs) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const VariantRun& run : runs)
-    list.push_back({{"variant", run.variant},
-                    {"ran", run.ran},
-                    {"reason", run.reason},
-                    {"ops_registered", run.ops_registered},
-                    {"ops_verified", run.ops_verified},
-                    {"python", run.python},
-                    {"torch", run.torch},
-                    {"worker", run.worker}});
-  return list;
-}
-
-nlohmann::json ops_to_json(const std::vector<OpVerification>& ops) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const OpVerification& op : ops)
-    list.push_back({{"variant", op.variant},
-                    {"op", op.op},
-                    {"schema", op.schema},
-                    {"dispatch_keys", op.dispatch_keys},
-                    {"how", op.how},
-                    {"verified", op.verified},
-                    {"reference", op.reference},
-                    {"cases_run", op.cases_run},
-                    {"cases_passed", op.cases_passed},
-                    {"unsupported_dtypes", op.unsupported_dtypes},
-                    {"why", op.why},
-                    {"reported_as", op.reported_as}});
-  return list;
-}
-
-nlohmann::json tests_to_json(const std::vector<TestOutcome>& tests) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const TestOutcome& test : tests)
-    list.push_back({{"variant", test.variant},
-                    {"test", test.test},
-                    {"outcome", test.outcome},
-                    {"message", test.message},
-                    {"seconds", test.seconds}});
-  return list;
-}
-
-void runs_ops_and_tests_from_json(const nlohmann::json& json, DynamicResults& dynamic) {
-  for (const auto& item : json.value("runs", nlohmann::json::array()))
-    dynamic.runs.push_back({item.at("variant").get<std::string>(), item.at("ran").get<bool>(),
-                            item.at("reason").get<std::string>(), item.at("ops_registered").get<int>(),
-                            item.at("ops_verified").get<int>(), item.value("python", ""), item.value("torch", ""),
-                            item.value("worker", "")});
-  for (const auto& item : json.value("ops", nlohmann::json::array()))
-    dynamic.ops.push_back(
-        {item.at("variant").get<std::string>(), item.at("op").get<std::string>(), item.at("schema").get<std::string>(),
-         item.at("dispatch_keys").get<std::vector<std::string>>(), item.at("how").get<std::string>(),
-         item.at("verified").get<bool>(), item.at("reference").get<std::string>(), item.at("cases_run").get<int>(),
-         item.at("cases_passed").get<int>(), item.at("unsupported_dtypes").get<std::vector<std::string>>(),
-         item.at("why").get<std::string>(), item.value("reported_as", "")});
-  for (const auto& item : json.value("tests", nlohmann::json::array()))
-    dynamic.tests.push_back({item.at("variant").get<std::string>(), item.at("test").get<std::string>(),
-                             item.at("outcome").get<std::string>(), item.at("message").get<std::string>(),
-                             item.at("seconds").get<double>()});
+// Reports of an older kcheck: a benchmark without an eager or a compiled
+// baseline shows why there is none, not a zero.
+void explain_missing_baselines(const nlohmann::json& item, BenchmarkResult& result) {
+  // Before schema 2 the speed-up was over the float64 reference run on
+  // native tensors, not over what a user would run: not shown as one.
+  if (!item.contains("eager_median_us"))
+    result.eager_problem = "a report of an earlier kcheck, which timed no eager Torch baseline";
+  if (!item.contains("compiled"))
+    result.compiled_problem = "a report of an earlier kcheck, which timed no torch.compile baseline";
 }
 
 nlohmann::json dynamic_to_json(const DynamicResults& dynamic) {
-  nlohmann::json devices = nlohmann::json::array();
-  for (const DeviceLimits& device : dynamic.devices)
-    devices.push_back({{"variant", device.variant},
-                       {"name", device.name},
-                       {"backend", device.backend},
-                       {"copy_bandwidth_gbs", device.copy_bandwidth_gbs},
-                       {"matmul_tflops", device.matmul_tflops},
-                       {"matmul_dtype", device.matmul_dtype}});
-  nlohmann::json checks = nlohmann::json::array();
-  for (const OpCheck& check : dynamic.op_checks)
-    checks.push_back({{"variant", check.variant},
-                      {"op", check.op},
-                      {"dtype", check.dtype},
-                      {"shape", check.shape},
-                      {"max_abs_error", check.max_abs_error},
-                      {"relative_error", check.relative_error},
-                      {"passed", check.passed}});
-  nlohmann::json benchmarks = nlohmann::json::array();
-  for (const BenchmarkResult& result : dynamic.benchmarks)
-    benchmarks.push_back({{"variant", result.variant},
-                          {"op", result.op},
-                          {"dtype", result.dtype},
-                          {"shape", result.shape},
-                          {"repetitions", result.repetitions},
-                          {"median_us", result.median_us},
-                          {"spread_us", result.spread_us},
-                          {"bytes", result.bytes},
-                          {"achieved_gbs", result.achieved_gbs},
-                          {"percent_of_peak", result.percent_of_peak},
-                          {"eager", result.eager},
-                          {"eager_problem", result.eager_problem},
-                          {"eager_median_us", result.eager_median_us},
-                          {"eager_spread_us", result.eager_spread_us},
-                          {"speedup", result.speedup},
-                          {"compiled", compiled_to_json(result.compiled)},
-                          {"compiled_problem", result.compiled_problem},
-                          {"compile_speedup", result.compile_speedup},
-                          {"eager_python_median_us", result.eager_python_median_us}});
-  nlohmann::json json = {
-      {"seed", dynamic.seed}, {"devices", devices}, {"op_checks", checks}, {"benchmarks", benchmarks}};
+  nlohmann::json json = {{"seed", dynamic.seed},           {"devices", dynamic.devices},
+                         {"op_checks", dynamic.op_checks}, {"benchmarks", dynamic.benchmarks},
+                         {"runs", dynamic.runs},           {"ops", dynamic.ops},
+                         {"tests", dynamic.tests}};
   if (!dynamic.containment.empty()) json["containment"] = dynamic.containment;
-  json["runs"] = runs_to_json(dynamic.runs);
-  json["ops"] = ops_to_json(dynamic.ops);
-  json["tests"] = tests_to_json(dynamic.tests);
   return json;
 }
 
@@ -177,64 +88,24 @@ DynamicResults dynamic_from_json(const nlohmann::json& json) {
   DynamicResults dynamic;
   dynamic.seed = json.at("seed").get<std::uint64_t>();
   dynamic.containment = json.value("containment", "");
-  for (const auto& item : json.at("devices"))
-    dynamic.devices.push_back({item.at("variant").get<std::string>(), item.at("name").get<std::string>(),
-                               item.at("backend").get<std::string>(), item.at("copy_bandwidth_gbs").get<double>(),
-                               item.at("matmul_tflops").get<double>(), item.value("matmul_dtype", "")});
-  for (const auto& item : json.at("op_checks"))
-    dynamic.op_checks.push_back({item.at("variant").get<std::string>(), item.at("op").get<std::string>(),
-                                 item.at("dtype").get<std::string>(), item.at("shape").get<std::string>(),
-                                 item.at("max_abs_error").get<double>(), item.at("relative_error").get<double>(),
-                                 item.at("passed").get<bool>()});
-  for (const auto& item : json.at("benchmarks")) {
-    BenchmarkResult result;
-    result.variant = item.at("variant").get<std::string>();
-    result.op = item.at("op").get<std::string>();
-    result.dtype = item.at("dtype").get<std::string>();
-    result.shape = item.at("shape").get<std::string>();
-    result.repetitions = item.at("repetitions").get<int>();
-    result.median_us = item.at("median_us").get<double>();
-    result.spread_us = item.at("spread_us").get<double>();
-    result.bytes = item.at("bytes").get<double>();
-    result.achieved_gbs = item.at("achieved_gbs").get<double>();
-    result.percent_of_peak = item.at("percent_of_peak").get<double>();
+  json.at("devices").get_to(dynamic.devices);
+  json.at("op_checks").get_to(dynamic.op_checks);
+  for (const nlohmann::json& item : json.at("benchmarks")) {
     // Before 1.4 also flops and achieved_tflops, never measured (always 0): ignored.
-    if (item.contains("eager_median_us")) {
-      result.eager = item.value("eager", "");
-      result.eager_problem = item.value("eager_problem", "");
-      result.eager_median_us = item.at("eager_median_us").get<double>();
-      result.eager_spread_us = item.value("eager_spread_us", 0.0);
-      result.speedup = item.at("speedup").get<double>();
-    } else {
-      // Before schema 2 the speed-up was over the float64 reference run on
-      // native tensors, not over what a user would run: not shown as one.
-      result.eager_problem = "a report of an earlier kcheck, which timed no eager Torch baseline";
-    }
-    if (item.contains("compiled")) {
-      for (const auto& entry : item.at("compiled"))
-        result.compiled.push_back({entry.at("mode").get<std::string>(), entry.at("median_us").get<double>(),
-                                   entry.at("spread_us").get<double>(), entry.at("compile_seconds").get<double>(),
-                                   entry.value("problem", "")});
-      result.compiled_problem = item.value("compiled_problem", "");
-      result.compile_speedup = item.value("compile_speedup", 0.0);
-      result.eager_python_median_us = item.value("eager_python_median_us", 0.0);
-    } else {
-      result.compiled_problem = "a report of an earlier kcheck, which timed no torch.compile baseline";
-    }
+    BenchmarkResult result = item.get<BenchmarkResult>();
+    explain_missing_baselines(item, result);
     dynamic.benchmarks.push_back(std::move(result));
   }
-  runs_ops_and_tests_from_json(json, dynamic);  // since 1.5
+  // Since 1.5.
+  dynamic.runs = json.value("runs", std::vector<VariantRun>{});
+  dynamic.ops = json.value("ops", std::vector<OpVerification>{});
+  dynamic.tests = json.value("tests", std::vector<TestOutcome>{});
   return dynamic;
 }
 
 }  // namespace
 
-nlohmann::json counts_to_json(const SeverityCounts& counts) {
-  return {{"errors", counts.errors},
-          {"warnings", counts.warnings},
-          {"notes", counts.notes},
-          {"suppressed", counts.suppressed}};
-}
+nlohmann::json counts_to_json(const SeverityCounts& counts) { return counts; }
 
 Report::Verdict Report::verdict() const {
   if (summary.errors > 0 || (strict && summary.warnings > 0)) return Verdict::fail;
@@ -314,12 +185,6 @@ nlohmann::json report_to_json(const Report& report) {
     if (finding.suppressed) item["suppression_reason"] = finding.suppression_reason;
     findings.push_back(std::move(item));
   }
-  nlohmann::json variants = nlohmann::json::array();
-  for (const VariantSummary& variant : report.variants)
-    variants.push_back({{"name", variant.name},
-                        {"path", variant.path},
-                        {"backend", variant.backend},
-                        {"counts", counts_to_json(variant.counts)}});
   nlohmann::json json = {{"schema_version", report.schema_version},
                          {"tool", {{"name", "kcheck"}, {"version", report.tool_version}}},
                          {"policy", {{"name", report.policy_name}, {"source", report.policy_source}}},
@@ -328,9 +193,9 @@ nlohmann::json report_to_json(const Report& report) {
                          {"scope", report.scope},
                          {"strict", report.strict},
                          {"rules_run", report.rules_run},
-                         {"variants", variants},
+                         {"variants", report.variants},
                          {"findings", findings},
-                         {"summary", counts_to_json(report.summary)},
+                         {"summary", report.summary},
                          {"verdict", verdict_name(report.verdict())}};
   if (!report.dynamic.empty()) json["dynamic"] = dynamic_to_json(report.dynamic);
   return json;
@@ -350,9 +215,7 @@ Report report_from_json(const nlohmann::json& json) {
     report.scope = json.at("scope").get<std::string>();
     report.strict = json.at("strict").get<bool>();
     report.rules_run = json.at("rules_run").get<std::vector<std::string>>();
-    for (const auto& item : json.at("variants"))
-      report.variants.push_back({item.at("name").get<std::string>(), item.at("path").get<std::string>(),
-                                 item.at("backend").get<std::string>(), counts_from_json(item.at("counts"))});
+    json.at("variants").get_to(report.variants);
     for (const auto& item : json.at("findings")) {
       Finding finding;
       finding.code = item.at("code").get<std::string>();
@@ -370,31 +233,13 @@ Report report_from_json(const nlohmann::json& json) {
     // The counts are recounted from the findings, never taken from the file:
     // a report (a scan's shard) claiming "0 errors" beside an error finding
     // must not pass (issue #28 item 11).
-    (void)counts_from_json(json.at("summary"));  // still required to be well-formed
+    (void)json.at("summary").get<SeverityCounts>();  // still required to be well-formed
     if (json.contains("dynamic")) report.dynamic = dynamic_from_json(json.at("dynamic"));
     finalise_report(report);
     return report;
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(std::string("not a kcheck JSON report: ") + error.what());
   }
-}
-
-int DynamicResults::ops_verified() const {
-  return static_cast<int>(std::count_if(ops.begin(), ops.end(), [](const OpVerification& op) { return op.verified; }));
-}
-
-const CompiledBaseline* fastest_timed(const std::vector<CompiledBaseline>& compiled) {
-  const CompiledBaseline* fastest = nullptr;
-  for (const CompiledBaseline& mode : compiled)
-    if (mode.timed() && (!fastest || mode.median_us < fastest->median_us)) fastest = &mode;
-  return fastest;
-}
-
-bool BenchmarkResult::python_call_bound() const {
-  if (!(eager_median_us > 0)) return false;
-  if (eager_python_median_us > 1.2 * eager_median_us) return true;
-  const CompiledBaseline* fastest = fastest_timed(compiled);
-  return fastest && fastest->median_us > 1.2 * std::max(eager_median_us, eager_python_median_us);
 }
 
 }  // namespace kcheck

@@ -14,7 +14,6 @@ namespace kcheck {
 
 struct TreeFacts;
 struct Policy;
-struct AuditOptions;
 
 // The facts a rule judges, each including the ones before: what a source
 // repository holds before any build (build.toml, the Python package, the
@@ -77,12 +76,27 @@ struct RuleInfo {
   bool guards_the_configuration = false;
 };
 
+// What the rules judge by besides the facts and the policy: the few things
+// the caller says about the audit (AuditOptions::rule_options()).
+struct RuleOptions {
+  std::string repo_id;  // --repo-id owner/name (KM005)
+  // --local-build: what this machine built, not an upload (KL006).
+  bool local_build = false;
+  // The command that downloads the whole repository, for a snapshot of the
+  // Hugging Face cache (KL006); "" for any other input.
+  std::string whole_download_command;
+  // The repository's kcheck.toml is applied: false under --security and
+  // --no-repo-config (KC007 reports what it would have done).
+  bool repository_config_applied = true;
+  bool policy_from_command_line = false;  // --policy: the repository's `policy` is not applied (KC007)
+};
+
 // The inputs every rule judges: facts computed once, the policy, options.
 class RuleRegistry;
 struct RuleContext {
   const TreeFacts& tree;
   const Policy& policy;
-  const AuditOptions& options;
+  RuleOptions options;
   const RuleRegistry* registry = nullptr;  // every rule of this kcheck (for rules about codes); may be absent
 };
 
@@ -95,12 +109,15 @@ class FindingSink {
  public:
   static constexpr std::size_t kMaxFindingsPerFile = 1000;
 
-  FindingSink(const RuleInfo& rule, Findings& out) : rule_(rule), out_(out) {}
+  FindingSink(const RuleInfo& rule, Findings& out) : FindingSink(rule, out, rule.default_severity) {}
+  // `severity`: what the policy makes of the rule's findings where the rule
+  // gives none of its own (Policy::severity_for; --security's overlay).
+  FindingSink(const RuleInfo& rule, Findings& out, Severity severity) : rule_(rule), severity_(severity), out_(out) {}
   FindingSink(const FindingSink&) = delete;
   FindingSink& operator=(const FindingSink&) = delete;
   ~FindingSink() { add_left_out(); }
 
-  void report(const Place& where, std::string message) { report(rule_.default_severity, where, std::move(message)); }
+  void report(const Place& where, std::string message) { report(severity_, where, std::move(message)); }
   void report(Severity severity, const Place& where, std::string message) {
     PerFile& counted = per_file_[{where.variant, where.file}];
     if (++counted.reported > kMaxFindingsPerFile) {
@@ -141,6 +158,7 @@ class FindingSink {
   }
 
   const RuleInfo& rule_;
+  Severity severity_;
   Findings& out_;
   std::map<std::pair<std::string, std::string>, PerFile> per_file_;  // (variant, file)
 };

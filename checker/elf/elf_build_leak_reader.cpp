@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/name_shapes.h"
+#include "checker/support/name_shapes.h"
 #include "checker/elf/elf_readers.h"
 
 namespace kcheck {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/text_scan.h"
+#include "checker/support/text_scan.h"
 
 namespace kcheck {
 namespace {

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checker/core/demangle.h"
+#include "checker/support/demangle.h"
 #include "checker/elf/elf_readers.h"
 
 namespace kcheck {

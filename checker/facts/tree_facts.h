@@ -7,8 +7,8 @@
 
 #include "checker/kinds/build_config_facts.h"
 #include "checker/core/rule.h"
-#include "checker/core/suppressions.h"
-#include "checker/core/walk_limits.h"
+#include "checker/kinds/repository_config.h"
+#include "checker/support/walk_limits.h"
 #include "checker/kinds/elf_facts.h"
 #include "checker/kinds/harness_facts.h"
 #include "checker/kinds/variant_name.h"

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string_view>
 
-#include "checker/core/bounded_read.h"
-#include "checker/core/embedded_files.h"
+#include "checker/support/bounded_read.h"
+#include "checker/support/embedded_files.h"
 #include "checker/harness/contained_run.h"
 #include "reference/ops/baseline_forms.h"
 

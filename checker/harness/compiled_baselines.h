@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/core/bounded_process.h"
+#include "checker/process/bounded_process.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/harness/harness.h"
 #include "checker/kinds/harness_facts.h"

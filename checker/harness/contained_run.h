@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/bounded_process.h"
+#include "checker/process/bounded_process.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/harness/harness.h"
 

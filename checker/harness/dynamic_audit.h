@@ -1,7 +1,7 @@
 #pragma once
 #include <filesystem>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"

@@ -12,12 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/core/bounded_process.h"
-#include "checker/core/bounded_read.h"
-#include "checker/core/executable_search.h"
+#include "checker/process/bounded_process.h"
+#include "checker/support/bounded_read.h"
+#include "checker/process/executable_search.h"
 #include "checker/facts/kernel_identity.h"
 #include "checker/harness/compiled_baselines.h"
-#include "checker/core/embedded_files.h"
+#include "checker/support/embedded_files.h"
 #include "checker/harness/contained_run.h"
 #include "checker/harness/rules/op_verification.h"
 #include "checker/harness/op_spec.h"

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
-#include "checker/core/progress.h"
+#include "checker/support/progress.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"
 #include "checker/facts/tree_facts.h"
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 #include "checker/harness/worker_build.h"
 
 namespace kcheck {

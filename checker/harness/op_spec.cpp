@@ -7,10 +7,10 @@
 
 #include <toml++/toml.h>
 
-#include "checker/core/bounded_read.h"
-#include "checker/core/checked_toml.h"
-#include "checker/core/embedded_files.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/bounded_read.h"
+#include "checker/support/checked_toml.h"
+#include "checker/support/embedded_files.h"
+#include "checker/support/text_scan.h"
 #include "reference/ops/baseline_forms.h"
 
 namespace kcheck {

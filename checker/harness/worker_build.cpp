@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/core/bounded_process.h"
-#include "checker/core/executable_search.h"
+#include "checker/process/bounded_process.h"
+#include "checker/process/executable_search.h"
 #include "checker/harness/worker_sources.h"
 #include "checker/metadata/digest.h"
 

@@ -4,7 +4,7 @@
 #include <utility>
 #include <type_traits>
 
-#include "checker/core/every_member.h"
+#include "checker/support/every_member.h"
 
 namespace kcheck::worker {
 

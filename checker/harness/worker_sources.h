@@ -7,7 +7,7 @@
 #pragma once
 #include <vector>
 
-#include "checker/core/embedded_files.h"
+#include "checker/support/embedded_files.h"
 
 namespace kcheck {
 

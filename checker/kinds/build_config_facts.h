@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "checker/core/severity.h"
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 

@@ -30,7 +30,7 @@ enum class SymbolVisibility { default_visibility, protected_visibility, hidden, 
 enum class SymbolType { function, object, tls, other };
 
 // A defined symbol in .dynsym (what other objects can bind to). Names stay
-// mangled: demangle_symbol() (checker/core/demangle.h) turns the few that a
+// mangled: demangle_symbol() (checker/support/demangle.h) turns the few that a
 // finding shows into C++ names; demangling every export of a 500 MB library
 // would cost more than reading it.
 struct ElfExportedSymbol {

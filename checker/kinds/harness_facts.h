@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/bounded_process.h"
+#include "checker/kinds/process_end.h"
 #include "checker/core/report.h"
 
 namespace kcheck {

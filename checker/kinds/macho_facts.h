@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 

@@ -10,8 +10,8 @@
 #include <map>
 #include <utility>
 
-#include "checker/core/bounded_read.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/bounded_read.h"
+#include "checker/support/text_scan.h"
 
 namespace kcheck {
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <span>
 
-#include "checker/core/text_scan.h"
+#include "checker/support/text_scan.h"
 
 namespace kcheck {
 

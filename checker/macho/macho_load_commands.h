@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 

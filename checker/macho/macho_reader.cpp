@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <iterator>
 
-#include "checker/core/bounded_read.h"
+#include "checker/support/bounded_read.h"
 #include "checker/kinds/macho_facts.h"
 #include "checker/macho/macho_load_commands.h"
 #include "checker/macho/macho_symbols.h"

@@ -13,7 +13,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "checker/core/work_pool.h"
+#include "checker/support/work_pool.h"
 
 namespace kcheck {
 namespace {

@@ -1,8 +1,8 @@
 #include "checker/metadata/metadata_reader.h"
 
-#include "checker/core/bounded_read.h"
-#include "checker/core/name_shapes.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/bounded_read.h"
+#include "checker/support/name_shapes.h"
+#include "checker/support/text_scan.h"
 
 #include "checker/metadata/ascii_text.h"
 

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "checker/core/rule_families.h"
+
 namespace kcheck {
 
 namespace {
@@ -24,17 +26,10 @@ std::string indented(const std::string& text) {
   return out;
 }
 
-// What each family of codes judges (the first two letters of a code).
-std::string family_title(std::string_view family) {
-  if (family == "KB") return "KB: benchmarks (`kcheck bench`)";
-  if (family == "KC") return "KC: build.toml and kcheck's configuration";
-  if (family == "KD") return "KD: the dynamic harness (`kcheck run`)";
-  if (family == "KE") return "KE: native modules (ELF and Mach-O)";
-  if (family == "KL") return "KL: the layout of the build tree";
-  if (family == "KM") return "KM: metadata.json and its digest";
-  if (family == "KO") return "KO: op namespaces and registrations";
-  if (family == "KP") return "KP: Python sources";
-  return std::string(family);
+// What each family of codes judges (rules/families.toml): "KE: native modules (ELF and Mach-O)".
+std::string family_title(std::string_view code) {
+  const RuleFamily* family = family_of_code(code);
+  return family ? std::string(family->prefix) + ": " + std::string(family->title) : std::string(code.substr(0, 2));
 }
 
 }  // namespace

@@ -4,11 +4,10 @@
 #include <set>
 #include <stdexcept>
 
-#include <kainjow/mustache.hpp>
-
-#include "checker/core/demangle.h"
-#include "checker/core/embedded_files.h"
+#include "checker/support/demangle.h"
+#include "checker/support/embedded_files.h"
 #include "checker/report/benchmark_table.h"
+#include "checker/report/mustache_data.h"
 #include "checker/report/report_view.h"
 #include "checker/report/svg_chart.h"
 #include "checker/report/xml_escape.h"
@@ -18,7 +17,6 @@ namespace kcheck {
 namespace {
 
 using kainjow::mustache::data;
-using kainjow::mustache::mustache;
 
 constexpr std::string_view kTemplatePath = "reports/templates/report.html.mustache";
 
@@ -122,28 +120,14 @@ std::string explanation_html(const std::string& explanation) {
   return html;
 }
 
-data finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
-  data item;
-  item.set("severity", std::string(to_string(finding.severity)));
-  item.set("code", finding.code);
+data html_finding_data(const Finding& finding, const std::vector<RuleInfo>& rules) {
+  data item = finding_data(finding);
   item.set("rule_anchor", anchor("rule-", finding.code));
   const RuleInfo* rule = find_rule(rules, finding.code);
   item.set("rule_title", rule ? rule->title : std::string());
   item.set("place_html", place_html(finding));
   // The mangled name as the cell's tooltip, where the cell shows another.
   if (try_demangle(finding.location.symbol)) item.set("mangled", finding.location.symbol);
-  item.set("message", finding.message);
-  item.set("suppressed", finding.suppressed);
-  item.set("reason", finding.suppression_reason);
-  return item;
-}
-
-data counts_data(const SeverityCounts& counts) {
-  data item;
-  item.set("errors", std::to_string(counts.errors));
-  item.set("warnings", std::to_string(counts.warnings));
-  item.set("notes", std::to_string(counts.notes));
-  item.set("suppressed", std::to_string(counts.suppressed));
   return item;
 }
 
@@ -222,16 +206,7 @@ data dynamic_data(const VariantSection& section) {
   }
   item.set("has_device", section.device != nullptr);
   data checks{data::type::list};
-  for (const OpCheck* check : section.op_checks) {
-    data row;
-    row.set("op", check->op);
-    row.set("dtype", check->dtype);
-    row.set("shape", check->shape);
-    row.set("max_abs_error", format_number(check->max_abs_error, 4));
-    row.set("relative_error", format_number(check->relative_error, 4));
-    row.set("passed", check->passed);
-    checks.push_back(row);
-  }
+  for (const OpCheck* check : section.op_checks) checks.push_back(op_check_data(*check));
   item.set("has_op_checks", !section.op_checks.empty());
   item.set("op_checks", checks);
   set_verification_data(item, section);
@@ -291,7 +266,7 @@ data section_data(const VariantSection& section, const std::vector<VariantSectio
   item.set("open", status != "pass" || dynamic);  // a section with something to read starts unfolded
   const ListedFindings listed = listed_findings(section);
   data findings{data::type::list};
-  for (const Finding* finding : listed.findings) findings.push_back(finding_data(*finding, rules));
+  for (const Finding* finding : listed.findings) findings.push_back(html_finding_data(*finding, rules));
   item.set("has_findings", !listed.findings.empty());
   item.set("findings", findings);
   item.set("has_benchmark_notes", listed.benchmark_notes > 0);
@@ -369,10 +344,7 @@ data report_data(const Report& report, const std::vector<RuleInfo>& rules) {
 }  // namespace
 
 std::string render_html(const Report& report, const std::vector<RuleInfo>& rules, std::string_view mustache_template) {
-  mustache renderer{std::string(mustache_template)};
-  if (!renderer.is_valid()) throw std::runtime_error("html template: " + renderer.error_message());
-  renderer.set_custom_escape([](const std::string& text) { return xml_escape(text); });
-  return renderer.render(report_data(report, rules));
+  return render_template("html", mustache_template, report_data(report, rules), xml_escape);
 }
 
 std::string render_html(const Report& report, const std::vector<RuleInfo>& rules) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "checker/core/rule_families.h"
 #include "checker/report/report_view.h"
 #include "checker/report/xml_escape.h"
 
@@ -21,17 +22,10 @@ std::string family_of(const std::string& code) {
   return code.substr(0, end);
 }
 
-const std::map<std::string, std::string>& family_titles() {
-  static const std::map<std::string, std::string> titles = {
-      {"KL", "layout"},          {"KM", "metadata.json"},      {"KE", "native module"},
-      {"KP", "Python code"},     {"KO", "operator namespace"}, {"KC", "build.toml"},
-      {"KD", "dynamic harness"}, {"KB", "benchmarks"}};
-  return titles;
-}
-
-std::string family_title(const std::string& family) {
-  auto found = family_titles().find(family);
-  return found == family_titles().end() ? family : family + " " + found->second;
+// "KE native module": the family's letters and its name (rules/families.toml).
+std::string family_title(const std::string& prefix) {
+  const RuleFamily* family = family_of_code(prefix);
+  return family ? prefix + " " + std::string(family->name) : prefix;
 }
 
 std::string finding_line(const Finding& finding) {
@@ -59,10 +53,12 @@ struct Suite {
 // `kcheck run`/`bench`) is a skipped test case, never a pass.
 // Why no rule of a family ran: the dynamic families need the kernel's code
 // run; any other was left out by --select or --ignore.
-std::string why_not_run(const std::string& family, const std::string& scope) {
-  if (family == "KD") return "not run: these rules judge the kernel's code as `kcheck run` or `kcheck bench` runs it";
-  if (family == "KB") return "not run: these rules judge timings only `kcheck bench` takes";
-  if (scope == "source" && (family == "KL" || family == "KM" || family == "KE"))
+std::string why_not_run(const std::string& prefix, const std::string& scope) {
+  const RuleFamily* family = family_of_code(prefix);
+  const std::string_view judges = family ? family->judges : "";
+  if (judges == "run") return "not run: these rules judge the kernel's code as `kcheck run` or `kcheck bench` runs it";
+  if (judges == "bench") return "not run: these rules judge timings only `kcheck bench` takes";
+  if (scope == "source" && judges == "build")
     return "not run: these rules judge built variants, and a source repository has none yet (`kcheck build`)";
   return "not run: not selected (--select, --ignore or the repository's settings)";
 }
@@ -151,7 +147,7 @@ std::string render_junit(const Report& report) {
   for (const std::string& code : report.rules_run) ran.insert(family_of(code));
   for (const Finding& finding : report.findings) ran.insert(family_of(finding.code));
   std::set<std::string> families = ran;
-  for (const auto& [family, title] : family_titles()) families.insert(family);
+  for (const RuleFamily& family : rule_families()) families.insert(std::string(family.prefix));
 
   // Tree-level findings (no variant) get their own suite, named like the text output does.
   std::vector<Suite> suites;

@@ -1,6 +1,6 @@
 #include "checker/report/line_formats.h"
 
-#include "checker/core/display_text.h"
+#include "checker/report/display_text.h"
 #include "checker/report/report_view.h"
 
 namespace kcheck {

@@ -3,10 +3,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include <kainjow/mustache.hpp>
-
-#include "checker/core/embedded_files.h"
+#include "checker/support/embedded_files.h"
 #include "checker/report/benchmark_table.h"
+#include "checker/report/mustache_data.h"
 #include "checker/report/report_view.h"
 
 namespace kcheck {
@@ -14,27 +13,12 @@ namespace kcheck {
 namespace {
 
 using kainjow::mustache::data;
-using kainjow::mustache::mustache;
 
 constexpr std::string_view kTemplatePath = "reports/templates/report.md.mustache";
 
-data finding_data(const Finding& finding) {
-  data item;
-  item.set("severity", std::string(to_string(finding.severity)));
-  item.set("code", finding.code);
+data markdown_finding_data(const Finding& finding) {
+  data item = finding_data(finding);
   item.set("place", finding_place(finding));
-  item.set("message", finding.message);
-  item.set("suppressed", finding.suppressed);
-  item.set("reason", finding.suppression_reason);
-  return item;
-}
-
-data counts_data(const SeverityCounts& counts) {
-  data item;
-  item.set("errors", std::to_string(counts.errors));
-  item.set("warnings", std::to_string(counts.warnings));
-  item.set("notes", std::to_string(counts.notes));
-  item.set("suppressed", std::to_string(counts.suppressed));
   return item;
 }
 
@@ -56,7 +40,7 @@ data groups_data(const std::vector<VariantSection>& sections) {
     if (section.findings.empty()) continue;
     const ListedFindings listed = listed_findings(section);
     data findings{data::type::list};
-    for (const Finding* finding : listed.findings) findings.push_back(finding_data(*finding));
+    for (const Finding* finding : listed.findings) findings.push_back(markdown_finding_data(*finding));
     data group;
     group.set("title", section.title);
     group.set("findings", findings);
@@ -76,18 +60,6 @@ data device_data(const DeviceLimits& device) {
   item.set("has_matmul", device.matmul_tflops > 0);
   item.set("matmul", format_number(device.matmul_tflops, device.matmul_tflops < 10 ? 2 : 0) + " TFLOP/s (" +
                          device.matmul_dtype + ")");
-  return item;
-}
-
-data op_check_data(const OpCheck& check) {
-  data item;
-  item.set("variant", check.variant);
-  item.set("op", check.op);
-  item.set("dtype", check.dtype);
-  item.set("shape", check.shape);
-  item.set("max_abs_error", format_number(check.max_abs_error, 4));
-  item.set("relative_error", format_number(check.relative_error, 4));
-  item.set("passed", check.passed);
   return item;
 }
 
@@ -231,10 +203,7 @@ std::string markdown_escape(std::string_view text) {
 }
 
 std::string render_markdown(const Report& report, std::string_view mustache_template) {
-  mustache renderer{std::string(mustache_template)};
-  if (!renderer.is_valid()) throw std::runtime_error("markdown template: " + renderer.error_message());
-  renderer.set_custom_escape([](const std::string& text) { return markdown_escape(text); });
-  return collapse_blank_lines(renderer.render(report_data(report)));
+  return collapse_blank_lines(render_template("markdown", mustache_template, report_data(report), markdown_escape));
 }
 
 std::string render_markdown(const Report& report) {

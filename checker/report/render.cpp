@@ -1,9 +1,8 @@
 #include "checker/report/render.h"
 
 #include <array>
-#include <utility>
 
-#include "checker/core/display_text.h"
+#include "checker/report/display_text.h"
 #include "checker/report/html_format.h"
 #include "checker/report/junit_format.h"
 #include "checker/report/line_formats.h"
@@ -14,28 +13,35 @@ namespace kcheck {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OutputFormat>, 8> kFormats{{
-    {"text", OutputFormat::text},
-    {"json", OutputFormat::json},
-    {"sarif", OutputFormat::sarif},
-    {"junit", OutputFormat::junit},
-    {"markdown", OutputFormat::markdown},
-    {"html", OutputFormat::html},
-    {"github", OutputFormat::github},
-    {"concise", OutputFormat::concise},
+constexpr std::array<OutputFormatInfo, 8> kFormats{{
+    {OutputFormat::text, "text", "txt", false},
+    {OutputFormat::json, "json", "json", true},
+    {OutputFormat::sarif, "sarif", "sarif", true},
+    {OutputFormat::junit, "junit", "xml", true},
+    {OutputFormat::markdown, "markdown", "md", false},
+    {OutputFormat::html, "html", "html", false},
+    {OutputFormat::github, "github", "txt", false},
+    {OutputFormat::concise, "concise", "txt", false},
 }};
 
 }  // namespace
 
-std::optional<OutputFormat> parse_output_format(std::string_view name) {
-  for (const auto& [format_name, format] : kFormats)
-    if (name == format_name) return format;
+std::span<const OutputFormatInfo> output_formats() { return kFormats; }
+
+std::optional<OutputFormatInfo> find_output_format(std::string_view name) {
+  for (const OutputFormatInfo& format : kFormats)
+    if (name == format.name) return format;
   return std::nullopt;
+}
+
+std::optional<OutputFormat> parse_output_format(std::string_view name) {
+  const std::optional<OutputFormatInfo> format = find_output_format(name);
+  return format ? std::optional(format->format) : std::nullopt;
 }
 
 std::vector<std::string> output_format_names() {
   std::vector<std::string> names;
-  for (const auto& entry : kFormats) names.emplace_back(entry.first);
+  for (const OutputFormatInfo& format : kFormats) names.emplace_back(format.name);
   return names;
 }
 

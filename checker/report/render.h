@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,20 @@ namespace kcheck {
 
 enum class OutputFormat { text, json, sarif, junit, markdown, html, github, concise };
 
+// One output format: its --format name, the extension of a file of it
+// (`kcheck scan --report-dir`), and whether it is structured (json, sarif,
+// junit: no upload text reaches a terminal or a markup renderer as is, the
+// only ones --security writes).
+struct OutputFormatInfo {
+  OutputFormat format;
+  std::string_view name;
+  std::string_view extension;
+  bool structured;
+};
+
+// Every format, in the order --help lists them.
+std::span<const OutputFormatInfo> output_formats();
+std::optional<OutputFormatInfo> find_output_format(std::string_view name);
 std::optional<OutputFormat> parse_output_format(std::string_view name);
 std::vector<std::string> output_format_names();
 

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "checker/core/progress.h"
+#include "checker/support/progress.h"
 
 namespace kcheck {
 

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "checker/core/every_member.h"
+#include "checker/support/every_member.h"
 
 namespace kcheck {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <openssl/evp.h>
 
-#include "checker/core/bounded_read.h"
+#include "checker/support/bounded_read.h"
 #include "checker/metadata/digest.h"
 #include "checker/scan/fact_codec.h"
 

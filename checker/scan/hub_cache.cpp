@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "checker/core/bounded_read.h"
+#include "checker/support/bounded_read.h"
 
 namespace kcheck {
 

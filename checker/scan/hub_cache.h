@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/walk_limits.h"
+#include "checker/support/walk_limits.h"
 
 namespace kcheck {
 

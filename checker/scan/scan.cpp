@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "checker/audit/audit.h"
-#include "checker/core/display_text.h"
+#include "checker/report/display_text.h"
 #include "checker/facts/kernel_identity.h"
-#include "checker/core/work_pool.h"
+#include "checker/support/work_pool.h"
 #include "checker/metadata/digest.h"
 #include "checker/report/markdown_format.h"
 #include "checker/scan/analyser_build_id.h"

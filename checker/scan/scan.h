@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/report.h"
 #include "checker/core/rule_registry.h"

@@ -11,7 +11,7 @@
 #include <toml++/toml.h>
 
 #include "checker/config/rules/config_rule_table.h"
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "tests/support/expected_findings.h"
 #include "checker/core/policy.h"
 #include "checker/facts/tree_facts.h"
@@ -60,7 +60,7 @@ Findings run_config_rules(const fs::path& kernel_dir, const Policy& policy) {
   RuleRegistry registry;
   add_rules(registry, kConfigRules);
   AuditOptions options;
-  RuleContext context{tree, policy, options};
+  RuleContext context{tree, policy, options.rule_options()};
   Findings findings;
   for (const Rule* rule : registry.rules()) {
     FindingSink sink(rule->info(), findings);

@@ -1,4 +1,4 @@
-// read_bounded_file and is_inside (checker/core/bounded_read.h): the one way
+// read_bounded_file and is_inside (checker/support/bounded_read.h): the one way
 // kcheck reads a whole untrusted text file, and the path containment test.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "checker/core/bounded_read.h"
+#include "checker/support/bounded_read.h"
 
 namespace kcheck {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "tests/support/repeated_text.h"
 
-#include "checker/core/checked_toml.h"
+#include "checker/support/checked_toml.h"
 
 namespace kcheck {
 namespace {

@@ -17,9 +17,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "checker/core/bounded_process.h"
-#include "checker/core/sandbox_view.h"
-#include "checker/core/scratch_usage.h"
+#include "checker/process/bounded_process.h"
+#include "checker/process/sandbox_view.h"
+#include "checker/process/scratch_usage.h"
 
 namespace kcheck {
 namespace {

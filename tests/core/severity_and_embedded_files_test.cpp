@@ -1,11 +1,11 @@
 // Severity names (checker/core/severity.h) and the files compiled into the
-// executable (checker/core/embedded_files.h): what reports and --policy rest on.
+// executable (checker/support/embedded_files.h): what reports and --policy rest on.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "checker/core/embedded_files.h"
+#include "checker/support/embedded_files.h"
 #include "checker/core/policy.h"
 #include "checker/core/severity.h"
 

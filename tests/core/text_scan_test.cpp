@@ -4,8 +4,8 @@
 
 #include "tests/support/repeated_text.h"
 
-#include "checker/core/name_shapes.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/name_shapes.h"
+#include "checker/support/text_scan.h"
 
 namespace kcheck {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "checker/core/version.h"
+#include "checker/support/version.h"
 
 namespace kcheck {
 namespace {

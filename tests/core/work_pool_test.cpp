@@ -1,4 +1,4 @@
-#include "checker/core/work_pool.h"
+#include "checker/support/work_pool.h"
 
 #include <atomic>
 #include <chrono>

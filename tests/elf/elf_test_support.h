@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
@@ -69,7 +69,7 @@ inline Findings run_native_rules(const TreeFacts& tree, const Policy& policy) {
   RuleRegistry registry;
   add_rules(registry, kElfRules);
   const AuditOptions options;
-  const RuleContext context{tree, policy, options};
+  const RuleContext context{tree, policy, options.rule_options()};
   Findings findings;
   for (const Rule* rule : registry.rules()) {
     FindingSink sink(rule->info(), findings);

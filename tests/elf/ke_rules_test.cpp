@@ -2,7 +2,7 @@
 // silent, under the embedded policies.
 #include <gtest/gtest.h>
 
-#include "checker/core/demangle.h"
+#include "checker/support/demangle.h"
 
 #include "tests/elf/elf_test_support.h"
 

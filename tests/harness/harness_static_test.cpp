@@ -4,8 +4,8 @@
 
 #include <csignal>
 
-#include "checker/core/bounded_process.h"
-#include "checker/core/executable_search.h"
+#include "checker/process/bounded_process.h"
+#include "checker/process/executable_search.h"
 #include "checker/harness/harness.h"
 #include "checker/kinds/variant_name.h"
 

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "checker/audit/audit.h"
-#include "checker/core/bounded_process.h"
+#include "checker/process/bounded_process.h"
 #include "checker/harness/harness.h"
 
 namespace kcheck {

@@ -9,7 +9,7 @@ root=$1
 cxx=$2
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-(cd "$root" && git ls-files -z checker scripts | tar --null -T - -cf -) | tar -xf - -C "$copy"
+(cd "$root" && git ls-files -z checker scripts rules/families.toml cmake | tar --null -T - -cf -) | tar -xf - -C "$copy"
 mkdir -p "$copy/tests/fixtures/trees" "$copy/tests/fixtures/config"
 cp "$root/.clang-format" "$copy/"
 
@@ -27,7 +27,8 @@ grep -qxF 'expect = []' "$copy/tests/fixtures/trees/ke099_throwaway_check_near_m
 defined=$(nm -C --defined-only "$copy/rule.o")
 grep -qF 'kcheck::make_ke099_throwaway_check()' <<<"$defined" \
   || { echo "FAIL: the rule file does not define make_ke099_throwaway_check"; exit 1; }
-"$cxx" -std=c++20 -I"$copy" -fsyntax-only "$copy/checker/audit/all_rules.cpp"
+cmake -DTOML="$copy/rules/families.toml" -DOUT_DIR="$copy/generated" -P "$copy/cmake/rule_families.cmake"
+"$cxx" -std=c++20 -I"$copy" -I"$copy/generated" -fsyntax-only "$copy/checker/audit/all_rules.cpp"
 "$copy/scripts/check-layers.py" "$copy"
 # What it writes is as clang-format writes it (the lint check would fail otherwise).
 clang-format --dry-run --Werror "$rule" "$copy/checker/elf/rules/elf_rule_table.h"
@@ -48,6 +49,7 @@ refused() {  # <text the refusal holds> <arguments...>
 }
 refused "KE099 is taken" KE099 again "Again"
 refused "KD rules judge" KD099 dynamic "Dynamic"
+refused "no optional fact 'rodata'" KE097 reads_wrong "Reads" --reads rodata
 refused "is not a rule code" KE15 short "Short"
 refused "no family has the prefix KZ" KZ001 unknown "Unknown"
 refused "is not a snake_case name" KE098 Bad-Name "Bad"

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
@@ -120,7 +120,7 @@ inline Findings run_rule(const Rule& rule, const TreeFacts& tree, const Policy& 
                          const AuditOptions& options = {}) {
   Findings findings;
   FindingSink sink(rule.info(), findings);
-  rule.check(RuleContext{tree, policy, options}, sink);
+  rule.check(RuleContext{tree, policy, options.rule_options()}, sink);
   return findings;
 }
 

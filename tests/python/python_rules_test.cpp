@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "checker/audit/security_profile.h"
 #include "checker/python/rules/python_rule_table.h"
+#include "checker/support/embedded_files.h"
 #include "tests/python/rule_test_support.h"
 
 namespace kcheck {
@@ -213,9 +215,28 @@ TEST(KP006, SubprocessIsAWarningAndAnErrorUnderSecurity) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].severity, Severity::warning);
   EXPECT_NE(findings[0].message.find("subprocess.run"), std::string::npos);
-  const Findings secure = check(make_kp006_executes_or_fetches(), sources, AuditOptions{.security = true});
+  // --security raises it through the policy (its overlay), not through the rule.
+  AuditOptions options;
+  Policy policy = hub_policy();
+  apply_security_profile(options, policy);
+  const Findings secure =
+      run_rule(*make_kp006_executes_or_fetches(), make_tree(make_variant(sources)), policy, options);
   ASSERT_EQ(secure.size(), 1u);
   EXPECT_EQ(secure[0].severity, Severity::error);
+}
+
+TEST(KP006, APolicysSeverityTableRaisesIt) {
+  Policy policy =
+      parse_policy(std::string(*find_embedded_file("rules/policies/hub.toml")) + "\n[severity]\nKP006 = \"error\"\n",
+                   "hub-with-severity.toml");
+  const std::map<std::string, std::string> sources{{"m.py", "import os\nos.system('ls')\n"}};
+  const Findings findings = run_rule(*make_kp006_executes_or_fetches(), make_tree(make_variant(sources)), policy);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::error);
+  EXPECT_THROW(
+      parse_policy(std::string(*find_embedded_file("rules/policies/hub.toml")) + "\n[severity]\nKP006 = \"fatal\"\n",
+                   "bad.toml"),
+      PolicyError);
 }
 
 TEST(KP006, EachRiskyFamilyFires) {

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
@@ -43,8 +43,8 @@ inline TreeFacts make_tree(VariantFacts variant) {
 inline Findings run_rule(const Rule& rule, const TreeFacts& tree, const Policy& policy,
                          const AuditOptions& options = AuditOptions{}) {
   Findings findings;
-  FindingSink sink(rule.info(), findings);
-  rule.check(RuleContext{tree, policy, options}, sink);
+  FindingSink sink(rule.info(), findings, policy.severity_for(rule.info().code, rule.info().default_severity));
+  rule.check(RuleContext{tree, policy, options.rule_options()}, sink);
   return findings;
 }
 

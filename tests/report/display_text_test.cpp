@@ -2,7 +2,7 @@
 // class 9: JUnit that is not UTF-8): control characters, line breaks,
 // bidirectional overrides and invalid bytes become visible escapes, in every
 // field of every human format.
-#include "checker/core/display_text.h"
+#include "checker/report/display_text.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,15 @@
 // Suppressions in the kernel repository (kcheck.toml, or pyproject.toml's
 // [tool.kcheck]): glob paths, reasons carried into the report, KC006 for a
 // suppression without a reason, and a clear error for a broken file.
-#include "checker/core/suppressions.h"
+#include "checker/audit/suppression_facts.h"
+#include "checker/config/repository_config.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "checker/audit/audit.h"
-#include "checker/core/embedded_files.h"
+#include "checker/support/embedded_files.h"
 #include "tests/report/report_test_support.h"
 
 namespace kcheck {

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <functional>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
@@ -101,7 +101,7 @@ class ModuleJudge {
     module.elf = read_elf_facts(file_);
     Verdict verdict{module.elf->error, {}};
     const AuditOptions options;
-    const RuleContext context{tree, policy_, options};
+    const RuleContext context{tree, policy_, options.rule_options()};
     for (const Rule* rule : rules_.rules()) {
       FindingSink sink(rule->info(), verdict.findings);
       rule->check(context, sink);

@@ -10,7 +10,7 @@
 
 #include <cstring>
 
-#include "checker/core/audit_options.h"
+#include "checker/audit/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule.h"
 #include "checker/facts/tree_facts.h"
@@ -225,7 +225,7 @@ TEST(NamespaceBound, OneHundredSixtyThousandRegistrationsKeepTheFirstSixtyFourAn
   add_rules(rules, kNamespaceRules);
   const Policy policy = load_policy("hub");
   const AuditOptions options;
-  const RuleContext context{tree, policy, options};
+  const RuleContext context{tree, policy, options.rule_options()};
   Findings findings;
   for (const Rule* rule : rules.rules()) {
     if (rule->info().code != "KO001") continue;

@@ -1,8 +1,8 @@
 #include <algorithm>
 
 #include "checker/config/rules/config_rule_table.h"
+#include "checker/config/repository_config.h"
 #include "checker/config/rules/config_rule_support.h"
-#include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule_registry.h"
 #include "checker/facts/tree_facts.h"
@@ -27,7 +27,7 @@ class SuppressionNotApplied final : public Rule {
                       "repository is audited as if it had none");
       return;
     }
-    const SuppressionTrust trust = suppression_trust(context.policy, context.options);
+    const SuppressionTrust trust = suppression_trust(context.policy, context.options.repository_config_applied);
     for (const Suppression& suppression : tree.suppressions->entries) {
       if (context.registry && !context.registry->names_a_rule(suppression.code))
         sink.report(Severity::error, suppression_place(tree, suppression),
@@ -48,7 +48,7 @@ class SuppressionNotApplied final : public Rule {
   void after_judgement(const RuleContext& context, const Judgement& judged, FindingSink& sink) const override {
     const TreeFacts& tree = context.tree;
     if (!tree.suppressions) return;
-    const SuppressionTrust trust = suppression_trust(context.policy, context.options);
+    const SuppressionTrust trust = suppression_trust(context.policy, context.options.repository_config_applied);
     const std::vector<Suppression>& entries = tree.suppressions->entries;
     for (std::size_t i = 0; i < entries.size() && i < judged.suppression_matched.size(); ++i) {
       const Suppression& suppression = entries[i];

@@ -1,5 +1,5 @@
 #include "checker/core/policy.h"
-#include "checker/core/demangle.h"
+#include "checker/support/demangle.h"
 #include "checker/elf/native_module_view.h"
 #include "checker/elf/rules/elf_rule_table.h"
 

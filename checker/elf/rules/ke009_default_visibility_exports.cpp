@@ -1,6 +1,6 @@
 #include <array>
 
-#include "checker/core/demangle.h"
+#include "checker/support/demangle.h"
 #include "checker/elf/native_module_view.h"
 #include "checker/elf/rules/elf_rule_table.h"
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "checker/core/bounded_process.h"
+#include "checker/kinds/process_end.h"
 #include "checker/harness/rules/harness_rule_support.h"
 
 namespace kcheck {

@@ -1,4 +1,4 @@
-#include "checker/core/bounded_process.h"
+#include "checker/kinds/process_end.h"
 #include "checker/harness/rules/harness_rule_support.h"
 #include "checker/harness/rules/harness_rule_table.h"
 

@@ -1,6 +1,6 @@
 #include <array>
 
-#include "checker/core/text_scan.h"
+#include "checker/support/text_scan.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/layout/rules/layout_rule_table.h"
 

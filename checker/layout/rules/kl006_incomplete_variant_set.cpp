@@ -2,7 +2,6 @@
 #include <map>
 #include <set>
 
-#include "checker/core/audit_options.h"
 #include "checker/core/policy.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/layout/rules/layout_rule_table.h"

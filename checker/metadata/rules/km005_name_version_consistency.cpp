@@ -1,4 +1,3 @@
-#include "checker/core/audit_options.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/metadata/ascii_text.h"
 #include "checker/metadata/rules/metadata_rule_table.h"

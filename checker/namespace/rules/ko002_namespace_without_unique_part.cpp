@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "checker/facts/kernel_identity.h"
-#include "checker/core/text_scan.h"
+#include "checker/support/text_scan.h"
 #include "checker/namespace/rules/namespace_rule_table.h"
 
 namespace kcheck {

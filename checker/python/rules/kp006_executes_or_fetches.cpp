@@ -2,7 +2,6 @@
 #include <array>
 #include <optional>
 
-#include "checker/core/audit_options.h"
 #include "checker/facts/tree_facts.h"
 #include "checker/python/python_name_resolution.h"
 #include "checker/python/rules/python_rule_table.h"
@@ -122,16 +121,15 @@ class ExecutesOrFetches final : public PerPythonFileRule {
   const RuleInfo& info() const override { return info_; }
 
  private:
-  void check_file(const VariantFacts& variant, const PythonFileFacts& file, const RuleContext& context,
+  void check_file(const VariantFacts& variant, const PythonFileFacts& file, const RuleContext&,
                   FindingSink& sink) const override {
     const auto targets = imported_name_targets(file);
-    const Severity severity = context.options.security ? Severity::error : Severity::warning;
     for (const PythonCall& call : file.calls) {
       const std::string qualified = qualified_callee(targets, call.callee);
       const std::optional<std::string> risk = risk_of(call, qualified, file);
       if (!risk) continue;
       const std::string resolved = qualified == call.callee ? "" : " (" + qualified + ")";
-      sink.report(severity, python_place(variant, file, call.line),
+      sink.report(python_place(variant, file, call.line),
                   "`" + call.callee + "(...)`" + resolved + " " + *risk +
                       "; kernel code may only compute with torch and its own native module");
     }
@@ -150,7 +148,8 @@ Callees are resolved through the file's imports (`from subprocess import run`
 makes `run(...)` a subprocess call).
 
 Severity: warning; error under `--security` (the Hub-side profile, where
-kernels are audited before anyone runs them).
+kernels are audited before anyone runs them, raises it through the policy;
+a policy file's `[severity]` table can do the same: `KP006 = "error"`).
 
 Why: loading a kernel should only register ops. Code that runs programs,
 downloads, deserialises pickles or writes into the user's file system is a
