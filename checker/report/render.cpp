@@ -41,6 +41,7 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
 
 std::vector<std::string> output_format_names() {
   std::vector<std::string> names;
+  names.reserve(kFormats.size());
   for (const OutputFormatInfo& format : kFormats) names.emplace_back(format.name);
   return names;
 }
