@@ -7,7 +7,11 @@
 #                         scripts/gpu-check.sh repeat [RUNS [FIRST]]: bench the large size RUNS times (5),
 #                         seeds FIRST (1) on, median with min-max over the runs
 #                         (reference/kernels/tests/speedup_summary.py; run it here over the
-#                         reports of several calls when RUNS do not fit in one)
+#                         reports of several calls when RUNS do not fit in one);
+#                         KCHECK_GPU_REPEAT_SIZES="large,medium" for more sizes
+#                         scripts/gpu-check.sh check: only `kcheck run` of each carried kernel
+#                         (every op against its reference: three sizes, misaligned inputs),
+#                         no timing
 #
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
 # build fails unless the variant's self-audit is clean), and puts kcheck,
@@ -194,6 +198,23 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     "$python" reference/kernels/tests/bench_table.py "${tables[@]}" | tee "$out/table.md"
     exit $status
     ;;
+  check)
+    # `kcheck run` of each carried kernel: the op checks alone, no timing
+    # (minutes less than `run`, whose compile baselines are the slow part).
+    device_environment
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    date -u
+    status=0
+    carried_kernels
+    for kernel in "${kernels[@]}"; do
+      echo "== kcheck run $kernel"
+      "$carry/bin/kcheck" run "$carry/$kernel" --python "$python" --format json -o "$out/run-$kernel.json" || status=1
+      "$carry/bin/kcheck" report "$out/run-$kernel.json" --format text | tail -n 5 || true
+      "$python" -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['dynamic']['op_checks']; \
+print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['findings']), 'findings')" "$out/run-$kernel.json"
+    done
+    exit $status
+    ;;
   repeat)
     # `kcheck bench --sizes large` RUNS times per kernel (default 5), with the
     # torch.compile modes of KCHECK_GPU_REPEAT_COMPILE (both; "none" for none),
@@ -205,7 +226,7 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     reports=()
     for run in $(seq "${3:-1}" $((${3:-1} + ${2:-5} - 1))); do
       for kernel in "${kernels[@]}"; do
-        "$carry/bin/kcheck" bench "$carry/$kernel" --python "$python" --sizes large --seed "$run" \
+        "$carry/bin/kcheck" bench "$carry/$kernel" --python "$python" --sizes "${KCHECK_GPU_REPEAT_SIZES:-large}" --seed "$run" \
           --compile "${KCHECK_GPU_REPEAT_COMPILE:-default,max-autotune-no-cudagraphs}" \
           --compile-timeout "${KCHECK_GPU_COMPILE_TIMEOUT:-150}" --format json \
           -o "$out/repeat-$kernel-$run.json" >/dev/null || exit 1
@@ -215,7 +236,7 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     "$python" reference/kernels/tests/speedup_summary.py "${reports[@]}"
     ;;
   *)
-    echo "usage: $0 build|run|repeat [RUNS [FIRST]]" >&2
+    echo "usage: $0 build|run|check|repeat [RUNS [FIRST]]" >&2
     exit 2
     ;;
 esac

@@ -5,10 +5,12 @@
 
 Groups the benchmark results of the reports by op, dtype and shape (one
 report per run), and prints per group the number of runs and, as median
-[min-max] over the runs, the kernel's median, the eager Torch baseline's
-median and the speed-up over it, and the fastest timed torch.compile mode's
-median and the speed-up over it (over the runs that timed one, counted).
-Prints nothing it did not read.
+[min-max] over the runs, the kernel's median, its share of the device's
+measured copy bandwidth (`percent_of_peak`), the eager Torch baseline's
+median and the speed-up over it, the fastest timed torch.compile mode's
+median and the speed-up over it (over the runs that timed one, counted),
+and the speed-up over the faster of the two in each run (x best Torch; the
+eager one where no mode was timed). Prints nothing it did not read.
 """
 import json
 import statistics
@@ -30,9 +32,9 @@ def main(paths):
         for result in dynamic["benchmarks"]:
             groups[(result["op"].split("::")[-1], result["dtype"], result["shape"])].append(result)
     print(f"Device: {', '.join(sorted(devices))}; {len(paths)} reports.\n")
-    print("| op | dtype | input | runs | kernel µs | Torch eager | eager µs | × eager | compiled µs (fastest mode) "
-          "| × compiled |")
-    print("|---|---|---|---:|---:|---|---:|---:|---:|---:|")
+    print("| op | dtype | input | runs | kernel µs | % of copy BW | Torch eager | eager µs | × eager "
+          "| compiled µs (fastest mode) | × compiled | × best Torch |")
+    print("|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for (op, dtype, shape), results in sorted(groups.items()):
         eager = results[0].get("eager") or "-"
         # The fastest timed torch.compile mode of each run; a run without one does not count.
@@ -42,9 +44,13 @@ def main(paths):
                         for r in results if any(m["median_us"] > 0 for m in r.get("compiled", []))})
         compiled_cells = (f"{spread([c[0] for c in compiled], 1)} ({', '.join(modes)}; {len(compiled)} runs) "
                           f"| {spread([c[1] for c in compiled], 2)}x") if compiled else "- | -"
+        # Per run: against the faster of eager and the fastest timed compiled mode.
+        best = [min([r["speedup"]] + ([r["compile_speedup"]] if any(m["median_us"] > 0 for m in r.get("compiled", []))
+                                      else [])) for r in results]
         print(f"| {op} | {dtype} | {shape} | {len(results)} | {spread([r['median_us'] for r in results], 1)} "
+              f"| {spread([r.get('percent_of_peak', 0) for r in results], 1)} "
               f"| `{eager}` | {spread([r.get('eager_median_us', 0) for r in results], 1)} "
-              f"| {spread([r['speedup'] for r in results], 2)}x | {compiled_cells} |")
+              f"| {spread([r['speedup'] for r in results], 2)}x | {compiled_cells} | {spread(best, 2)}x |")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,25 @@
 // Activation device code (CUDA and HIP).
 //
-// Memory-bound kernels: each thread moves 16-byte packs (8 halves / 4 floats)
-// in a grid-stride loop sized to fill every SM, converts to the op-math type
-// (float for float32/float16/bfloat16), and rounds once on store. A scalar
-// loop handles the tail, and the whole tensor when a pointer is not 16-byte
-// aligned or (gated ops) d is not a multiple of the pack size.
+// Memory-bound kernels, so the layout of the accesses is the whole design.
+// Each thread moves one 16-byte pack (8 halves / 4 floats) of the output per
+// tile (the gated ops load two, one from each half of the input row),
+// converts to the op-math type (float for float32/float16/bfloat16) and
+// rounds once on store; accesses coalesced across the warp; blocks of
+// kThreads threads, one tile of kThreads * kPerThread packs each, as many
+// blocks as tiles, so the hardware keeps every SM full of short blocks (a
+// grid-stride loop over tiles keeps any size correct). Measured on an H100
+// (reference/kernels/tests/roofline_probe.py, issue #32): this shape moves
+// 100% of the device-to-device copy bandwidth (the gated ops, which read
+// twice what they write, 100-101%); more packs per thread (2-8, all loads
+// issued first) or a persistent grid of resident blocks moved 87-99%. The
+// elementwise ops' fewer than 8 elements past the last whole pack are done
+// by block 0 with scalar accesses; a pointer that is not 16-byte aligned, or
+// (gated ops) d not a multiple of the pack size, makes the whole tensor take
+// the scalar form of the same kernel.
 #include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "../activation_common/activation_functors.h"
@@ -18,108 +31,137 @@ namespace {
 using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;
-constexpr int kMaxThreadsPerSm = 2048;
+constexpr int kPerThread = 1;       // elementwise: packs per thread and tile
+constexpr int kGatedPerThread = 1;  // gated: output packs per thread and tile (two input packs each)
 constexpr int kPackBytes = 16;
-constexpr int kUnroll = 4;
 
-// 16 bytes of T, loaded and stored with one vector instruction.
-template <typename T>
-struct alignas(kPackBytes) Pack {
-  static constexpr int kSize = kPackBytes / sizeof(T);
-  T v[kSize];
+// N elements of T moved by one access: a 16-byte pack (one vector
+// instruction: 8 halves, 4 floats, 2 doubles) or a single element.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Unit {
+  static constexpr int kSize = N;
+  T v[N];
 };
+template <typename T>
+using Pack = Unit<T, kPackBytes / sizeof(T)>;
+template <typename T, bool kVectorized>
+using unit_t = Unit<T, kVectorized ? kPackBytes / static_cast<int>(sizeof(T)) : 1>;
 
 bool is_pack_aligned(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % kPackBytes == 0; }
 
-// out[i] = act(in[i]) for i < n.
-template <typename scalar_t, typename Act, bool kVectorized>
-__global__ void __launch_bounds__(kThreads)
+// One load of a unit; a pack as one 16-byte vector load.
+template <typename U>
+__device__ __forceinline__ U load_unit(const U *p) {
+  if constexpr (sizeof(U) == kPackBytes) {
+    const uint4 bits = *reinterpret_cast<const uint4 *>(p);
+    U u;
+    memcpy(&u, &bits, sizeof u);
+    return u;
+  } else {
+    return *p;
+  }
+}
+
+// out[i] = act(in[i]) for i < n. Tile t covers units
+// [t * kBlock * kUnits, (t + 1) * kBlock * kUnits); a thread's units are
+// threadIdx.x + k * kBlock of its tile, all loaded before the first is used.
+template <typename scalar_t, typename Act, bool kVectorized, int kBlock, int kUnits>
+__global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
-  using P = Pack<scalar_t>;
-  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  int64_t scalar_begin = 0;
-  if constexpr (kVectorized) {
-    const int64_t npacks = n / P::kSize;
-    const P *in_p = reinterpret_cast<const P *>(in);
-    P *out_p = reinterpret_cast<P *>(out);
-    // kUnroll independent packs per thread and iteration: all loads are
-    // issued before the first use, keeping more bytes in flight.
-    for (int64_t base = tid; base < npacks; base += stride * kUnroll) {
-      P p[kUnroll];
+  using U = unit_t<scalar_t, kVectorized>;
+  constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
+  const int64_t units = n / U::kSize;
+  const U *in_u = reinterpret_cast<const U *>(in);
+  U *out_u = reinterpret_cast<U *>(out);
+  for (int64_t first = blockIdx.x * kTile + threadIdx.x; first - threadIdx.x < units; first += gridDim.x * kTile) {
+    const bool whole = first + (kUnits - 1) * kBlock < units;  // no bounds checks
+    U u[kUnits];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t i = base + u * stride;
-        if (i < npacks) {
-          p[u] = in_p[i];
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t i = base + u * stride;
-        if (i < npacks) {
-#pragma unroll
-          for (int k = 0; k < P::kSize; ++k) {
-            p[u].v[k] = static_cast<scalar_t>(act(static_cast<acc_t>(p[u].v[k])));
-          }
-          out_p[i] = p[u];
-        }
+    for (int k = 0; k < kUnits; ++k) {
+      if (whole || first + k * kBlock < units) {
+        u[k] = load_unit(in_u + first + k * kBlock);
       }
     }
-    scalar_begin = npacks * P::kSize;
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (whole || first + k * kBlock < units) {
+#pragma unroll
+        for (int j = 0; j < U::kSize; ++j) {
+          u[k].v[j] = static_cast<scalar_t>(act(static_cast<acc_t>(u[k].v[j])));
+        }
+        out_u[first + k * kBlock] = u[k];
+      }
+    }
   }
-  for (int64_t i = scalar_begin + tid; i < n; i += stride) {
-    out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
+  if (kVectorized && blockIdx.x == 0) {  // the scalar tail: fewer than one pack
+    const int64_t i = units * U::kSize + threadIdx.x;
+    if (i < n) {
+      out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
+    }
   }
 }
 
-// out[r, j] = gate(in[r, j], in[r, d + j]) for r < rows, j < d. In the
-// vectorised form, d counts packs (d_elems / kSize). IdxT is uint32_t when
-// the input has fewer than 2^31 elements, so the row/column split is a
-// 32-bit division.
-template <typename scalar_t, typename Gate, typename IdxT, bool kVectorized>
-__global__ void __launch_bounds__(kThreads)
+// out[r, j] = gate(in[r, j], in[r, d + j]) for r < rows, j < d, with d
+// counted in units (d_elems / kSize in the vectorised form): output unit i of
+// the flattened [rows, d] output reads input units i + (i / d) * d and that
+// + d. IdxT is uint32_t when the input has fewer than 2^31 elements, so the
+// row split is a 32-bit division.
+template <typename scalar_t, typename Gate, typename IdxT, bool kVectorized, int kBlock, int kUnits>
+__global__ void __launch_bounds__(kBlock)
     gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, IdxT rows, IdxT d, Gate gate) {
   using acc_t = opmath_t<scalar_t>;
-  using P = Pack<scalar_t>;
+  using U = unit_t<scalar_t, kVectorized>;
+  constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
   const IdxT total = rows * d;
-  const IdxT stride = static_cast<IdxT>(gridDim.x) * blockDim.x;
-  for (IdxT i = static_cast<IdxT>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
-    const IdxT row = i / d;
-    const IdxT a_idx = i + row * d;  // row * 2d + (i - row * d)
-    if constexpr (kVectorized) {
-      const P *in_p = reinterpret_cast<const P *>(in);
-      const P a = in_p[a_idx];
-      const P b = in_p[a_idx + d];
-      P o;
+  const U *in_u = reinterpret_cast<const U *>(in);
+  U *out_u = reinterpret_cast<U *>(out);
+  // The loop tests the tile's start, so `first` stays below total + kTile
+  // (no wrap-around of a 32-bit IdxT).
+  for (IdxT first = static_cast<IdxT>(blockIdx.x) * kTile + threadIdx.x; first - threadIdx.x < total;
+       first += static_cast<IdxT>(gridDim.x) * kTile) {
+    const bool whole = first + (kUnits - 1) * kBlock < total;
+    U a[kUnits];
+    U b[kUnits];
 #pragma unroll
-      for (int k = 0; k < P::kSize; ++k) {
-        o.v[k] = static_cast<scalar_t>(gate(static_cast<acc_t>(a.v[k]), static_cast<acc_t>(b.v[k])));
+    for (int k = 0; k < kUnits; ++k) {
+      const IdxT i = first + k * kBlock;
+      if (whole || i < total) {
+        const IdxT a_idx = i + (i / d) * d;  // row * 2d + (i - row * d)
+        a[k] = load_unit(in_u + a_idx);
+        b[k] = load_unit(in_u + a_idx + d);
       }
-      reinterpret_cast<P *>(out)[i] = o;
-    } else {
-      out[i] = static_cast<scalar_t>(gate(static_cast<acc_t>(in[a_idx]), static_cast<acc_t>(in[a_idx + d])));
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const IdxT i = first + k * kBlock;
+      if (whole || i < total) {
+#pragma unroll
+        for (int j = 0; j < U::kSize; ++j) {
+          b[k].v[j] = static_cast<scalar_t>(gate(static_cast<acc_t>(a[k].v[j]), static_cast<acc_t>(b[k].v[j])));
+        }
+        out_u[i] = b[k];
+      }
     }
   }
 }
 
-// Blocks for `work` units of one thread each: enough to cover the work, at
-// most a full wave of resident threads (the loops are grid-stride).
-dim3 grid_for(int64_t work, int64_t sms) {
-  const int64_t max_blocks = sms * (kMaxThreadsPerSm / kThreads);
-  const int64_t blocks = std::max<int64_t>(1, (work + kThreads - 1) / kThreads);
-  return dim3(static_cast<unsigned>(std::min(blocks, max_blocks)));
+// Blocks for `units` units at kUnits per thread: one tile each (at most
+// INT_MAX blocks; the kernels loop over tiles past that).
+template <int kUnits>
+dim3 grid_for(int64_t units) {
+  constexpr int64_t kTile = static_cast<int64_t>(kThreads) * kUnits;
+  return dim3(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
 }
 
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
-  const int64_t sms = gpu_compat::multiprocessor_count();
   if (is_pack_aligned(in) && is_pack_aligned(dst)) {
-    elementwise_kernel<scalar_t, Act, true>
-        <<<grid_for(n / Pack<scalar_t>::kSize, sms), kThreads, 0, stream>>>(dst, in, n, act);
+    elementwise_kernel<scalar_t, Act, true, kThreads, kPerThread>
+        <<<grid_for<kPerThread>(n / Pack<scalar_t>::kSize), kThreads, 0, stream>>>(dst, in, n, act);
   } else {
-    elementwise_kernel<scalar_t, Act, false><<<grid_for(n, sms), kThreads, 0, stream>>>(dst, in, n, act);
+    elementwise_kernel<scalar_t, Act, false, kThreads, kPerThread>
+        <<<grid_for<kPerThread>(n), kThreads, 0, stream>>>(dst, in, n, act);
   }
   return gpu_compat::launch_error();
 }
@@ -127,14 +169,15 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
 template <typename scalar_t, typename Gate, typename IdxT>
 const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
   constexpr int64_t kSize = Pack<scalar_t>::kSize;
-  const int64_t sms = gpu_compat::multiprocessor_count();
   if (d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(dst)) {
     const int64_t d_packs = d / kSize;
-    gated_kernel<scalar_t, Gate, IdxT, true><<<grid_for(rows * d_packs, sms), kThreads, 0, stream>>>(
-        dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_packs), gate);
+    gated_kernel<scalar_t, Gate, IdxT, true, kThreads, kGatedPerThread>
+        <<<grid_for<kGatedPerThread>(rows * d_packs), kThreads, 0, stream>>>(
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_packs), gate);
   } else {
-    gated_kernel<scalar_t, Gate, IdxT, false><<<grid_for(rows * d, sms), kThreads, 0, stream>>>(
-        dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), gate);
+    gated_kernel<scalar_t, Gate, IdxT, false, kThreads, kGatedPerThread>
+        <<<grid_for<kGatedPerThread>(rows * d), kThreads, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
+                                                                       static_cast<IdxT>(d), gate);
   }
   return gpu_compat::launch_error();
 }

@@ -1,13 +1,28 @@
 // RMS norm device code (CUDA and HIP).
 //
-// One block per row (grid-stride over rows): pass 1 sums squares in float32
-// with 16-byte packed loads and a warp-shuffle block reduction, pass 2
-// re-reads the row (now in L1/L2) and writes input * scale * weight. Packed
-// access needs d to be a multiple of the pack size and 16-byte aligned
-// pointers; otherwise the same kernel runs with scalar accesses.
+// Memory-bound: one read of the input, one write of the output (the weight,
+// d elements, stays in L2/L1). One block per row, as many blocks as rows (a
+// grid-stride loop over rows keeps any count correct). Each thread loads its
+// kUnits (4) units of the row, 16-byte packs (8 halves / 4 floats) coalesced
+// across the warp (unit threadIdx.x + k * blockDim.x), and the matching
+// weight units into registers, all loads issued before the first use; sums
+// the squares in float32; a warp-shuffle reduction per warp, then every warp
+// adds the warps' partial sums from shared memory (one barrier per row, the
+// partial sums double-buffered so the next row needs no second barrier);
+// then scales the row it holds in registers and stores it. One pass: nothing
+// is re-read. blockDim.x is the row's units / 4 in whole warps, at most 1024;
+// rows longer than 4096 units (bfloat16 d > 32768) take the two-pass form
+// (sum, then re-read from L2 and scale). Packed access needs d to be a
+// multiple of the pack size and 16-byte aligned pointers; otherwise the same
+// kernels run with scalar accesses. Measured on an H100
+// (reference/kernels/tests/roofline_probe.py, issue #32): 98-100% of the
+// device-to-device copy bandwidth at 16384 x 8192; the same kernel with 2
+// or 8 units per thread within 1%; a persistent grid of resident blocks 88-93%;
+// the earlier two-pass kernel 88-91%.
 #include <algorithm>
+#include <climits>
 #include <cstdint>
-#include <type_traits>
+#include <cstring>
 
 #include "gpu_compat.h"
 #include "rms_norm_launch.h"
@@ -18,17 +33,36 @@ using gpu_compat::opmath_t;
 
 constexpr int kWarpSize = 32;
 constexpr int kMaxThreads = 1024;
-constexpr int kMaxThreadsPerSm = 2048;
+constexpr int kMaxWarps = kMaxThreads / kWarpSize;
+constexpr int kUnitsPerThread = 4;
 constexpr int kPackBytes = 16;
 
-// 16 bytes of T, loaded and stored with one vector instruction.
-template <typename T>
-struct alignas(kPackBytes) Pack {
-  static constexpr int kSize = kPackBytes / sizeof(T);
-  T v[kSize];
+// N elements of T moved by one access: a 16-byte pack (one vector
+// instruction: 8 halves, 4 floats, 2 doubles) or a single element.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Unit {
+  static constexpr int kSize = N;
+  T v[N];
 };
+template <typename T>
+using Pack = Unit<T, kPackBytes / sizeof(T)>;
+template <typename T, bool kVectorized>
+using unit_t = Unit<T, kVectorized ? kPackBytes / static_cast<int>(sizeof(T)) : 1>;
 
 bool is_pack_aligned(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % kPackBytes == 0; }
+
+// One load of a unit; a pack as one 16-byte vector load.
+template <typename U>
+__device__ __forceinline__ U load_unit(const U *p) {
+  if constexpr (sizeof(U) == kPackBytes) {
+    const uint4 bits = *reinterpret_cast<const uint4 *>(p);
+    U u;
+    memcpy(&u, &bits, sizeof u);
+    return u;
+  } else {
+    return *p;
+  }
+}
 
 __device__ __forceinline__ float reciprocal_sqrt(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double reciprocal_sqrt(double x) { return rsqrt(x); }
@@ -42,74 +76,135 @@ __device__ __forceinline__ T warp_sum(T v) {
   return v;
 }
 
-// Sum over the block (blockDim.x a multiple of 32); the result is valid in
-// thread 0. `partial` holds one value per warp.
+// Sum over the block (blockDim.x a multiple of 32), returned to every thread.
+// `partial` holds one value per warp; callers alternate between two such
+// arrays from one call to the next, so that a warp that runs ahead into the
+// next call cannot overwrite a value another warp has still to read.
 template <typename T>
 __device__ __forceinline__ T block_sum(T v, T *partial) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
+  const int warps = blockDim.x / kWarpSize;
   v = warp_sum(v);
+  if (warps == 1) {
+    return v;
+  }
   if (lane == 0) {
     partial[warp] = v;
   }
   __syncthreads();
-  if (warp == 0) {
-    const int warps = blockDim.x / kWarpSize;
-    v = warp_sum(lane < warps ? partial[lane] : T(0));
-  }
-  return v;
+  return warp_sum(lane < warps ? partial[lane] : T(0));
 }
 
-// In the packed form every pointer is a Pack pointer and `width` counts packs.
-template <typename scalar_t, bool kVectorized>
+// One pass: the row's units threadIdx.x + k * blockDim.x (k < kUnits; the
+// row's width <= blockDim.x * kUnits) stay in registers between the sum and
+// the store.
+template <typename scalar_t, bool kVectorized, int kUnits>
 __global__ void __launch_bounds__(kMaxThreads)
     rms_norm_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, const scalar_t *__restrict__ weight,
                     int64_t rows, int d, opmath_t<scalar_t> eps) {
   using acc_t = opmath_t<scalar_t>;
-  using Unit = std::conditional_t<kVectorized, Pack<scalar_t>, scalar_t>;
-  constexpr int kPerUnit = kVectorized ? Pack<scalar_t>::kSize : 1;
-  const int width = d / kPerUnit;
-  const Unit *w_u = reinterpret_cast<const Unit *>(weight);
+  using U = unit_t<scalar_t, kVectorized>;
+  const int width = d / U::kSize;
+  const U *w_u = reinterpret_cast<const U *>(weight);
+  __shared__ acc_t partial[2][kMaxWarps];
 
-  __shared__ acc_t partial[kMaxThreads / kWarpSize];
-  __shared__ acc_t row_scale;
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const U *x_u = reinterpret_cast<const U *>(in + row * d);
+    U *o_u = reinterpret_cast<U *>(out + row * d);
+    U x[kUnits];
+    U w[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        x[k] = load_unit(x_u + i);
+        w[k] = w_u[i];
+      }
+    }
+    acc_t sum_sq = 0;
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (threadIdx.x + k * blockDim.x < width) {
+#pragma unroll
+        for (int j = 0; j < U::kSize; ++j) {
+          const acc_t v = static_cast<acc_t>(x[k].v[j]);
+          sum_sq += v * v;
+        }
+      }
+    }
+    sum_sq = block_sum(sum_sq, partial[parity]);
+    const acc_t scale = reciprocal_sqrt(sum_sq / static_cast<acc_t>(d) + eps);
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+#pragma unroll
+        for (int j = 0; j < U::kSize; ++j) {
+          x[k].v[j] = static_cast<scalar_t>(static_cast<acc_t>(x[k].v[j]) * scale * static_cast<acc_t>(w[k].v[j]));
+        }
+        o_u[i] = x[k];
+      }
+    }
+  }
+}
 
-  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const Unit *x_u = reinterpret_cast<const Unit *>(in + row * d);
-    Unit *o_u = reinterpret_cast<Unit *>(out + row * d);
+// Two passes, for rows too long for registers: the sum, then the row read
+// again (from L2, mostly) and scaled.
+template <typename scalar_t, bool kVectorized>
+__global__ void __launch_bounds__(kMaxThreads)
+    rms_norm_two_pass_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
+                             const scalar_t *__restrict__ weight, int64_t rows, int d, opmath_t<scalar_t> eps) {
+  using acc_t = opmath_t<scalar_t>;
+  using U = unit_t<scalar_t, kVectorized>;
+  const int width = d / U::kSize;
+  const U *w_u = reinterpret_cast<const U *>(weight);
+  __shared__ acc_t partial[2][kMaxWarps];
 
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const U *x_u = reinterpret_cast<const U *>(in + row * d);
+    U *o_u = reinterpret_cast<U *>(out + row * d);
     acc_t sum_sq = 0;
     for (int i = threadIdx.x; i < width; i += blockDim.x) {
-      const Unit u = x_u[i];
-      const scalar_t *e = reinterpret_cast<const scalar_t *>(&u);
+      const U u = load_unit(x_u + i);
 #pragma unroll
-      for (int k = 0; k < kPerUnit; ++k) {
-        const acc_t v = static_cast<acc_t>(e[k]);
+      for (int j = 0; j < U::kSize; ++j) {
+        const acc_t v = static_cast<acc_t>(u.v[j]);
         sum_sq += v * v;
       }
     }
-    sum_sq = block_sum(sum_sq, partial);
-    if (threadIdx.x == 0) {
-      row_scale = reciprocal_sqrt(sum_sq / static_cast<acc_t>(d) + eps);
-    }
-    __syncthreads();
-    const acc_t scale = row_scale;
-
+    sum_sq = block_sum(sum_sq, partial[parity]);
+    const acc_t scale = reciprocal_sqrt(sum_sq / static_cast<acc_t>(d) + eps);
     for (int i = threadIdx.x; i < width; i += blockDim.x) {
-      const Unit u = x_u[i];
-      const Unit wu = w_u[i];
-      Unit r;
-      const scalar_t *e = reinterpret_cast<const scalar_t *>(&u);
-      const scalar_t *we = reinterpret_cast<const scalar_t *>(&wu);
-      scalar_t *re = reinterpret_cast<scalar_t *>(&r);
+      U u = load_unit(x_u + i);
+      const U wu = w_u[i];
 #pragma unroll
-      for (int k = 0; k < kPerUnit; ++k) {
-        re[k] = static_cast<scalar_t>(static_cast<acc_t>(e[k]) * scale * static_cast<acc_t>(we[k]));
+      for (int j = 0; j < U::kSize; ++j) {
+        u.v[j] = static_cast<scalar_t>(static_cast<acc_t>(u.v[j]) * scale * static_cast<acc_t>(wu.v[j]));
       }
-      o_u[i] = r;
+      o_u[i] = u;
     }
-    // The next row's block_sum writes `partial` only after its own barrier,
-    // which every thread reaches after reading row_scale here.
+  }
+}
+
+// Threads for `width` units at `units` each: whole warps, at least one.
+int threads_for(int width, int units) {
+  return std::max(kWarpSize, ((width + units - 1) / units + kWarpSize - 1) / kWarpSize * kWarpSize);
+}
+
+template <typename scalar_t, bool kVectorized>
+void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d,
+                   opmath_t<scalar_t> eps, cudaStream_t stream) {
+  const int width = d / unit_t<scalar_t, kVectorized>::kSize;
+  // One block per row (at most INT_MAX blocks; the kernels loop over rows past that).
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)));
+  if (width <= kMaxThreads * kUnitsPerThread) {
+    rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread>
+        <<<grid, threads_for(width, kUnitsPerThread), 0, stream>>>(dst, in, w, rows, d, eps);
+  } else {
+    rms_norm_two_pass_kernel<scalar_t, kVectorized><<<grid, kMaxThreads, 0, stream>>>(dst, in, w, rows, d, eps);
   }
 }
 
@@ -117,19 +212,11 @@ template <typename scalar_t>
 const char *launch(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d, double epsilon,
                    cudaStream_t stream) {
   using acc_t = opmath_t<scalar_t>;
-  const int64_t sms = gpu_compat::multiprocessor_count();
-  constexpr int kSize = Pack<scalar_t>::kSize;
-  const bool vectorized = d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(w) && is_pack_aligned(dst);
-  const int width = vectorized ? d / kSize : d;
-  // One thread per unit of the row, in whole warps, at most 1024.
-  const int threads = std::min(kMaxThreads, std::max(kWarpSize, (width + kWarpSize - 1) / kWarpSize * kWarpSize));
-  const int64_t resident_blocks = sms * std::max(1, kMaxThreadsPerSm / threads);
-  const dim3 grid(static_cast<unsigned>(std::min(rows, resident_blocks)));
   const acc_t eps = static_cast<acc_t>(epsilon);
-  if (vectorized) {
-    rms_norm_kernel<scalar_t, true><<<grid, threads, 0, stream>>>(dst, in, w, rows, d, eps);
+  if (d % Pack<scalar_t>::kSize == 0 && is_pack_aligned(in) && is_pack_aligned(w) && is_pack_aligned(dst)) {
+    launch_kernel<scalar_t, true>(dst, in, w, rows, d, eps, stream);
   } else {
-    rms_norm_kernel<scalar_t, false><<<grid, threads, 0, stream>>>(dst, in, w, rows, d, eps);
+    launch_kernel<scalar_t, false>(dst, in, w, rows, d, eps, stream);
   }
   return gpu_compat::launch_error();
 }

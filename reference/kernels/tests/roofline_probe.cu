@@ -1,0 +1,412 @@
+// Issue #32's probe: the reference kernels' device code, compiled into one
+// shared library (no Torch) for reference/kernels/tests/roofline_probe.py,
+// which times it against Torch on the same buffers. Each kernel source is
+// compiled inside a namespace of its own, the current one (new_*) and, with
+// -DPROBE_OLD, an earlier commit's (old_*),
+// so that a launch shape other than the one the launcher picks (threads,
+// packs per thread, a persistent grid) can be timed from the same kernel
+// templates. Exploration only: the published figures come from
+// `scripts/gpu-check.sh repeat` (kcheck bench) on the variants kcheck builds.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+// The kernel sources, copied by roofline_probe.sh (each copy of gpu_compat.h
+// made distinct: #pragma once takes identical files for one).
+namespace new_relu {
+#include PROBE_NEW_RELU
+}
+namespace new_act {
+#include PROBE_NEW_ACT
+}
+namespace new_rms {
+#include PROBE_NEW_RMS
+}
+#if defined(PROBE_OLD)
+namespace old_relu {
+#include PROBE_OLD_RELU
+}
+namespace old_act {
+#include PROBE_OLD_ACT
+}
+namespace old_rms {
+#include PROBE_OLD_RMS
+}
+#endif
+
+namespace {
+
+int sms() {
+  int device = 0, count = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+  return count;
+}
+
+const char *last_error() {
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+}
+
+// dtype: 0 float32, 1 float16, 2 bfloat16 (H and B: the namespace's types).
+template <typename H, typename B, typename Body>
+const char *with_dtype(int dtype, Body body) {
+  switch (dtype) {
+    case 0:
+      return body(float{});
+    case 1:
+      return body(H{});
+    default:
+      return body(B{});
+  }
+}
+
+// Blocks resident per SM for a kernel at `threads`.
+template <typename Kernel>
+int resident(Kernel kernel, int threads) {
+  int blocks = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0);
+  return std::max(blocks, 1);
+}
+
+// Faster forms of the activations, for float16/bfloat16 (the float
+// op-math's rounding errors stay far under the 16-bit output's).
+struct SiluFast {
+  __device__ float operator()(float x) const { return x * __frcp_rn(1.0f + __expf(-x)); }
+};
+struct GeluTanhFast {  // 0.5 x (1 + tanh(u)) = x * sigmoid(2u)
+  __device__ float operator()(float x) const {
+    const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return x * __frcp_rn(1.0f + __expf(-2.0f * u));
+  }
+};
+struct Identity {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return x;
+  }
+};
+struct MulGate {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+template <typename Act>
+struct FastAndMul {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return Act()(a) * b;
+  }
+};
+
+// Cache hints for the probe's own kernels (sm_70+ PTX): 0 none; 1 loads
+// ld.global.cs and stores st.global.cs (evict first); 2 loads
+// ld.global.nc.L1::no_allocate; 3 stores st.global.cs only.
+template <int kHint>
+__device__ __forceinline__ uint4 load16(const void *p) {
+  uint4 v;
+  if constexpr (kHint == 1) {
+    v = __ldcs(static_cast<const uint4 *>(p));
+  } else if constexpr (kHint == 2) {
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else {
+    v = *static_cast<const uint4 *>(p);
+  }
+  return v;
+}
+template <int kHint>
+__device__ __forceinline__ void store16(void *p, uint4 v) {
+  if constexpr (kHint == 1 || kHint == 3) {
+    __stcs(static_cast<uint4 *>(p), v);
+  } else {
+    *static_cast<uint4 *>(p) = v;
+  }
+}
+
+// relu, one 16-byte pack per thread, with cache hints.
+template <typename T, int kHint>
+__global__ void __launch_bounds__(128) relu_hinted(T *__restrict__ out, const T *__restrict__ in, int64_t n) {
+  using P = new_relu::Pack<T>;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * 128 + threadIdx.x;
+  if (i < n / P::kSize) {
+    uint4 v = load16<kHint>(reinterpret_cast<const P *>(in) + i);
+    P p;
+    memcpy(&p, &v, 16);
+#pragma unroll
+    for (int j = 0; j < P::kSize; ++j) p.v[j] = new_relu::relu_op(p.v[j]);
+    memcpy(&v, &p, 16);
+    store16<kHint>(reinterpret_cast<P *>(out) + i, v);
+  }
+}
+
+// rms_norm variants (packed only): kUnits packs per thread; the weight
+// loaded with x (kWeightEarly) or after the reduction; x loaded with hint kHint.
+template <typename T, int kUnits, bool kWeightEarly, int kHint>
+__global__ void __launch_bounds__(kUnits <= 4 ? 1024 : 4096 / kUnits)
+    rms_probe(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d, float eps) {
+  using P = new_rms::Pack<T>;
+  const int width = d / P::kSize;
+  const P *w_u = reinterpret_cast<const P *>(weight);
+  __shared__ float partial[2][32];
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const P *x_u = reinterpret_cast<const P *>(in + row * d);
+    P *o_u = reinterpret_cast<P *>(out + row * d);
+    P x[kUnits];
+    P w[kWeightEarly ? kUnits : 1];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        uint4 v = load16<kHint>(x_u + i);
+        memcpy(&x[k], &v, 16);
+        if constexpr (kWeightEarly) w[k] = w_u[i];
+      }
+    }
+    float sum = 0;
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (threadIdx.x + k * blockDim.x < width) {
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          const float v = static_cast<float>(x[k].v[j]);
+          sum += v * v;
+        }
+      }
+    }
+    sum = new_rms::block_sum(sum, partial[parity]);
+    const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        const P wk = kWeightEarly ? w[kWeightEarly ? k : 0] : w_u[i];
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          x[k].v[j] = static_cast<T>(static_cast<float>(x[k].v[j]) * scale * static_cast<float>(wk.v[j]));
+        }
+        o_u[i] = x[k];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int probe_sms() { return sms(); }
+
+// impl: 0 the launcher; 1 the old launcher; 2 persistent grid (resident
+// blocks), 256 threads x 4 packs; 3 128 x 1; 4 256 x 2; 5 256 x 8; 6 512 x 4.
+const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n, void *stream_ptr) {
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  if (impl == 0) {
+    return new_relu::relu_gpu::launch_relu(static_cast<new_relu::relu_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1),
+                                           out, in, n, stream);
+  }
+#if defined(PROBE_OLD)
+  if (impl == 1) {
+    return old_relu::relu_gpu::launch_relu(static_cast<old_relu::relu_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1),
+                                           out, in, n, stream);
+  }
+#endif
+  return with_dtype<new_relu::gpu_compat::Half, new_relu::gpu_compat::BFloat16>(dtype, [&](auto tag) -> const char * {
+    using T = decltype(tag);
+    using P = new_relu::Pack<T>;
+    T *o = static_cast<T *>(out);
+    const T *i = static_cast<const T *>(in);
+    const int64_t packs = n / P::kSize;
+    auto go = [&](auto kernel, int threads, int units, bool persistent) {
+      const int64_t tiles = std::max<int64_t>((packs + threads * units - 1) / (threads * units), 1);
+      const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
+      kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n);
+    };
+    switch (impl) {
+      case 2: go(new_relu::relu_kernel<T, true, 256, 4>, 256, 4, true); break;
+      case 3: go(new_relu::relu_kernel<T, true, 128, 1>, 128, 1, false); break;
+      case 4: go(new_relu::relu_kernel<T, true, 256, 2>, 256, 2, false); break;
+      case 5: go(new_relu::relu_kernel<T, true, 256, 8>, 256, 8, false); break;
+      case 6: go(new_relu::relu_kernel<T, true, 512, 4>, 512, 4, false); break;
+      case 7: go(new_relu::relu_kernel<T, true, 64, 1>, 64, 1, false); break;
+      case 8: go(new_relu::relu_kernel<T, true, 256, 1>, 256, 1, false); break;
+      case 9: go(new_relu::relu_kernel<T, true, 128, 2>, 128, 2, false); break;
+      case 10: go(new_relu::relu_kernel<T, true, 512, 1>, 512, 1, false); break;
+      case 11: case 12: case 13: {
+        const unsigned blocks = static_cast<unsigned>(std::max<int64_t>((packs + 127) / 128, 1));
+        if (impl == 11) relu_hinted<T, 1><<<blocks, 128, 0, stream>>>(o, i, n);
+        if (impl == 12) relu_hinted<T, 2><<<blocks, 128, 0, stream>>>(o, i, n);
+        if (impl == 13) relu_hinted<T, 3><<<blocks, 128, 0, stream>>>(o, i, n);
+        break;
+      }
+      default: return "probe_relu: unknown impl";
+    }
+    return last_error();
+  });
+}
+
+// op: 0 silu_and_mul, 1 gelu_and_mul, 2 fatrelu_and_mul (0.5), 3 gelu_tanh_and_mul,
+//     4 silu, 5 gelu, 6 gelu_tanh, 7 gelu_quick, 8 a*b (gated, no math), 9 identity (elementwise, no math).
+// Gated ops: rows x 2d input, rows x d output; elementwise: rows x d both.
+// impl: 0 the launcher; 1 the old launcher; 2 one pack (gated: output pack) per
+// thread; 3 4 per thread (gated) / 8 (elementwise); 4 the launcher's shape
+// with the fast forms (ops 0, 3, 4, 6); 5 persistent grid of the launcher's shape.
+const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
+                      void *stream_ptr) {
+  namespace A = new_act;
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  const bool gated = op <= 3 || op == 8;
+  const auto kind = static_cast<A::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1);
+  if (impl == 0 && op <= 3) {
+    return A::activation_gpu::launch_gated(static_cast<A::activation_gpu::GatedOp>(op == 0 ? 0 : op == 1 ? 2 : op == 2 ? 4 : 3),
+                                           kind, out, in, rows, d, 0.5, stream);
+  }
+  if (impl == 0 && op >= 4 && op <= 7) {
+    return A::activation_gpu::launch_elementwise(static_cast<A::activation_gpu::ElementwiseOp>(op == 4 ? 0 : op == 5 ? 1 : op == 6 ? 2 : 4),
+                                                 kind, out, in, rows * d, stream);
+  }
+#if defined(PROBE_OLD)
+  if (impl == 1 && op <= 3) {
+    return old_act::activation_gpu::launch_gated(
+        static_cast<old_act::activation_gpu::GatedOp>(op == 0 ? 0 : op == 1 ? 2 : op == 2 ? 4 : 3),
+        static_cast<old_act::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, rows, d, 0.5, stream);
+  }
+  if (impl == 1 && op >= 4 && op <= 7) {
+    return old_act::activation_gpu::launch_elementwise(
+        static_cast<old_act::activation_gpu::ElementwiseOp>(op == 4 ? 0 : op == 5 ? 1 : op == 6 ? 2 : 4),
+        static_cast<old_act::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, rows * d, stream);
+  }
+#endif
+  return with_dtype<A::gpu_compat::Half, A::gpu_compat::BFloat16>(dtype, [&](auto tag) -> const char * {
+    using T = decltype(tag);
+    using P = A::Pack<T>;
+    T *o = static_cast<T *>(out);
+    const T *i = static_cast<const T *>(in);
+    if (gated) {
+      const uint32_t dp = static_cast<uint32_t>(d / P::kSize);
+      const uint32_t r = static_cast<uint32_t>(rows);
+      auto go = [&](auto kernel, int units, bool persistent, auto gate, int threads = 256) {
+        const int64_t tiles = std::max<int64_t>((rows * dp + threads * units - 1) / (threads * units), 1);
+        const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
+        kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, r, dp, gate);
+        return last_error();
+      };
+      auto shapes = [&](auto gate) -> const char * {
+        using G = decltype(gate);
+        switch (impl) {
+          case 0: return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, gate);
+          case 2: return go(A::gated_kernel<T, G, uint32_t, true, 256, 1>, 1, false, gate);
+          case 3: return go(A::gated_kernel<T, G, uint32_t, true, 256, 4>, 4, false, gate);
+          case 5: return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, true, gate);
+          case 6: return go(A::gated_kernel<T, G, uint32_t, true, 128, 1>, 1, false, gate, 128);
+          case 7: return go(A::gated_kernel<T, G, uint32_t, true, 128, 2>, 2, false, gate, 128);
+          case 8: return go(A::gated_kernel<T, G, uint32_t, true, 512, 1>, 1, false, gate, 512);
+          default: return "probe_act: unknown impl";
+        }
+      };
+      if (impl == 4) {
+        if (op == 0) return go(A::gated_kernel<T, FastAndMul<SiluFast>, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, FastAndMul<SiluFast>());
+        if (op == 3) return go(A::gated_kernel<T, FastAndMul<GeluTanhFast>, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, FastAndMul<GeluTanhFast>());
+        return "probe_act: no fast form";
+      }
+      switch (op) {
+        case 0: return shapes(A::activation::SiluAndMul());
+        case 1: return shapes(A::activation::GeluAndMul());
+        case 2: return shapes(A::activation::FatReluAndMul{0.5});
+        case 3: return shapes(A::activation::GeluTanhAndMul());
+        default: return shapes(MulGate());
+      }
+    }
+    const int64_t n = rows * d;
+    auto go = [&](auto kernel, int units, bool persistent, auto act, int threads = 256) {
+      const int64_t tiles = std::max<int64_t>((n / P::kSize + threads * units - 1) / (threads * units), 1);
+      const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
+      kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n, act);
+      return last_error();
+    };
+    auto shapes = [&](auto act) -> const char * {
+      using F = decltype(act);
+      switch (impl) {
+        case 0: return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, false, act);
+        case 2: return go(A::elementwise_kernel<T, F, true, 256, 1>, 1, false, act);
+        case 3: return go(A::elementwise_kernel<T, F, true, 256, 8>, 8, false, act);
+        case 5: return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, true, act);
+        case 6: return go(A::elementwise_kernel<T, F, true, 128, 1>, 1, false, act, 128);
+        case 7: return go(A::elementwise_kernel<T, F, true, 128, 2>, 2, false, act, 128);
+        case 8: return go(A::elementwise_kernel<T, F, true, 512, 1>, 1, false, act, 512);
+        default: return "probe_act: unknown impl";
+      }
+    };
+    if (impl == 4) {
+      if (op == 4) return go(A::elementwise_kernel<T, SiluFast, true, 256, A::kPerThread>, A::kPerThread, false, SiluFast());
+      if (op == 6) return go(A::elementwise_kernel<T, GeluTanhFast, true, 256, A::kPerThread>, A::kPerThread, false, GeluTanhFast());
+      return "probe_act: no fast form";
+    }
+    switch (op) {
+      case 4: return shapes(A::activation::Silu());
+      case 5: return shapes(A::activation::GeluErf());
+      case 6: return shapes(A::activation::GeluTanh());
+      case 7: return shapes(A::activation::GeluQuick());
+      default: return shapes(Identity());
+    }
+  });
+}
+
+// impl: 0 the launcher; 1 the old launcher; 2 8 packs per thread; 3 2 per
+// thread; 4 persistent grid (resident blocks) of the launcher's shape.
+const char *probe_rms(int impl, int dtype, void *out, const void *in, const void *weight, int64_t rows, int d,
+                      double eps, void *stream_ptr) {
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  if (impl == 0) {
+    return new_rms::rms_norm_gpu::launch_rms_norm(
+        static_cast<new_rms::rms_norm_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, weight, rows, d, eps, stream);
+  }
+#if defined(PROBE_OLD)
+  if (impl == 1) {
+    return old_rms::rms_norm_gpu::launch_rms_norm(
+        static_cast<old_rms::rms_norm_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, weight, rows, d, eps, stream);
+  }
+#endif
+  return with_dtype<new_rms::gpu_compat::Half, new_rms::gpu_compat::BFloat16>(dtype, [&](auto tag) -> const char * {
+    using T = decltype(tag);
+    using P = new_rms::Pack<T>;
+    T *o = static_cast<T *>(out);
+    const T *i = static_cast<const T *>(in);
+    const T *w = static_cast<const T *>(weight);
+    const int width = d / P::kSize;
+    auto go = [&](auto kernel, int units, bool persistent) {
+      const int threads = new_rms::threads_for(width, units);
+      const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
+      kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, cap)), threads, 0, stream>>>(o, i, w, rows, d, static_cast<float>(eps));
+      return last_error();
+    };
+    switch (impl) {
+      case 2: return go(new_rms::rms_norm_kernel<T, true, 8>, 8, false);
+      case 3: return go(new_rms::rms_norm_kernel<T, true, 2>, 2, false);
+      case 4: return go(new_rms::rms_norm_kernel<T, true, 4>, 4, true);
+      case 10: return go(rms_probe<T, 8, true, 0>, 8, false);
+      case 11: return go(rms_probe<T, 8, false, 0>, 8, false);
+      case 12: return go(rms_probe<T, 4, false, 0>, 4, false);
+      case 13: return go(rms_probe<T, 2, false, 0>, 2, false);
+      case 14: return go(rms_probe<T, 8, false, 2>, 8, false);
+      case 15: return go(rms_probe<T, 4, false, 2>, 4, false);
+      case 16: return go(rms_probe<T, 8, true, 2>, 8, false);
+      case 17: return go(rms_probe<T, 16, false, 0>, 16, false);
+      case 18: return go(rms_probe<T, 4, true, 0>, 4, false);
+      case 19: return go(rms_probe<T, 2, true, 0>, 2, false);
+      default: return "probe_rms: unknown impl";
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Issue #32's probe: launch shapes of the reference kernels against Torch.
+
+    roofline_probe.py LIBPROBE.so [--quick] [--ncu] [--json FILE]
+
+Loads the library roofline_probe.sh builds (the reference kernels' device
+code, the working tree's and an earlier commit's, no Torch) with ctypes and,
+on the same buffers, times each op and launch shape (`impl`, see
+roofline_probe.cu) against Torch eager, torch.compile (default mode, large
+size only) and a device-to-device copy of 1 GiB (the roofline kcheck bench
+uses). Timing as kcheck's worker does it: buffer sets rotated so that
+consecutive calls miss the L2, warm-up, batches of about 2 ms behind a
+device sleep, 30 samples, the median per call; for the medium size also
+the same batch captured in a CUDA graph (device time without the host's
+per-call cost). Every impl's output is first checked against Torch.
+Prints one table; --json writes the rows. --ncu: run each production
+kernel (and the old one) once at the large size in bfloat16, for
+`ncu --section MemoryWorkloadAnalysis` to profile.
+
+Exploration only: the figures to publish come from `scripts/gpu-check.sh
+repeat` (kcheck bench), never from here.
+"""
+import argparse
+import ctypes
+import json
+import math
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"float32": (0, torch.float32), "float16": (1, torch.float16), "bfloat16": (2, torch.bfloat16)}
+TOL = {"float32": 2e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
+# Op specs' sizes (reference/ops/*.toml): (rows, d); gated input is rows x 2d.
+SIZES = {
+    "relu": {"large": (16384, 8192), "medium": (256, 4096)},
+    "rms_norm": {"large": (16384, 8192), "medium": (512, 4096)},
+    "gated": {"large": (16384, 8192), "medium": (256, 4096)},
+    "elementwise": {"large": (16384, 16384), "medium": (256, 8192)},
+}
+ACT_OPS = {  # name: (probe op, gated, torch form)
+    "silu_and_mul": (0, True, lambda x, d: F.silu(x[..., :d]) * x[..., d:]),
+    "gelu_and_mul": (1, True, lambda x, d: F.gelu(x[..., :d]) * x[..., d:]),
+    "fatrelu_and_mul": (2, True, lambda x, d: torch.where(x[..., :d] > 0.5, x[..., :d], 0) * x[..., d:]),
+    "gelu_tanh_and_mul": (3, True, lambda x, d: F.gelu(x[..., :d], approximate="tanh") * x[..., d:]),
+    "silu": (4, False, lambda x, d: F.silu(x)),
+    "gelu": (5, False, lambda x, d: F.gelu(x)),
+    "gelu_tanh": (6, False, lambda x, d: F.gelu(x, approximate="tanh")),
+    "gelu_quick": (7, False, lambda x, d: x * torch.sigmoid(1.702 * x)),
+    "mul_gate(no math)": (8, True, lambda x, d: x[..., :d] * x[..., d:]),
+    "identity(no math)": (9, False, lambda x, d: x.clone()),
+}
+EPS = 1e-6
+
+
+def load(path):
+    lib = ctypes.CDLL(path)
+    p, i, i64, d = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_double
+    lib.probe_relu.argtypes = [i, i, p, p, i64, p]
+    lib.probe_act.argtypes = [i, i, i, p, p, i64, i64, p]
+    lib.probe_rms.argtypes = [i, i, p, p, p, i64, i, d, p]
+    for f in (lib.probe_relu, lib.probe_act, lib.probe_rms):
+        f.restype = ctypes.c_char_p
+    return lib
+
+
+CURRENT = [None]  # the stream the probe's launches go to (the capture stream inside a graph)
+
+
+def stream():
+    return CURRENT[0]
+
+
+def set_stream():
+    CURRENT[0] = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+
+def checked(error):
+    if error:
+        raise RuntimeError(error.decode())
+
+
+def rotation(bytes_per_call):
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    return max(1, min(64, math.ceil(2 * l2 / max(bytes_per_call, 1))))
+
+
+def time_stream(call, sets, samples=30, target=2e-3):
+    """kcheck's worker's way: rotate, warm up, batches of ~2 ms behind a device sleep, median per call."""
+    set_stream()
+    n = 0
+    for _ in range(sets):
+        call(n % sets); n += 1
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(sets):
+        call(n % sets); n += 1
+    stop.record(); stop.synchronize()
+    batch = max(1, min(10000, math.ceil(target / (start.elapsed_time(stop) / 1e3 / sets))))
+    times = []
+    for _ in range(samples):
+        torch.cuda._sleep(1_000_000)
+        start.record()
+        for _ in range(batch):
+            call(n % sets); n += 1
+        stop.record(); stop.synchronize()
+        times.append(start.elapsed_time(stop) * 1e3 / batch)
+    return statistics.median(times)
+
+
+def time_graph(call, sets, samples=30, batch=200):
+    """The same calls captured in one CUDA graph: device time without the host's per-call cost."""
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            set_stream()
+            for k in range(sets):
+                call(k)
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+            set_stream()
+            for k in range(batch):
+                call(k % sets)
+        set_stream()
+        graph.replay(); torch.cuda.synchronize()
+    except RuntimeError as e:
+        set_stream()
+        print(f"(graph capture failed: {str(e).splitlines()[0]})", flush=True)
+        return None
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(samples):
+        start.record(); graph.replay(); stop.record(); stop.synchronize()
+        times.append(start.elapsed_time(stop) * 1e3 / batch)
+    return statistics.median(times)
+
+
+def close(out, ref, dtype_name):
+    tol = TOL[dtype_name]
+    return torch.allclose(out.float(), ref.float(), rtol=tol, atol=tol)
+
+
+class Table:
+    def __init__(self, copy_gbs):
+        self.rows = []
+        self.copy_gbs = copy_gbs
+
+    def add(self, op, dtype, size, shape, impl, us, bytes_, best_torch=None, graph_us=None, ok=True):
+        gbs = bytes_ / us / 1e3
+        row = dict(op=op, dtype=dtype, size=size, shape=shape, impl=impl, us=round(us, 2), gbs=round(gbs),
+                   pct_copy=round(100 * gbs / self.copy_gbs, 1), vs_torch=round(best_torch / us, 3) if best_torch else None,
+                   graph_us=round(graph_us, 2) if graph_us else None, ok=ok)
+        self.rows.append(row)
+        print(f"| {op} | {dtype} | {size} {shape} | {impl} | {us:.1f} | {row['pct_copy']:.1f} | "
+              f"{row['vs_torch'] if row['vs_torch'] else '-'} | {row['graph_us'] or '-'} | {'ok' if ok else 'WRONG'} |",
+              flush=True)
+
+
+def compiled_us(fn, sets, call_args):
+    torch._dynamo.reset()
+    c = torch.compile(fn, mode="default", dynamic=False)
+    return time_stream(lambda k: c(*call_args(k)), sets)
+
+
+def bench_relu(lib, table, sizes, dtypes, impls, compile_large):
+    for size in sizes:
+        rows, d = SIZES["relu"][size]
+        for name in dtypes:
+            code, dt = DTYPES[name]
+            nbytes = 2 * rows * d * dt.itemsize
+            sets = rotation(nbytes)
+            xs = [torch.rand(rows, d, device="cuda").mul_(8).sub_(4).to(dt) for _ in range(sets)]
+            outs = [torch.empty_like(x) for x in xs]
+            eager = time_stream(lambda k: torch.relu(xs[k]), sets)
+            best = eager
+            table.add("relu", name, size, f"{rows}x{d}", "torch eager", eager, nbytes)
+            if compile_large and size == "large" and name == "bfloat16":
+                c = compiled_us(lambda x: torch.relu(x), sets, lambda k: (xs[k],))
+                table.add("relu", name, size, f"{rows}x{d}", "torch.compile", c, nbytes)
+                best = min(best, c)
+            graph_eager = time_graph(lambda k: torch.relu(xs[k]), sets) if size == "medium" else None
+            if graph_eager:
+                table.add("relu", name, size, f"{rows}x{d}", "torch eager (graph)", graph_eager, nbytes)
+            for impl in impls:
+                call = lambda k: checked(lib.probe_relu(impl, code, outs[k].data_ptr(), xs[k].data_ptr(), rows * d, stream()))
+                call(0)
+                ok = torch.equal(outs[0], torch.relu(xs[0]))
+                us = time_stream(call, sets)
+                g = time_graph(call, sets) if size == "medium" else None
+                table.add("relu", name, size, f"{rows}x{d}", f"impl {impl}", us, nbytes, best, g, ok)
+
+
+def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
+    for op in ops:
+        code, gated, form = ACT_OPS[op]
+        for size in sizes:
+            rows, d = SIZES["gated" if gated else "elementwise"][size]
+            for name in dtypes:
+                dcode, dt = DTYPES[name]
+                cols_in = 2 * d if gated else d
+                nbytes = (rows * cols_in + rows * d) * dt.itemsize
+                sets = rotation(nbytes)
+                xs = [torch.rand(rows, cols_in, device="cuda").mul_(8).sub_(4).to(dt) for _ in range(sets)]
+                outs = [torch.empty(rows, d, device="cuda", dtype=dt) for _ in range(sets)]
+                eager = time_stream(lambda k: form(xs[k], d), sets)
+                best = eager
+                shape = f"{rows}x{cols_in}"
+                table.add(op, name, size, shape, "torch eager", eager, nbytes)
+                if compile_large and size == "large" and name != "float16":
+                    c = compiled_us(lambda x: form(x, d), sets, lambda k: (xs[k],))
+                    table.add(op, name, size, shape, "torch.compile", c, nbytes)
+                    best = min(best, c)
+                ref = form(xs[0].double(), d)
+                for impl in impls:
+                    call = lambda k: checked(lib.probe_act(impl, code, dcode, outs[k].data_ptr(), xs[k].data_ptr(),
+                                                           rows, d, stream()))
+                    set_stream()
+                    try:
+                        call(0)
+                    except RuntimeError:
+                        continue  # no such form of this op
+                    ok = close(outs[0], ref, name)
+                    us = time_stream(call, sets)
+                    g = time_graph(call, sets) if size == "medium" else None
+                    table.add(op, name, size, shape, f"impl {impl}", us, nbytes, best, g, ok)
+
+
+def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
+    for size in sizes:
+        rows, d = SIZES["rms_norm"][size]
+        for name in dtypes:
+            code, dt = DTYPES[name]
+            nbytes = (2 * rows * d + d) * dt.itemsize
+            sets = rotation(nbytes)
+            xs = [torch.rand(rows, d, device="cuda").mul_(8).sub_(4).to(dt) for _ in range(sets)]
+            ws = [torch.rand(d, device="cuda").add_(0.5).to(dt) for _ in range(sets)]
+            outs = [torch.empty_like(x) for x in xs]
+            form = lambda x, w: F.rms_norm(x, (d,), w, EPS)
+            eager = time_stream(lambda k: form(xs[k], ws[k]), sets)
+            best = eager
+            shape = f"{rows}x{d}"
+            table.add("rms_norm", name, size, shape, "torch eager", eager, nbytes)
+            if compile_large and size == "large" and name != "float16":
+                c = compiled_us(form, sets, lambda k: (xs[k], ws[k]))
+                table.add("rms_norm", name, size, shape, "torch.compile", c, nbytes)
+                best = min(best, c)
+            ref = form(xs[0].double(), ws[0].double())
+            for impl in impls:
+                call = lambda k: checked(lib.probe_rms(impl, code, outs[k].data_ptr(), xs[k].data_ptr(), ws[k].data_ptr(),
+                                                       rows, d, EPS, stream()))
+                call(0)
+                ok = close(outs[0], ref, name)
+                us = time_stream(call, sets)
+                g = time_graph(call, sets) if size == "medium" else None
+                table.add("rms_norm", name, size, shape, f"impl {impl}", us, nbytes, best, g, ok)
+
+
+def odd_shapes(lib):
+    """The launchers (impl 0) on odd sizes and misaligned pointers, against Torch."""
+    failures = 0
+    for name, (code, dt) in DTYPES.items():
+        for rows, d in ((1, 1), (3, 7), (7, 129), (5, 4104), (3, 70000), (2, 8200)):
+            for offset in (0, 1):
+                x = torch.rand(rows * d + offset, device="cuda").mul_(8).sub_(4).to(dt)[offset:].view(rows, d)
+                out = torch.empty(rows * d + offset, device="cuda", dtype=dt)[offset:].view(rows, d)
+                checked(lib.probe_relu(0, code, out.data_ptr(), x.data_ptr(), rows * d, stream()))
+                failures += not torch.equal(out, torch.relu(x))
+                w = torch.rand(d + offset, device="cuda").add_(0.5).to(dt)[offset:]
+                checked(lib.probe_rms(0, code, out.data_ptr(), x.data_ptr(), w.data_ptr(), rows, d, EPS, stream()))
+                failures += not close(out, F.rms_norm(x.double(), (d,), w.double(), EPS), name)
+                for op in ("silu_and_mul", "fatrelu_and_mul", "gelu_tanh", "gelu"):
+                    pcode, gated, form = ACT_OPS[op]
+                    if gated and d % 2:
+                        continue
+                    dd = d // 2 if gated else d
+                    o = torch.empty(rows * dd + offset, device="cuda", dtype=dt)[offset:].view(rows, dd)
+                    checked(lib.probe_act(0, pcode, code, o.data_ptr(), x.data_ptr(), rows, dd, stream()))
+                    failures += not close(o, form(x.double(), dd), name)
+    torch.cuda.synchronize()
+    print(f"odd shapes and misaligned pointers (launchers): {failures} failures", flush=True)
+    return failures
+
+
+def ncu_mode(lib):
+    """Each production kernel (impl 0) and the old one (impl 1) once, bfloat16, large size, and Torch's
+    relu, between cudaProfilerStart and Stop (for `ncu --profile-from-start off`)."""
+    dt = torch.bfloat16
+    x = torch.rand(16384, 16384, device="cuda").mul_(8).sub_(4).to(dt)
+    x_half = x[:, :8192].contiguous()
+    out = torch.empty(16384, 8192, device="cuda", dtype=dt)
+    w = torch.rand(8192, device="cuda").add_(0.5).to(dt)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
+    for impl in (0, 1):
+        checked(lib.probe_relu(impl, 2, out.data_ptr(), x.data_ptr(), 16384 * 8192, stream()))
+        checked(lib.probe_rms(impl, 2, out.data_ptr(), x.data_ptr(), w.data_ptr(), 16384, 8192, EPS, stream()))
+        checked(lib.probe_act(impl, 0, 2, out.data_ptr(), x.data_ptr(), 16384, 8192, stream()))
+    torch.relu(x_half)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("lib")
+    parser.add_argument("--ncu", action="store_true")
+    parser.add_argument("--json")
+    parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--parts", default="relu,rms,act,act_all")
+    parser.add_argument("--relu-impls", default="0,1,2,3,4,5,6")
+    parser.add_argument("--rms-impls", default="0,1,2,3,4")
+    parser.add_argument("--act-impls", default="0,1,2,3,4,5")
+    parser.add_argument("--sizes", default="large,medium")
+    parser.add_argument("--repeat", type=int, default=1, help="time each impl this many times (the spread between them is the noise)")
+    args = parser.parse_args()
+    lib = load(args.lib)
+    set_stream()
+    if args.ncu:
+        ncu_mode(lib)
+        return 0
+    print(torch.cuda.get_device_name(), torch.__version__, "SMs", lib.probe_sms(), flush=True)
+    failures = odd_shapes(lib)
+    src = torch.ones(1 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    copy_us = time_stream(lambda k: dst.copy_(src), 1, samples=15)
+    copy_gbs = 2 * (1 << 30) / copy_us / 1e3
+    del src, dst
+    print(f"copy 1 GiB: {copy_us:.1f} us, {copy_gbs:.0f} GB/s", flush=True)
+    table = Table(copy_gbs)
+    print("| op | dtype | size | impl | µs | % copy | × best Torch | graph µs | check |")
+    print("|---|---|---|---|---:|---:|---:|---:|---|")
+    parts = args.parts.split(",")
+    compile_large = not args.no_compile
+    all_dtypes = list(DTYPES)
+    sizes = args.sizes.split(",")
+    impls = lambda text: [int(x) for x in text.split(",")] * args.repeat
+    if "relu" in parts:
+        bench_relu(lib, table, sizes, all_dtypes, impls(args.relu_impls), compile_large)
+    if "rms" in parts:
+        bench_rms(lib, table, sizes, all_dtypes, impls(args.rms_impls), compile_large)
+    if "act" in parts:
+        bench_act(lib, table, ["silu_and_mul", "mul_gate(no math)"], sizes, all_dtypes, impls(args.act_impls),
+                  compile_large)
+        bench_act(lib, table, ["silu", "gelu_tanh", "identity(no math)"], ["large"], all_dtypes,
+                  impls(args.act_impls), False)
+    if "act_all" in parts:
+        bench_act(lib, table, ["gelu_and_mul", "fatrelu_and_mul", "gelu_tanh_and_mul", "gelu", "gelu_quick"],
+                  ["large"], all_dtypes, [0, 1], False)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "copy_gbs": copy_gbs, "rows": table.rows}, f, indent=1)
+    wrong = sum(not r["ok"] for r in table.rows)
+    print(f"{wrong} wrong outputs; {failures} odd-shape failures")
+    return 1 if wrong or failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
