@@ -116,11 +116,11 @@ void resolve_needed_closures(TreeFacts& tree, const std::vector<fs::path>& direc
 
 // Runs the per-file analysers; results are stored per task, then moved into
 // the variants in file order so the facts do not depend on thread timing.
-NativeModuleFacts analyse_native_module(const FileTask& task, const ElfTables& elf_tables) {
+NativeModuleFacts analyse_native_module(const FileTask& task, const ElfTables& elf_tables, WorkPool& pool) {
   NativeModuleFacts facts;
   facts.relative_path = task.file->relative_path;
   if (task.format == BinaryFormat::elf)
-    facts.elf = read_elf_facts(task.file->path, elf_tables);
+    facts.elf = read_elf_facts(task.file->path, elf_tables, &pool);
   else
     facts.macho = read_macho_facts(task.file->path);
   return facts;
@@ -168,8 +168,8 @@ Facts cached_or_analysed(FileFactsCache* cache, const FileEntry& file, Load load
 // The facts of one file, analysed (or from the cache); a failure is that
 // file's finding this time, never a cache entry that would repeat it:
 // analysed_or_failure wraps the cached analysis.
-void analyse_file(const FileTask& task, const ElfTables& elf_tables, FileFactsCache* cache, PythonFileFacts& python,
-                  NativeModuleFacts& native) {
+void analyse_file(const FileTask& task, const ElfTables& elf_tables, FileFactsCache* cache, WorkPool& pool,
+                  PythonFileFacts& python, NativeModuleFacts& native) {
   if (task.format == BinaryFormat::none) {
     python = analysed_or_failure(
         [&] {
@@ -184,7 +184,7 @@ void analyse_file(const FileTask& task, const ElfTables& elf_tables, FileFactsCa
       [&] {
         return cached_or_analysed<NativeModuleFacts>(
             cache, *task.file, &FileFactsCache::load_native, &FileFactsCache::store_native,
-            [&] { return analyse_native_module(task, elf_tables); },
+            [&] { return analyse_native_module(task, elf_tables, pool); },
             [&](const NativeModuleFacts& facts) { return covers(facts, elf_tables); });
       },
       [&](std::string reason) { return native_analysis_failure(task, std::move(reason)); });
@@ -246,7 +246,7 @@ void analyse_and_hash_files(TreeFacts& tree, const AuditOptions& options, FileFa
     options.deadline.check();
     if (i < files.size()) {
       report_progress(progress, ProgressCounter::files_scanned);
-      analyse_file(files[i], elf_tables, cache, python[i], native[i]);
+      analyse_file(files[i], elf_tables, cache, pool, python[i], native[i]);
       return;
     }
     const std::size_t h = i - files.size();

@@ -5,6 +5,7 @@
 
 #include "checker/support/name_shapes.h"
 #include "checker/elf/elf_readers.h"
+#include "checker/support/work_pool.h"
 
 namespace kcheck {
 namespace {
@@ -64,30 +65,43 @@ void scan_strings_for_source_paths(std::string_view data, std::vector<std::strin
   while (start < data.size() && paths.size() < ElfFacts::kMaxLeakedSourcePaths) {
     const std::size_t slash = data.find('/', start);
     if (slash == std::string_view::npos) return;
+    start = slash + 1;
+    // Cheapest test first: most slashes of a large library's data start no
+    // path (a slash inside a run of path characters follows one) or no
+    // builder's; only a builder's path is followed to its end.
+    if (slash > 0 && is_path_char(data[slash - 1])) continue;
+    const std::string_view rest = data.substr(slash);
+    if (std::none_of(kBuilderPathPrefixes.begin(), kBuilderPathPrefixes.end(),
+                     [&](std::string_view prefix) { return rest.starts_with(prefix); }))
+      continue;
     std::size_t end = slash;
     while (end < data.size() && is_path_char(data[end])) ++end;
-    const bool starts_path = slash == 0 || !is_path_char(data[slash - 1]);
     const std::string_view candidate = data.substr(slash, end - slash);
-    const bool builder_path = std::any_of(kBuilderPathPrefixes.begin(), kBuilderPathPrefixes.end(),
-                                          [&](std::string_view prefix) { return candidate.starts_with(prefix); });
-    if (starts_path && builder_path && names_compiled_source(candidate) &&
-        std::find(paths.begin(), paths.end(), candidate) == paths.end()) {
+    if (names_compiled_source(candidate) && std::find(paths.begin(), paths.end(), candidate) == paths.end())
       paths.emplace_back(candidate);
-    }
-    start = std::max(end, slash + 1);
+    start = end;
   }
 }
 
-// Calls scan(text) over a section in pieces of about kScanWindow bytes,
-// each ending just after a byte that cannot be part of a path (so a path is
-// never split and a piece never starts inside one, unless a run of path
-// characters exceeds kLongestString), and drops each piece's pages from the
-// resident set once scanned: a 46 MB .rodata costs a few MB of memory.
+// The pieces the strings of .rodata and the fat binaries are scanned in
+// (add_scan_windows), and how far a piece's end may move to finish a string.
 constexpr std::size_t kScanWindow = std::size_t{4} << 20;
 constexpr std::size_t kLongestString = std::size_t{64} << 10;
 
-template <typename Scan>
-void scan_in_windows(const ElfImage& image, const MappedFile& file, std::span<const std::byte> bytes, Scan scan) {
+// One piece of a section's strings, scanned on its own.
+struct ScanWindow {
+  std::string_view text;
+  std::uint64_t file_offset = 0;
+  std::vector<std::string>* paths = nullptr;  // where the section's paths go
+  std::vector<std::string> found;             // this piece's, in order
+};
+
+// Cuts `bytes` into pieces of about kScanWindow bytes, each ending just after
+// a byte that cannot be part of a path, so a path is never split and a piece
+// never starts inside one (unless a run of path characters exceeds
+// kLongestString).
+void add_scan_windows(const ElfImage& image, std::span<const std::byte> bytes, std::vector<std::string>* paths,
+                      std::vector<ScanWindow>& windows) {
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   const std::uint64_t base = image.file_offset(bytes);
   std::size_t start = 0;
@@ -98,8 +112,7 @@ void scan_in_windows(const ElfImage& image, const MappedFile& file, std::span<co
       const auto separator = std::find_if(ahead.begin(), ahead.end(), [](char c) { return !is_path_char(c); });
       end += separator == ahead.end() ? ahead.size() : static_cast<std::size_t>(separator - ahead.begin()) + 1;
     }
-    scan(text.substr(start, end - start));
-    file.release(base + start, end - start);
+    windows.push_back({text.substr(start, end - start), base + start, paths, {}});
     start = end;
   }
 }
@@ -129,15 +142,37 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
 
 namespace kcheck {
 
-void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
+void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts, WorkPool* pool) {
+  std::vector<ScanWindow> windows;
   for (const ElfSection& section : image.sections()) {
     std::vector<std::string>* paths = is_read_only_data_section(section.name) ? &facts.read_only_data_build_paths
                                       : is_device_code_section(section.name)  ? &facts.device_code_build_paths
                                                                               : nullptr;
-    if (!paths) continue;
-    scan_in_windows(image, file, image.contents(section),
-                    [&](std::string_view text) { scan_strings_for_source_paths(text, *paths); });
+    if (paths) add_scan_windows(image, image.contents(section), paths, windows);
   }
+  // Each piece is scanned on its own, and its pages dropped from the resident
+  // set once scanned (a 46 MB .rodata costs a few MB of memory); the pieces'
+  // paths are then taken in file order, so the facts are those of one pass:
+  // a piece keeps its first kMaxLeakedSourcePaths distinct paths, enough for
+  // any that a pass would add after the pieces before it.
+  const auto scan = [&](std::size_t index) {
+    ScanWindow& window = windows[index];
+    scan_strings_for_source_paths(window.text, window.found);
+    file.release(window.file_offset, window.text.size());
+  };
+  if (pool && windows.size() > 1) {
+    std::vector<std::uint64_t> costs;
+    costs.reserve(windows.size());
+    for (const ScanWindow& window : windows) costs.push_back(window.text.size());
+    pool->run(WorkKind::leaf, costs, scan);
+  } else {
+    for (std::size_t index = 0; index < windows.size(); ++index) scan(index);
+  }
+  for (ScanWindow& window : windows)
+    for (std::string& path : window.found)
+      if (window.paths->size() < ElfFacts::kMaxLeakedSourcePaths &&
+          std::find(window.paths->begin(), window.paths->end(), path) == window.paths->end())
+        window.paths->push_back(std::move(path));
 }
 
 }  // namespace kcheck

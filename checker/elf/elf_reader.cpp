@@ -162,7 +162,7 @@ void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& f
   if (hip != nullptr) read_hip_fatbin(image.contents(*hip), device_code);
 }
 
-ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables) {
+ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables, WorkPool* pool) {
   ElfFacts facts;
   const MappedFile mapped(file);
   if (!mapped.error().empty()) {
@@ -181,7 +181,7 @@ ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tabl
     read_dynamic_symbols(image, facts);
     if (tables.torch_library_namespaces) read_torch_library_namespaces(image, mapped, facts);
     if (tables.build_leaks) read_build_leaks(image, mapped, facts);
-    if (tables.read_only_data) read_read_only_data_build_paths(image, mapped, facts);
+    if (tables.read_only_data) read_read_only_data_build_paths(image, mapped, facts, pool);
     if (tables.device_code) read_device_code(image, mapped, facts);
     facts.tables_read = tables;
   } catch (const ElfFormatError& error) {

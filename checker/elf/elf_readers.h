@@ -15,7 +15,8 @@ void read_dynamic_symbols(const ElfImage& image, ElfFacts& facts);
 // Long scans release the pages they read through `file`.
 void read_torch_library_namespaces(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
 void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
-void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
+void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
+                                     WorkPool* pool = nullptr);
 void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
 
 }  // namespace kcheck

@@ -144,8 +144,12 @@ struct NeededClosureFacts {
   bool complete() const { return missing.empty(); }
 };
 
+class WorkPool;
+
 // Reads the facts of one ELF file. Never throws on bad input: problems land
-// in ElfFacts::error.
-ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables = {});
+// in ElfFacts::error. With a `pool`, the long string scans of a large
+// library (its .rodata and fat binaries) run on the pool's threads too, in
+// pieces; the facts are the same as without.
+ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables = {}, WorkPool* pool = nullptr);
 
 }  // namespace kcheck

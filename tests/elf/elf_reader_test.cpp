@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "tests/elf/elf_test_support.h"
+#include "checker/support/work_pool.h"
 #include "checker/elf/elf_device_code.h"
 
 namespace kcheck::testing {
@@ -163,6 +164,19 @@ TEST(ElfReader, ReadOnlyDataIsScannedOnlyWhenAsked) {
   EXPECT_FALSE(skipped.tables_read.read_only_data);
   EXPECT_TRUE(skipped.read_only_data_build_paths.empty());
   EXPECT_TRUE(read_elf_facts(elf_fixture("_source_path_mapped.abi3.so")).read_only_data_build_paths.empty());
+}
+
+// Issue #32: a large .rodata is scanned in 4 MB pieces, on the pool's threads
+// when there is a pool; the paths are those of one pass, in file order: the
+// first four distinct, a repeat in a later piece not counted again.
+TEST(ElfReader, ReadOnlyDataScannedInPiecesOnAPoolFindsWhatOnePassFinds) {
+  const Strings first_four{"/tmp/build/one.cu", "/tmp/build/two.cpp", "/home/ci/src/three.h", "/build/k/four.cuh"};
+  const std::filesystem::path fixture = elf_fixture("_source_paths_far_apart.abi3.so");
+  EXPECT_EQ(read_elf_facts(fixture).read_only_data_build_paths, first_four);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    WorkPool pool(threads);
+    EXPECT_EQ(read_elf_facts(fixture, {}, &pool).read_only_data_build_paths, first_four) << threads << " threads";
+  }
 }
 
 // nvcc's -lineinfo line tables in .nv_fatbin, which -ffile-prefix-map does not

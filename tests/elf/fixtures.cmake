@@ -55,6 +55,7 @@ kcheck_elf_fixture(_packed_relocations.abi3.so relative_relocations.c ${cc} ${el
 kcheck_elf_fixture(_unpacked_relocations.abi3.so relative_relocations.c ${cc} ${elf_hardened})
 kcheck_elf_fixture(_source_path_leak.abi3.so file_macro.c ${cc} ${elf_hardened} -fmacro-prefix-map=${elf_fixture_sources}=/tmp/build)
 kcheck_elf_fixture(_source_path_mapped.abi3.so file_macro.c ${cc} ${elf_hardened} -fmacro-prefix-map=${elf_fixture_sources}=.)
+kcheck_elf_fixture(_source_paths_far_apart.abi3.so source_paths_far_apart.c ${cc} ${elf_hardened} -fno-toplevel-reorder)
 kcheck_elf_fixture(_device_line_table.abi3.so device_line_table.c ${cc} ${elf_hardened})
 
 # Fixtures that need a toolchain this machine may lack: each test using one
