@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "checker/report/render.h"
+#include "cli/commands.h"
 
 namespace kcheck::cli {
 
@@ -61,6 +62,12 @@ void add_report_options(CLI::App& app, ReportArguments& arguments) {
                  "there and in the system's directories")
       ->type_name("DIR")
       ->allow_extra_args(false);  // one directory per --library-path, never the PATH after it
+}
+
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description) {
+  CLI::App* command = app.add_subcommand(name, description);
+  command->fallthrough();
+  return command;
 }
 
 std::vector<std::string> split_list(const std::vector<std::string>& items) {

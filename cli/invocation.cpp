@@ -22,19 +22,6 @@ bool colour_wanted(const std::string& output) {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-OutputFormatInfo output_format(const ReportArguments& arguments) {
-  const std::optional<OutputFormatInfo> format = find_output_format(arguments.format);
-  if (!format) {
-    std::string names;
-    for (const std::string& name : output_format_names()) names += (names.empty() ? "" : ", ") + name;
-    throw std::invalid_argument("unknown --format '" + arguments.format + "' (one of " + names + ")");
-  }
-  // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
-  if (arguments.security && !format->structured)
-    throw std::invalid_argument("--security writes structured output only: --format json, sarif or junit");
-  return *format;
-}
-
 // The least severity text, github and concise list: --min-severity, else
 // text hides notes unless --show-notes, the line formats list everything.
 Severity least_shown(const ReportArguments& arguments, OutputFormat format) {
@@ -44,6 +31,20 @@ Severity least_shown(const ReportArguments& arguments, OutputFormat format) {
   }
   if (format == OutputFormat::text && !arguments.show_notes) return Severity::warning;
   return Severity::note;
+}
+
+OutputFormatInfo output_format(const ReportArguments& arguments) {
+  const std::optional<OutputFormatInfo> format = find_output_format(arguments.format);
+  if (!format) {
+    std::string names;
+    for (const std::string& name : output_format_names()) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("unknown --format '" + arguments.format + "' (one of " + names + ")");
+  }
+  least_shown(arguments, format->format);  // a bad --min-severity is refused first
+  // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
+  if (arguments.security && !format->structured)
+    throw std::invalid_argument("--security writes structured output only: --format json, sarif or junit");
+  return *format;
 }
 
 // Rejects --select/--ignore entries that name no rule and are no prefix of one.
@@ -96,12 +97,16 @@ Output settle_output(const ReportArguments& arguments, const RuleRegistry& rules
 
 Invocation settle_invocation(const ReportArguments& arguments) {
   RuleRegistry rules = make_rule_registry();
+  AuditOptions audit = audit_options(arguments, rules);  // unknown rule codes first, as before
   Output output = settle_output(arguments, rules);
-  AuditOptions audit = audit_options(arguments, rules);
   Policy policy = load_policy(arguments.policy.empty() ? "hub" : arguments.policy);
+  for (const auto& [code, severity] : policy.rule_severity)
+    if (!rules.find(code))
+      throw std::invalid_argument("policy " + policy.source + ": [severity] names no rule: '" + code +
+                                  "' (see `kcheck rules`)");
   if (arguments.security) apply_security_profile(audit, policy);
   apply_walk_bounds(arguments, audit.limits);
-  return {std::move(rules), std::move(output), arguments.security, std::move(audit), std::move(policy)};
+  return {std::move(rules), std::move(output), std::move(audit), std::move(policy)};
 }
 
 void write_output(const std::string& text, const std::string& file) {

@@ -27,8 +27,7 @@ struct Output {
 struct Invocation {
   RuleRegistry rules;
   Output output;
-  bool security = false;  // --security: the Hub-side profile is applied to `audit` and `policy`
-  AuditOptions audit;     // the selection, strictness, bounds, profile, libraries at hand
+  AuditOptions audit;  // the selection, strictness, bounds, libraries at hand; --security's profile applied
   // The policy --policy names, else hub (a repository's kcheck.toml may name
   // another: the audit applies it where --policy is not given); with the
   // security overlay under --security.

@@ -9,16 +9,6 @@
 #include "cli/commands.h"
 #include "cli/usage_hints.h"
 
-namespace kcheck::cli {
-
-CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description) {
-  CLI::App* command = app.add_subcommand(name, description);
-  command->fallthrough();
-  return command;
-}
-
-}  // namespace kcheck::cli
-
 int main(int argc, char** argv) {
   using namespace kcheck::cli;
   kcheck::initialise_hashing();

@@ -19,6 +19,7 @@ int MergeCommand::run(const ReportArguments& given) const {
   ReportArguments arguments = given;
   if (!arguments.format_given) arguments.format = "json";
   const Output output = settle_output(arguments, make_rule_registry());
+  check_scan_output(output, "");
   std::vector<ScanReport> parts;
   for (const std::string& file : files) {
     std::ifstream in(file, std::ios::binary);

@@ -71,6 +71,7 @@ void ScanCommand::add_to(CLI::App& parent) {
 
 int ScanCommand::run(const ReportArguments& arguments) const {
   Invocation invocation = settle_invocation(arguments);
+  check_scan_output(invocation.output, report_dir);
   ScanOptions options;
   options.audit = invocation.audit;
   if (!shard.empty()) options.shard = parse_shard(shard);

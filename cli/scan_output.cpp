@@ -6,7 +6,16 @@
 
 namespace kcheck::cli {
 
+void check_scan_output(const Output& output, const std::string& report_dir) {
+  const OutputFormat format = output.format.format;
+  if (format != OutputFormat::json && format != OutputFormat::text && format != OutputFormat::markdown &&
+      report_dir.empty())
+    throw std::invalid_argument("--format " + std::string(output.format.name) +
+                                " makes one file per repository: add --report-dir DIR");
+}
+
 bool emit_scan(const ScanReport& scan, const Output& output, const std::string& report_dir) {
+  check_scan_output(output, report_dir);
   const OutputFormat format = output.format.format;
   bool all_written = true;
   if (!report_dir.empty()) {
@@ -24,9 +33,6 @@ bool emit_scan(const ScanReport& scan, const Output& output, const std::string& 
                  output.file);
     return all_written;
   }
-  if (format != OutputFormat::text && format != OutputFormat::markdown && report_dir.empty())
-    throw std::invalid_argument("--format " + std::string(output.format.name) +
-                                " makes one file per repository: add --report-dir DIR");
   write_output(render_scan_summary(scan, format == OutputFormat::markdown), output.file);
   return all_written;
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "checker/audit/audit_options.h"
+#include "checker/audit/security_profile.h"
 #include "checker/core/policy.h"
 #include "checker/core/rule_registry.h"
 #include "checker/facts/tree_facts.h"
@@ -47,12 +48,13 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
 inline std::size_t run_rules(const RuleRegistry& rules, const TreeFacts& tree, const Policy& policy, bool security,
                              const std::string& repo_id = "") {
   AuditOptions options;
-  options.security = security;
-  options.repo_id = repo_id;  // --repo-id: KM005 compares metadata.json's name with it
-  const RuleContext context{tree, policy, options.rule_options()};
+  Policy judged = policy;
+  if (security) apply_security_profile(options, judged);  // the Hub-side profile: --security
+  options.repo_id = repo_id;                              // --repo-id: KM005 compares metadata.json's name with it
+  const RuleContext context{tree, judged, options.rule_options()};
   Findings findings;
   for (const Rule* rule : rules.rules()) {
-    FindingSink sink(rule->info(), findings);
+    FindingSink sink(rule->info(), findings, judged.severity_for(rule->info().code, rule->info().default_severity));
     rule->check(context, sink);
   }
   return findings.size();

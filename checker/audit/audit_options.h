@@ -16,8 +16,7 @@ namespace kcheck {
 // Options that shape one audit (from the CLI or a caller of the library).
 struct AuditOptions {
   CodeSelection selection;
-  bool strict = false;    // warnings fail the gate
-  bool security = false;  // the Hub-side profile is in force (apply_security_profile)
+  bool strict = false;  // warnings fail the gate
   // The repository's kcheck.toml suppressions are applied; false (--security,
   // --no-repo-config): reported by KC007, never applied, so an upload cannot silence its own audit.
   bool apply_repository_suppressions = true;

@@ -13,13 +13,20 @@ namespace {
 std::optional<Policy> repository_policy(const SuppressionConfig& config, const Policy& given) {
   const RepositorySettings& settings = config.settings;
   if (!config.policy_problem.empty() || !config.own_policy) return std::nullopt;
-  if (config.own_policy_embedded) return config.own_policy;
+  if (config.own_policy_embedded) {
+    Policy policy = *config.own_policy;
+    policy.rule_severity = given.rule_severity;  // the caller's overlay (--security's) stays
+    return policy;
+  }
   Policy policy = *config.own_policy;
   // Never the name the file gives itself: a file that calls itself "hub"
   // must not read as the Hub's policy in a report (issue #28 item 9).
   policy.name = "custom policy " + settings.policy + " (the repository's)";
   policy.source = config.file + ":" + std::to_string(settings.policy_line) + ": " + settings.policy;
   policy.suppression_code_prefixes_allowed = given.suppression_code_prefixes_allowed;
+  // Nor can it change a rule's severity ([severity]): an upload does not
+  // weigh its own findings; the caller's overlay (--security's) stays.
+  policy.rule_severity = given.rule_severity;
   return policy;
 }
 

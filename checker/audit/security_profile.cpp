@@ -7,7 +7,6 @@ namespace kcheck {
 void apply_security_overlay(Policy& policy) { policy.rule_severity["KP006"] = Severity::error; }
 
 void apply_security_profile(AuditOptions& options, Policy& policy) {
-  options.security = true;
   options.apply_repository_suppressions = false;
   options.local_build = false;
   options.limits.max_file_size = std::min(options.limits.max_file_size, WalkLimits::kSecurityMaxFileSize);

@@ -14,8 +14,8 @@ std::vector<bool> apply_suppressions(const SuppressionConfig& config, std::strin
 
 // Reads the kernel repository's suppressions (kcheck.toml, or pyproject.toml's
 // [tool.kcheck]) into the tree's facts: at the audited root of a tree or source
-// audit, above build/ for a variant or module inside one. Throws
-// SuppressionConfigError for a config file that cannot be used.
+// audit, above build/ for a variant or module inside one (a config file that
+// cannot be used is read as `unusable`, for KC007).
 void read_suppression_facts(TreeFacts& tree);
 
 // Marks the findings the tree's suppressions match, leaving out the entries

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include <toml++/toml.h>
+
+#include "checker/core/policy.h"
 #include "checker/support/bounded_read.h"
 #include "checker/support/checked_toml.h"
-#include "checker/core/policy.h"
-
-#include <toml++/toml.h>
 
 namespace kcheck {
 

@@ -17,10 +17,11 @@ class SuppressionConfigError : public std::runtime_error {
 };
 
 // Reads kcheck.toml in `repository_root`, else pyproject.toml's [tool.kcheck]
-// table. nullopt when there is neither. Throws SuppressionConfigError, also
-// for a file that is a link out of the repository, not a regular file, or
-// larger than kMaxSuppressionConfigBytes: the config obeys the bounded,
-// in-root reading of every other file of an upload.
+// table; nullopt when there is neither. A file that cannot be used (not TOML,
+// wrong shapes, a link out of the repository, not a regular file, larger
+// than kMaxSuppressionConfigBytes) comes back with `unusable` saying why
+// (KC007 reports it): the config obeys the bounded, in-root reading of every
+// other file of an upload. The policy its `policy` names is read with it.
 std::optional<SuppressionConfig> load_suppressions(const std::filesystem::path& repository_root);
 
 // The same from text already read; `file_name` says which of the two it is.

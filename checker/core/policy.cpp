@@ -8,6 +8,7 @@
 
 #include "checker/support/checked_toml.h"
 #include "checker/support/embedded_files.h"
+#include "checker/support/every_member.h"
 
 namespace kcheck {
 
@@ -26,23 +27,31 @@ class PolicyReader {
   PolicyReader(const toml::table& root, std::string source, std::optional<fs::path> directory)
       : root_(root), source_(std::move(source)), directory_(std::move(directory)) {}
 
+  // Each member of the policy is read in one line below, bound by position
+  // (KCHECK_BIND_EVERY_MEMBER, as the facts cache's codec binds its structs):
+  // a member added to Policy, NativePolicy or PythonPolicy and not read here
+  // does not compile.
   Policy read() {
     Policy policy;
-    policy.source = source_;
-    policy.name = required_string("policy.name");
-    policy.description = optional_string("policy.description");
-    read_native(policy.native);
-    read_python(policy.python);
-    read_layout(policy);
-    policy.required_variants = required_variant_sets();
-    policy.torch_shim_versions = version_map_from_data(required_string("torch.stable-abi-shims"), "shims");
-    policy.cuda_supported_capabilities = string_list("cuda.supported-capabilities");
-    policy.cuda_toolkit_defaults = cuda_toolkit_defaults();
-    policy.rocm_supported_archs = string_list("rocm.supported-archs");
-    for (const std::string& license : string_list("licenses.accepted")) policy.accepted_licenses.insert(license);
-    policy.suppression_code_prefixes_allowed = optional_bool("suppressions.code-prefixes", false);
-    policy.require_verified_ops = optional_bool("harness.require-verified-ops", false);
-    policy.rule_severity = rule_severity();
+    KCHECK_BIND_EVERY_MEMBER(policy, name, description, source, native, python, package_layout, required_variants,
+                             torch_shim_versions, cuda_supported_capabilities, cuda_toolkit_defaults,
+                             rocm_supported_archs, accepted_licenses, suppression_code_prefixes_allowed,
+                             require_verified_ops, rule_severity);
+    source = source_;
+    name = required_string("policy.name");
+    description = optional_string("policy.description");
+    native = read_native();
+    python = read_python();
+    package_layout = this->package_layout();
+    required_variants = required_variant_sets();
+    torch_shim_versions = version_map_from_data(required_string("torch.stable-abi-shims"), "shims");
+    cuda_supported_capabilities = string_list("cuda.supported-capabilities");
+    cuda_toolkit_defaults = this->cuda_toolkit_defaults();
+    rocm_supported_archs = string_list("rocm.supported-archs");
+    for (const std::string& license : string_list("licenses.accepted")) accepted_licenses.insert(license);
+    suppression_code_prefixes_allowed = optional_bool("suppressions.code-prefixes", false);
+    require_verified_ops = optional_bool("harness.require-verified-ops", false);
+    rule_severity = this->rule_severity();
     return policy;
   }
 
@@ -133,42 +142,46 @@ class PolicyReader {
     return *found;
   }
 
-  void read_native(NativePolicy& native) const {
+  NativePolicy read_native() const {
+    NativePolicy native;
+    KCHECK_BIND_EVERY_MEMBER(native, symbol_ceilings, cxx_runtime, system_libraries, torch_library_patterns,
+                             allowed_named_versions, named_version_releases, blacklisted_symbols, macos_minimum);
     std::string runtime = required_string("native.cxx-runtime");
     if (runtime == "dynamic-within-ceilings")
-      native.cxx_runtime = CxxRuntimePolicy::dynamic_within_ceilings;
+      cxx_runtime = CxxRuntimePolicy::dynamic_within_ceilings;
     else if (runtime == "static-only")
-      native.cxx_runtime = CxxRuntimePolicy::static_only;
+      cxx_runtime = CxxRuntimePolicy::static_only;
     else
       fail("native.cxx-runtime", "must be \"dynamic-within-ceilings\" or \"static-only\", not \"" + runtime + "\"");
-    for (auto& lib : string_list("native.system-libraries")) native.system_libraries.insert(lib);
-    native.torch_library_patterns = string_list("native.torch-libraries");
+    for (auto& lib : string_list("native.system-libraries")) system_libraries.insert(lib);
+    torch_library_patterns = string_list("native.torch-libraries");
     if (at("native.allowed-named-versions"))
-      for (auto& name : string_list("native.allowed-named-versions")) native.allowed_named_versions.insert(name);
+      for (auto& name : string_list("native.allowed-named-versions")) allowed_named_versions.insert(name);
     if (at("native.named-version-releases"))
       for (const auto& [name, value] : table("native.named-version-releases")) {
         const std::string key = "native.named-version-releases." + std::string(name.str());
         const auto node = value.value<std::string>();
         const auto release = node ? parse_symbol_version(*node) : std::nullopt;
         if (!release) fail(key, "must name a numbered version node such as \"GLIBC_2.36\"");
-        native.named_version_releases[std::string(name.str())] = *release;
+        named_version_releases[std::string(name.str())] = *release;
       }
     for (const auto& [arch, families] : table("native.symbol-ceilings")) {
       const std::string arch_key = "native.symbol-ceilings." + std::string(arch.str());
       const toml::table* family_table = families.as_table();
       if (!family_table) fail(arch_key, "must be a table of family = \"version\"");
       for (const auto& [family, value] : *family_table)
-        native.symbol_ceilings[std::string(arch.str())][std::string(family.str())] =
+        symbol_ceilings[std::string(arch.str())][std::string(family.str())] =
             version(arch_key + "." + std::string(family.str()), &value);
     }
     if (at("native.blacklisted-symbols"))
       for (const auto& [library, symbols] : table("native.blacklisted-symbols"))
         for (auto& symbol : string_list("native.blacklisted-symbols." + std::string(library.str()), &symbols))
-          native.blacklisted_symbols[std::string(library.str())].insert(symbol);
+          blacklisted_symbols[std::string(library.str())].insert(symbol);
     if (at("native.macos-minimum"))
       for (const auto& [backend, value] : table("native.macos-minimum"))
-        native.macos_minimum[std::string(backend.str())] =
+        macos_minimum[std::string(backend.str())] =
             version("native.macos-minimum." + std::string(backend.str()), &value);
+    return native;
   }
 
   std::vector<AllowedPythonDependency> dependencies(const std::string& key) const {
@@ -178,34 +191,35 @@ class PolicyReader {
     return allowed;
   }
 
-  void read_python(PythonPolicy& python) const {
-    python.floor = version("python.floor");
-    python.stable_abi_symbols = version_map_from_data(required_string("python.stable-abi"), "symbols");
+  PythonPolicy read_python() const {
+    PythonPolicy python;
+    KCHECK_BIND_EVERY_MEMBER(python, floor, stable_abi_symbols, stdlib_modules, torch_bundled_modules,
+                             general_dependencies, backend_dependencies);
+    floor = version("python.floor");
+    stable_abi_symbols = version_map_from_data(required_string("python.stable-abi"), "symbols");
     nlohmann::json stdlib = data_file(required_string("python.stdlib-modules"));
     try {
-      for (const auto& module : stdlib.at("modules")) python.stdlib_modules.insert(module.get<std::string>());
+      for (const auto& module : stdlib.at("modules")) stdlib_modules.insert(module.get<std::string>());
     } catch (const nlohmann::json::exception&) {
       fail("python.stdlib-modules", "names a file without a \"modules\" list of strings");
     }
     if (at("python.torch-bundled"))
       for (const auto& [backend, modules] : table("python.torch-bundled"))
-        python.torch_bundled_modules[std::string(backend.str())] =
+        torch_bundled_modules[std::string(backend.str())] =
             string_list("python.torch-bundled." + std::string(backend.str()), &modules);
-    python.general_dependencies = dependencies("python.dependencies.general");
+    general_dependencies = dependencies("python.dependencies.general");
     if (at("python.dependencies.backends"))
       for (const auto& [backend, _] : table("python.dependencies.backends"))
-        python.backend_dependencies[std::string(backend.str())] =
+        backend_dependencies[std::string(backend.str())] =
             dependencies("python.dependencies.backends." + std::string(backend.str()));
+    return python;
   }
 
-  void read_layout(Policy& policy) const {
+  PackageLayout package_layout() const {
     std::string package = required_string("layout.package");
-    if (package == "top-level")
-      policy.package_layout = PackageLayout::top_level;
-    else if (package == "nested")
-      policy.package_layout = PackageLayout::nested;
-    else
-      fail("layout.package", "must be \"top-level\" or \"nested\", not \"" + package + "\"");
+    if (package == "top-level") return PackageLayout::top_level;
+    if (package == "nested") return PackageLayout::nested;
+    fail("layout.package", "must be \"top-level\" or \"nested\", not \"" + package + "\"");
   }
 
   std::vector<RequiredVariantSet> required_variant_sets() const {

@@ -1,28 +1,35 @@
 #include "checker/core/report.h"
 
-#include "checker/support/json_members.h"
-
 #include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
 
+#include "checker/support/json_members.h"
+
 namespace kcheck {
 
 // The report's JSON, one line per type (checker/support/json_members.h):
 // keys named as the members, none forgotten.
-KCHECK_JSON_MEMBERS(SeverityCounts, errors, warnings, notes, suppressed)
-KCHECK_JSON_MEMBERS(VariantSummary, name, path, backend, counts)
-KCHECK_JSON_MEMBERS(DeviceLimits, variant, name, backend, copy_bandwidth_gbs, matmul_tflops, matmul_dtype)
-KCHECK_JSON_MEMBERS(OpCheck, variant, op, dtype, shape, max_abs_error, relative_error, passed)
-KCHECK_JSON_MEMBERS(CompiledBaseline, mode, median_us, spread_us, compile_seconds, problem)
-KCHECK_JSON_MEMBERS(BenchmarkResult, variant, op, dtype, shape, repetitions, median_us, spread_us, bytes, achieved_gbs,
-                    percent_of_peak, eager, eager_problem, eager_median_us, eager_spread_us, speedup, compiled,
-                    compiled_problem, compile_speedup, eager_python_median_us)
-KCHECK_JSON_MEMBERS(OpVerification, variant, op, schema, dispatch_keys, how, verified, reference, cases_run,
-                    cases_passed, unsupported_dtypes, why, reported_as)
-KCHECK_JSON_MEMBERS(VariantRun, variant, ran, reason, ops_registered, ops_verified, python, torch, worker)
-KCHECK_JSON_MEMBERS(TestOutcome, variant, test, outcome, message, seconds)
+KCHECK_JSON_MEMBERS(SeverityCounts, KCHECK_JSON_OPTIONAL(""), errors, warnings, notes, suppressed)
+KCHECK_JSON_MEMBERS(VariantSummary, KCHECK_JSON_OPTIONAL(""), name, path, backend, counts)
+KCHECK_JSON_MEMBERS(DeviceLimits, KCHECK_JSON_OPTIONAL("matmul_dtype"), variant, name, backend, copy_bandwidth_gbs,
+                    matmul_tflops, matmul_dtype)
+KCHECK_JSON_MEMBERS(OpCheck, KCHECK_JSON_OPTIONAL(""), variant, op, dtype, shape, max_abs_error, relative_error, passed)
+KCHECK_JSON_MEMBERS(CompiledBaseline, KCHECK_JSON_OPTIONAL("problem"), mode, median_us, spread_us, compile_seconds,
+                    problem)
+KCHECK_JSON_MEMBERS(BenchmarkResult,
+                    // Before 1.4 no eager baseline, before 2 no compiled one (explain_missing_baselines).
+                    KCHECK_JSON_OPTIONAL("eager eager_problem eager_median_us eager_spread_us speedup compiled "
+                                         "compiled_problem compile_speedup eager_python_median_us"),
+                    variant, op, dtype, shape, repetitions, median_us, spread_us, bytes, achieved_gbs, percent_of_peak,
+                    eager, eager_problem, eager_median_us, eager_spread_us, speedup, compiled, compiled_problem,
+                    compile_speedup, eager_python_median_us)
+KCHECK_JSON_MEMBERS(OpVerification, KCHECK_JSON_OPTIONAL("reported_as"), variant, op, schema, dispatch_keys, how,
+                    verified, reference, cases_run, cases_passed, unsupported_dtypes, why, reported_as)
+KCHECK_JSON_MEMBERS(VariantRun, KCHECK_JSON_OPTIONAL("python torch worker"), variant, ran, reason, ops_registered,
+                    ops_verified, python, torch, worker)
+KCHECK_JSON_MEMBERS(TestOutcome, KCHECK_JSON_OPTIONAL(""), variant, test, outcome, message, seconds)
 
 namespace {
 
@@ -233,7 +240,7 @@ Report report_from_json(const nlohmann::json& json) {
     // The counts are recounted from the findings, never taken from the file:
     // a report (a scan's shard) claiming "0 errors" beside an error finding
     // must not pass (issue #28 item 11).
-    (void)json.at("summary").get<SeverityCounts>();  // still required to be well-formed
+    (void)json.at("summary").get<SeverityCounts>();  // still required to be well-formed: all four counts
     if (json.contains("dynamic")) report.dynamic = dynamic_from_json(json.at("dynamic"));
     finalise_report(report);
     return report;

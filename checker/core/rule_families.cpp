@@ -1,6 +1,5 @@
 #include "checker/core/rule_families.h"
 
-#include <array>
 #include <cctype>
 
 namespace kcheck {

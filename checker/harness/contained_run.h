@@ -1,7 +1,7 @@
 // What the processes `kcheck run` starts for a variant share: the worker
 // (the kernel's code), the Python import of its package and the
 // torch.compile helper each get a private scratch directory and the same
-// containment (core/process_containment.h).
+// containment (process/process_containment.h).
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -30,7 +30,7 @@ class PrivateScratch {
 };
 
 // The host paths a process running for `variant` sees, read-only (the rest
-// of the host is hidden, core/sandbox_view.h): the variant, the repository,
+// of the host is hidden, process/sandbox_view.h): the variant, the repository,
 // the tests, kcheck's inputs beside `private_scratch`, the Python's and the
 // worker's Torch directories, and HarnessOptions::visible_paths.
 std::vector<std::filesystem::path> contained_visible_paths(const VariantFacts& variant, const HarnessOptions& options,

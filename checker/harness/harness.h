@@ -66,9 +66,9 @@ struct HarnessOptions {
   std::vector<std::string> compile_modes = {"default", "max-autotune-no-cudagraphs"};
   std::chrono::milliseconds compile_timeout{900000};
   double regression_threshold = 0.10;  // KB002
-  // Limits of the contained worker and Python import (core/process_containment.h).
+  // Limits of the contained worker and Python import (process/process_containment.h).
   // Variables of kcheck's environment given to the kernel's code beside the
-  // allow-list (core/process_containment.h): `--pass-env NAME`.
+  // allow-list (process/process_containment.h): `--pass-env NAME`.
   std::vector<std::string> pass_environment;
   bool allow_network = false;                // --allow-network: the kernel's code keeps the machine's network
   bool require_sandbox = true;               // false (--no-sandbox): run it even where namespaces are refused

@@ -67,12 +67,10 @@ struct SuppressionConfig {
   std::string policy_problem;
 };
 
-// Whether the caller trusts the repository's config: not under --security or
-// --no-repo-config; and whether the policy allows a code wider than one rule.
-// Why a suppression is not applied follows from it (why_suppression_not_applied); the caller
-// does not trust the repository's config (--security, --no-repo-config), or
-// its code is a prefix wider than one rule ("KP", "K") and the policy does not
-// allow prefixes.
+// Whether the caller applies the repository's config (not under --security or
+// --no-repo-config), and whether the policy allows a code wider than one rule
+// ("KP", "K"). Why a suppression is not applied follows from it
+// (why_suppression_not_applied).
 struct SuppressionTrust {
   bool repository_config_applied = true;
   bool code_prefixes_allowed = false;

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <vector>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,5 +1,5 @@
-// System calls the keeper (core/process_containment.cpp) and the view it
-// builds (core/sandbox_view.cpp) share. Each only makes system calls: they run
+// System calls the keeper (process/process_containment.cpp) and the view it
+// builds (process/sandbox_view.cpp) share. Each only makes system calls: they run
 // between clone and exec, where nothing may allocate.
 #pragma once
 #include <fcntl.h>

@@ -23,7 +23,7 @@ namespace kcheck {
 //   worker started, setsid() daemons included. With Containment::visible (as
 //   kcheck run sets it) the worker sees a fresh root that holds only what the
 //   run needs, read-only, and size-bounded tmpfs mounts to write in
-//   (core/sandbox_view.h): the rest of the machine is absent. Without it the
+//   (process/sandbox_view.h): the rest of the machine is absent. Without it the
 //   mounts it sees are read-only except the scratch directory, /proc is the
 //   namespace's own, and the directories every process shares for writing
 //   (/tmp, /var/tmp, /dev/shm) are overlays whose upper layer is a fresh
@@ -59,7 +59,7 @@ struct Containment {
   // Variables of kcheck's environment passed on beside the allow-list
   // (contained_environment), by name: what the user chose to give the kernel.
   std::vector<std::string> pass_environment;
-  // The host paths the process may see, read-only (core/sandbox_view.h).
+  // The host paths the process may see, read-only (process/sandbox_view.h).
   // Set: every other path of the host is absent, the scratch is read-only
   // (kcheck's inputs) and its "work" subdirectory, a fresh tmpfs of
   // `work_bytes` and `work_files`, is the working directory, HOME and

@@ -5,9 +5,13 @@
 // member by position (KCHECK_BIND_EVERY_MEMBER), so a member added to Type
 // and not to the list does not compile: a JSON codec built from it cannot
 // forget a field, as the facts cache's codec cannot (scan/fact_codec.cpp).
-// Reading, a key that is absent leaves the member as the type initialises it
-// (a report of an older kcheck lacks newer keys); a key of another type
-// throws nlohmann::json::exception. Use it in the namespace of Type.
+// Reading, every key must be there (nlohmann::json::out_of_range otherwise),
+// but those KCHECK_JSON_OPTIONAL names, which keep the member as the type
+// initialises it when absent (a report of an older kcheck lacks newer keys);
+// a key of another type throws nlohmann::json::exception. Use it in the
+// namespace of Type. The binding is by position and the keys are the names
+// the list gives, so the names must be the members' own, in their order:
+// tests/report/report_json_test.cpp checks every key of every type.
 #include <array>
 #include <cstddef>
 #include <string>
@@ -42,27 +46,42 @@ void write(nlohmann::json& json, std::string_view list, const Members&... member
   ((json[std::string(names[index++])] = members), ...);
 }
 
+// Whether `name` is one of the space-separated `optional` names.
+inline bool is_optional(std::string_view optional, std::string_view name) {
+  while (!optional.empty()) {
+    const std::size_t space = optional.find(' ');
+    if (optional.substr(0, space) == name) return true;
+    optional = space == std::string_view::npos ? std::string_view() : optional.substr(space + 1);
+  }
+  return false;
+}
+
 template <typename Member>
-void read_member(const nlohmann::json& json, std::string_view name, Member& member) {
-  if (const auto found = json.find(name); found != json.end()) found->get_to(member);
+void read_member(const nlohmann::json& json, std::string_view name, std::string_view optional, Member& member) {
+  if (const auto found = json.find(name); found != json.end())
+    found->get_to(member);
+  else if (!is_optional(optional, name))
+    throw nlohmann::json::out_of_range::create(403, "key '" + std::string(name) + "' not found", &json);
 }
 
 template <typename... Members>
-void read(const nlohmann::json& json, std::string_view list, Members&... members) {
+void read(const nlohmann::json& json, std::string_view optional, std::string_view list, Members&... members) {
   if (!json.is_object()) throw nlohmann::json::type_error::create(302, "type must be object", &json);
   const auto names = member_names<sizeof...(Members)>(list);
   std::size_t index = 0;
-  (read_member(json, names[index++], members), ...);
+  (read_member(json, names[index++], optional, members), ...);
 }
 
 }  // namespace kcheck::json_members
 
-#define KCHECK_JSON_MEMBERS(Type, ...)                              \
-  inline void to_json(nlohmann::json& json, const Type& value) {    \
-    KCHECK_BIND_EVERY_MEMBER(value, __VA_ARGS__);                   \
-    ::kcheck::json_members::write(json, #__VA_ARGS__, __VA_ARGS__); \
-  }                                                                 \
-  inline void from_json(const nlohmann::json& json, Type& value) {  \
-    KCHECK_BIND_EVERY_MEMBER(value, __VA_ARGS__);                   \
-    ::kcheck::json_members::read(json, #__VA_ARGS__, __VA_ARGS__);  \
+// KCHECK_JSON_MEMBERS(Type, KCHECK_JSON_OPTIONAL("python torch"), variant, ran, python, torch)
+#define KCHECK_JSON_OPTIONAL(names) names
+#define KCHECK_JSON_MEMBERS(Type, optional, ...)                             \
+  inline void to_json(nlohmann::json& json, const Type& value) {             \
+    KCHECK_BIND_EVERY_MEMBER(value, __VA_ARGS__);                            \
+    ::kcheck::json_members::write(json, #__VA_ARGS__, __VA_ARGS__);          \
+  }                                                                          \
+  inline void from_json(const nlohmann::json& json, Type& value) {           \
+    KCHECK_BIND_EVERY_MEMBER(value, __VA_ARGS__);                            \
+    ::kcheck::json_members::read(json, optional, #__VA_ARGS__, __VA_ARGS__); \
   }

@@ -28,8 +28,10 @@ enum class WorkKind {
 // repository spends stays its own, for --repo-timeout); a thread with
 // nothing of its own (a worker between items, or the caller of a composite
 // batch whose items are all taken) runs any leaf item, largest first, so no
-// repository's files wait while a thread is free. Nesting cannot deadlock
-// and stays two deep: a waiting thread never starts a composite item.
+// repository's files wait while a thread is free. Nesting cannot deadlock:
+// a waiting thread never starts a composite item, and a leaf item may wait
+// only on a leaf batch of its own (a large file's pieces, whose items never
+// wait), so a scan nests at most three deep: repository, file, piece.
 class WorkPool {
  public:
   // `threads` in all, the caller of run() counting as one (0: one per

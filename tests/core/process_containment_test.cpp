@@ -1,4 +1,4 @@
-// The containment of processes that run untrusted code (core/process_containment.h),
+// The containment of processes that run untrusted code (process/process_containment.h),
 // with shell commands standing in for a kernel: what it starts does not outlive
 // it, with namespaces and with the subreaper fallback alike.
 #include <gtest/gtest.h>

@@ -623,5 +623,31 @@ TEST(RepositorySettings, AnIgnorePrefixNeedsThePolicyAndAnUnknownCodeIsAnError) 
   EXPECT_EQ(codes_of(report, "KL"), (std::vector<std::string>{"KL005", "KL005"})) << "the KL prefix hid nothing";
 }
 
+// A policy's [severity] table (issue #31): the caller's is applied; a
+// repository's own policy cannot weigh its own findings; a code that names no
+// rule is refused before the audit.
+TEST(RepositorySettings, OnlyTheCallersPolicyChangesARulesSeverity) {
+  std::string lowering(*find_embedded_file("rules/policies/hub.toml"));
+  lowering += "\n[severity]\nKL005 = \"note\"\n";
+  fs::path repository = repository_with_config("kcheck.toml", "policy = \"ours.toml\"\n");
+  std::ofstream(repository / "ours.toml") << lowering;
+  const auto severities = [](const nlohmann::json& report) {
+    std::vector<std::string> found;
+    for (const SeverityAndMessage& finding : severities_and_messages_of(report, "KL005"))
+      found.push_back(finding.first);
+    return found;
+  };
+  const nlohmann::json own = audit_json(repository, "", 0);
+  EXPECT_EQ(own["policy"]["name"], "custom policy ours.toml (the repository's)");
+  EXPECT_EQ(severities(own), (std::vector<std::string>{"warning", "warning"}))
+      << "the repository's [severity] is not applied";
+  const nlohmann::json callers = audit_json(repository, "--policy " + shell_quoted(repository / "ours.toml"), 0);
+  EXPECT_EQ(severities(callers), (std::vector<std::string>{"note", "note"})) << "the caller's is";
+  std::ofstream(repository / "typo.toml") << lowering + "KL05 = \"error\"\n";
+  const RunResult typo = kcheck("--policy " + shell_quoted(repository / "typo.toml") + " " + shell_quoted(repository));
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("[severity] names no rule: 'KL05'"), std::string::npos) << typo.err;
+}
+
 }  // namespace
 }  // namespace kcheck

@@ -31,7 +31,7 @@ std::string wrote_outside(const HarnessFacts& facts) {
 }
 
 // A writable tmpfs of the hidden view the worker filled: its working
-// directory or a shared one (core/sandbox_view.h).
+// directory or a shared one (process/sandbox_view.h).
 std::string filled(const HarnessFacts& facts) {
   return process_name(facts) + " filled " + facts.worker.full + " (from " + facts.module_relative_path +
          "), which kcheck bounds (--worker-file-size: twice that for its working directory, that for /tmp, /var/tmp "

@@ -118,7 +118,8 @@ __device__ __forceinline__ uint4 load16(const void *p) {
     v = __ldcs(static_cast<const uint4 *>(p));
   } else if constexpr (kHint == 2) {
     asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   } else {
     v = *static_cast<const uint4 *>(p);
   }
@@ -153,7 +154,8 @@ __global__ void __launch_bounds__(128) relu_hinted(T *__restrict__ out, const T 
 // loaded with x (kWeightEarly) or after the reduction; x loaded with hint kHint.
 template <typename T, int kUnits, bool kWeightEarly, int kHint>
 __global__ void __launch_bounds__(kUnits <= 4 ? 1024 : 4096 / kUnits)
-    rms_probe(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d, float eps) {
+    rms_probe(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d,
+              float eps) {
   using P = new_rms::Pack<T>;
   const int width = d / P::kSize;
   const P *w_u = reinterpret_cast<const P *>(weight);
@@ -212,13 +214,13 @@ int probe_sms() { return sms(); }
 const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n, void *stream_ptr) {
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   if (impl == 0) {
-    return new_relu::relu_gpu::launch_relu(static_cast<new_relu::relu_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1),
-                                           out, in, n, stream);
+    return new_relu::relu_gpu::launch_relu(static_cast<new_relu::relu_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out,
+                                           in, n, stream);
   }
 #if defined(PROBE_OLD)
   if (impl == 1) {
-    return old_relu::relu_gpu::launch_relu(static_cast<old_relu::relu_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1),
-                                           out, in, n, stream);
+    return old_relu::relu_gpu::launch_relu(static_cast<old_relu::relu_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out,
+                                           in, n, stream);
   }
 #endif
   return with_dtype<new_relu::gpu_compat::Half, new_relu::gpu_compat::BFloat16>(dtype, [&](auto tag) -> const char * {
@@ -233,23 +235,44 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
       kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n);
     };
     switch (impl) {
-      case 2: go(new_relu::relu_kernel<T, true, 256, 4>, 256, 4, true); break;
-      case 3: go(new_relu::relu_kernel<T, true, 128, 1>, 128, 1, false); break;
-      case 4: go(new_relu::relu_kernel<T, true, 256, 2>, 256, 2, false); break;
-      case 5: go(new_relu::relu_kernel<T, true, 256, 8>, 256, 8, false); break;
-      case 6: go(new_relu::relu_kernel<T, true, 512, 4>, 512, 4, false); break;
-      case 7: go(new_relu::relu_kernel<T, true, 64, 1>, 64, 1, false); break;
-      case 8: go(new_relu::relu_kernel<T, true, 256, 1>, 256, 1, false); break;
-      case 9: go(new_relu::relu_kernel<T, true, 128, 2>, 128, 2, false); break;
-      case 10: go(new_relu::relu_kernel<T, true, 512, 1>, 512, 1, false); break;
-      case 11: case 12: case 13: {
+      case 2:
+        go(new_relu::relu_kernel<T, true, 256, 4>, 256, 4, true);
+        break;
+      case 3:
+        go(new_relu::relu_kernel<T, true, 128, 1>, 128, 1, false);
+        break;
+      case 4:
+        go(new_relu::relu_kernel<T, true, 256, 2>, 256, 2, false);
+        break;
+      case 5:
+        go(new_relu::relu_kernel<T, true, 256, 8>, 256, 8, false);
+        break;
+      case 6:
+        go(new_relu::relu_kernel<T, true, 512, 4>, 512, 4, false);
+        break;
+      case 7:
+        go(new_relu::relu_kernel<T, true, 64, 1>, 64, 1, false);
+        break;
+      case 8:
+        go(new_relu::relu_kernel<T, true, 256, 1>, 256, 1, false);
+        break;
+      case 9:
+        go(new_relu::relu_kernel<T, true, 128, 2>, 128, 2, false);
+        break;
+      case 10:
+        go(new_relu::relu_kernel<T, true, 512, 1>, 512, 1, false);
+        break;
+      case 11:
+      case 12:
+      case 13: {
         const unsigned blocks = static_cast<unsigned>(std::max<int64_t>((packs + 127) / 128, 1));
         if (impl == 11) relu_hinted<T, 1><<<blocks, 128, 0, stream>>>(o, i, n);
         if (impl == 12) relu_hinted<T, 2><<<blocks, 128, 0, stream>>>(o, i, n);
         if (impl == 13) relu_hinted<T, 3><<<blocks, 128, 0, stream>>>(o, i, n);
         break;
       }
-      default: return "probe_relu: unknown impl";
+      default:
+        return "probe_relu: unknown impl";
     }
     return last_error();
   });
@@ -268,22 +291,34 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
   const bool gated = op <= 3 || op == 8;
   const auto kind = static_cast<A::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1);
   if (impl == 0 && op <= 3) {
-    return A::activation_gpu::launch_gated(static_cast<A::activation_gpu::GatedOp>(op == 0 ? 0 : op == 1 ? 2 : op == 2 ? 4 : 3),
+    return A::activation_gpu::launch_gated(static_cast<A::activation_gpu::GatedOp>(op == 0   ? 0
+                                                                                   : op == 1 ? 2
+                                                                                   : op == 2 ? 4
+                                                                                             : 3),
                                            kind, out, in, rows, d, 0.5, stream);
   }
   if (impl == 0 && op >= 4 && op <= 7) {
-    return A::activation_gpu::launch_elementwise(static_cast<A::activation_gpu::ElementwiseOp>(op == 4 ? 0 : op == 5 ? 1 : op == 6 ? 2 : 4),
+    return A::activation_gpu::launch_elementwise(static_cast<A::activation_gpu::ElementwiseOp>(op == 4   ? 0
+                                                                                               : op == 5 ? 1
+                                                                                               : op == 6 ? 2
+                                                                                                         : 4),
                                                  kind, out, in, rows * d, stream);
   }
 #if defined(PROBE_OLD)
   if (impl == 1 && op <= 3) {
     return old_act::activation_gpu::launch_gated(
-        static_cast<old_act::activation_gpu::GatedOp>(op == 0 ? 0 : op == 1 ? 2 : op == 2 ? 4 : 3),
+        static_cast<old_act::activation_gpu::GatedOp>(op == 0   ? 0
+                                                      : op == 1 ? 2
+                                                      : op == 2 ? 4
+                                                                : 3),
         static_cast<old_act::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, rows, d, 0.5, stream);
   }
   if (impl == 1 && op >= 4 && op <= 7) {
     return old_act::activation_gpu::launch_elementwise(
-        static_cast<old_act::activation_gpu::ElementwiseOp>(op == 4 ? 0 : op == 5 ? 1 : op == 6 ? 2 : 4),
+        static_cast<old_act::activation_gpu::ElementwiseOp>(op == 4   ? 0
+                                                            : op == 5 ? 1
+                                                            : op == 6 ? 2
+                                                                      : 4),
         static_cast<old_act::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, rows * d, stream);
   }
 #endif
@@ -304,27 +339,44 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       auto shapes = [&](auto gate) -> const char * {
         using G = decltype(gate);
         switch (impl) {
-          case 0: return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, gate);
-          case 2: return go(A::gated_kernel<T, G, uint32_t, true, 256, 1>, 1, false, gate);
-          case 3: return go(A::gated_kernel<T, G, uint32_t, true, 256, 4>, 4, false, gate);
-          case 5: return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, true, gate);
-          case 6: return go(A::gated_kernel<T, G, uint32_t, true, 128, 1>, 1, false, gate, 128);
-          case 7: return go(A::gated_kernel<T, G, uint32_t, true, 128, 2>, 2, false, gate, 128);
-          case 8: return go(A::gated_kernel<T, G, uint32_t, true, 512, 1>, 1, false, gate, 512);
-          default: return "probe_act: unknown impl";
+          case 0:
+            return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, gate);
+          case 2:
+            return go(A::gated_kernel<T, G, uint32_t, true, 256, 1>, 1, false, gate);
+          case 3:
+            return go(A::gated_kernel<T, G, uint32_t, true, 256, 4>, 4, false, gate);
+          case 5:
+            return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, true, gate);
+          case 6:
+            return go(A::gated_kernel<T, G, uint32_t, true, 128, 1>, 1, false, gate, 128);
+          case 7:
+            return go(A::gated_kernel<T, G, uint32_t, true, 128, 2>, 2, false, gate, 128);
+          case 8:
+            return go(A::gated_kernel<T, G, uint32_t, true, 512, 1>, 1, false, gate, 512);
+          default:
+            return "probe_act: unknown impl";
         }
       };
       if (impl == 4) {
-        if (op == 0) return go(A::gated_kernel<T, FastAndMul<SiluFast>, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, FastAndMul<SiluFast>());
-        if (op == 3) return go(A::gated_kernel<T, FastAndMul<GeluTanhFast>, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, FastAndMul<GeluTanhFast>());
+        if (op == 0)
+          return go(A::gated_kernel<T, FastAndMul<SiluFast>, uint32_t, true, 256, A::kGatedPerThread>,
+                    A::kGatedPerThread, false, FastAndMul<SiluFast>());
+        if (op == 3)
+          return go(A::gated_kernel<T, FastAndMul<GeluTanhFast>, uint32_t, true, 256, A::kGatedPerThread>,
+                    A::kGatedPerThread, false, FastAndMul<GeluTanhFast>());
         return "probe_act: no fast form";
       }
       switch (op) {
-        case 0: return shapes(A::activation::SiluAndMul());
-        case 1: return shapes(A::activation::GeluAndMul());
-        case 2: return shapes(A::activation::FatReluAndMul{0.5});
-        case 3: return shapes(A::activation::GeluTanhAndMul());
-        default: return shapes(MulGate());
+        case 0:
+          return shapes(A::activation::SiluAndMul());
+        case 1:
+          return shapes(A::activation::GeluAndMul());
+        case 2:
+          return shapes(A::activation::FatReluAndMul{0.5});
+        case 3:
+          return shapes(A::activation::GeluTanhAndMul());
+        default:
+          return shapes(MulGate());
       }
     }
     const int64_t n = rows * d;
@@ -337,27 +389,43 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
     auto shapes = [&](auto act) -> const char * {
       using F = decltype(act);
       switch (impl) {
-        case 0: return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, false, act);
-        case 2: return go(A::elementwise_kernel<T, F, true, 256, 1>, 1, false, act);
-        case 3: return go(A::elementwise_kernel<T, F, true, 256, 8>, 8, false, act);
-        case 5: return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, true, act);
-        case 6: return go(A::elementwise_kernel<T, F, true, 128, 1>, 1, false, act, 128);
-        case 7: return go(A::elementwise_kernel<T, F, true, 128, 2>, 2, false, act, 128);
-        case 8: return go(A::elementwise_kernel<T, F, true, 512, 1>, 1, false, act, 512);
-        default: return "probe_act: unknown impl";
+        case 0:
+          return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, false, act);
+        case 2:
+          return go(A::elementwise_kernel<T, F, true, 256, 1>, 1, false, act);
+        case 3:
+          return go(A::elementwise_kernel<T, F, true, 256, 8>, 8, false, act);
+        case 5:
+          return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, true, act);
+        case 6:
+          return go(A::elementwise_kernel<T, F, true, 128, 1>, 1, false, act, 128);
+        case 7:
+          return go(A::elementwise_kernel<T, F, true, 128, 2>, 2, false, act, 128);
+        case 8:
+          return go(A::elementwise_kernel<T, F, true, 512, 1>, 1, false, act, 512);
+        default:
+          return "probe_act: unknown impl";
       }
     };
     if (impl == 4) {
-      if (op == 4) return go(A::elementwise_kernel<T, SiluFast, true, 256, A::kPerThread>, A::kPerThread, false, SiluFast());
-      if (op == 6) return go(A::elementwise_kernel<T, GeluTanhFast, true, 256, A::kPerThread>, A::kPerThread, false, GeluTanhFast());
+      if (op == 4)
+        return go(A::elementwise_kernel<T, SiluFast, true, 256, A::kPerThread>, A::kPerThread, false, SiluFast());
+      if (op == 6)
+        return go(A::elementwise_kernel<T, GeluTanhFast, true, 256, A::kPerThread>, A::kPerThread, false,
+                  GeluTanhFast());
       return "probe_act: no fast form";
     }
     switch (op) {
-      case 4: return shapes(A::activation::Silu());
-      case 5: return shapes(A::activation::GeluErf());
-      case 6: return shapes(A::activation::GeluTanh());
-      case 7: return shapes(A::activation::GeluQuick());
-      default: return shapes(Identity());
+      case 4:
+        return shapes(A::activation::Silu());
+      case 5:
+        return shapes(A::activation::GeluErf());
+      case 6:
+        return shapes(A::activation::GeluTanh());
+      case 7:
+        return shapes(A::activation::GeluQuick());
+      default:
+        return shapes(Identity());
     }
   });
 }
@@ -369,12 +437,14 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   if (impl == 0) {
     return new_rms::rms_norm_gpu::launch_rms_norm(
-        static_cast<new_rms::rms_norm_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, weight, rows, d, eps, stream);
+        static_cast<new_rms::rms_norm_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, weight, rows, d, eps,
+        stream);
   }
 #if defined(PROBE_OLD)
   if (impl == 1) {
     return old_rms::rms_norm_gpu::launch_rms_norm(
-        static_cast<old_rms::rms_norm_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, weight, rows, d, eps, stream);
+        static_cast<old_rms::rms_norm_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1), out, in, weight, rows, d, eps,
+        stream);
   }
 #endif
   return with_dtype<new_rms::gpu_compat::Half, new_rms::gpu_compat::BFloat16>(dtype, [&](auto tag) -> const char * {
@@ -387,24 +457,39 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
     auto go = [&](auto kernel, int units, bool persistent) {
       const int threads = new_rms::threads_for(width, units);
       const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
-      kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, cap)), threads, 0, stream>>>(o, i, w, rows, d, static_cast<float>(eps));
+      kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, cap)), threads, 0, stream>>>(o, i, w, rows, d,
+                                                                                          static_cast<float>(eps));
       return last_error();
     };
     switch (impl) {
-      case 2: return go(new_rms::rms_norm_kernel<T, true, 8>, 8, false);
-      case 3: return go(new_rms::rms_norm_kernel<T, true, 2>, 2, false);
-      case 4: return go(new_rms::rms_norm_kernel<T, true, 4>, 4, true);
-      case 10: return go(rms_probe<T, 8, true, 0>, 8, false);
-      case 11: return go(rms_probe<T, 8, false, 0>, 8, false);
-      case 12: return go(rms_probe<T, 4, false, 0>, 4, false);
-      case 13: return go(rms_probe<T, 2, false, 0>, 2, false);
-      case 14: return go(rms_probe<T, 8, false, 2>, 8, false);
-      case 15: return go(rms_probe<T, 4, false, 2>, 4, false);
-      case 16: return go(rms_probe<T, 8, true, 2>, 8, false);
-      case 17: return go(rms_probe<T, 16, false, 0>, 16, false);
-      case 18: return go(rms_probe<T, 4, true, 0>, 4, false);
-      case 19: return go(rms_probe<T, 2, true, 0>, 2, false);
-      default: return "probe_rms: unknown impl";
+      case 2:
+        return go(new_rms::rms_norm_kernel<T, true, 8>, 8, false);
+      case 3:
+        return go(new_rms::rms_norm_kernel<T, true, 2>, 2, false);
+      case 4:
+        return go(new_rms::rms_norm_kernel<T, true, 4>, 4, true);
+      case 10:
+        return go(rms_probe<T, 8, true, 0>, 8, false);
+      case 11:
+        return go(rms_probe<T, 8, false, 0>, 8, false);
+      case 12:
+        return go(rms_probe<T, 4, false, 0>, 4, false);
+      case 13:
+        return go(rms_probe<T, 2, false, 0>, 2, false);
+      case 14:
+        return go(rms_probe<T, 8, false, 2>, 8, false);
+      case 15:
+        return go(rms_probe<T, 4, false, 2>, 4, false);
+      case 16:
+        return go(rms_probe<T, 8, true, 2>, 8, false);
+      case 17:
+        return go(rms_probe<T, 16, false, 0>, 16, false);
+      case 18:
+        return go(rms_probe<T, 4, true, 0>, 4, false);
+      case 19:
+        return go(rms_probe<T, 2, true, 0>, 2, false);
+      default:
+        return "probe_rms: unknown impl";
     }
   });
 }

@@ -172,8 +172,8 @@ const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_
   if (d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(dst)) {
     const int64_t d_packs = d / kSize;
     gated_kernel<scalar_t, Gate, IdxT, true, kThreads, kGatedPerThread>
-        <<<grid_for<kGatedPerThread>(rows * d_packs), kThreads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_packs), gate);
+        <<<grid_for<kGatedPerThread>(rows * d_packs), kThreads, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
+                                                                             static_cast<IdxT>(d_packs), gate);
   } else {
     gated_kernel<scalar_t, Gate, IdxT, false, kThreads, kGatedPerThread>
         <<<grid_for<kGatedPerThread>(rows * d), kThreads, 0, stream>>>(dst, in, static_cast<IdxT>(rows),

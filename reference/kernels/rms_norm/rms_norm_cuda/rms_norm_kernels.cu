@@ -213,8 +213,8 @@ int threads_for(int width, int units) {
 }
 
 template <typename scalar_t, bool kVectorized>
-void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d,
-                   opmath_t<scalar_t> eps, cudaStream_t stream) {
+void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d, opmath_t<scalar_t> eps,
+                   cudaStream_t stream) {
   const int width = d / unit_t<scalar_t, kVectorized>::kSize;
   // One block per row (at most INT_MAX blocks; the kernels loop over rows past that).
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)));
