@@ -40,10 +40,6 @@ OutputFormatInfo output_format(const ReportArguments& arguments) {
     for (const std::string& name : output_format_names()) names += (names.empty() ? "" : ", ") + name;
     throw std::invalid_argument("unknown --format '" + arguments.format + "' (one of " + names + ")");
   }
-  least_shown(arguments, format->format);  // a bad --min-severity is refused first
-  // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
-  if (arguments.security && !format->structured)
-    throw std::invalid_argument("--security writes structured output only: --format json, sarif or junit");
   return *format;
 }
 
@@ -84,12 +80,15 @@ void apply_walk_bounds(const ReportArguments& arguments, WalkLimits& limits) {
 Output settle_output(const ReportArguments& arguments, const RuleRegistry& rules) {
   Output output{output_format(arguments), arguments.output, {{colour_wanted(arguments.output)}, rule_catalogue(rules)}};
   const OutputFormat format = output.format.format;
+  output.render.text.least_shown = least_shown(arguments, format);  // a bad --min-severity is refused first
+  // Hub side: nothing from the upload reaches a terminal or a markup renderer as is.
+  if (arguments.security && !output.format.structured)
+    throw std::invalid_argument("--security writes structured output only: --format json, sarif or junit");
   const bool line_format = format == OutputFormat::github || format == OutputFormat::concise;
   const fs::path reader_root = arguments.sarif_root.empty() ? fs::current_path() : fs::absolute(arguments.sarif_root);
   if (!arguments.sarif_root.empty() || line_format)
     output.render.source_root = reader_root;  // clickable from where kcheck ran
   output.render.text.relative_to = reader_root;
-  output.render.text.least_shown = least_shown(arguments, format);
   output.render.text.quiet = arguments.quiet;
   output.render.rules_url = arguments.rules_url;
   return output;

@@ -15,7 +15,6 @@ void check_scan_output(const Output& output, const std::string& report_dir) {
 }
 
 bool emit_scan(const ScanReport& scan, const Output& output, const std::string& report_dir) {
-  check_scan_output(output, report_dir);
   const OutputFormat format = output.format.format;
   bool all_written = true;
   if (!report_dir.empty()) {

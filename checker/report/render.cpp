@@ -26,17 +26,10 @@ constexpr std::array<OutputFormatInfo, 8> kFormats{{
 
 }  // namespace
 
-std::span<const OutputFormatInfo> output_formats() { return kFormats; }
-
 std::optional<OutputFormatInfo> find_output_format(std::string_view name) {
   for (const OutputFormatInfo& format : kFormats)
     if (name == format.name) return format;
   return std::nullopt;
-}
-
-std::optional<OutputFormat> parse_output_format(std::string_view name) {
-  const std::optional<OutputFormatInfo> format = find_output_format(name);
-  return format ? std::optional(format->format) : std::nullopt;
 }
 
 std::vector<std::string> output_format_names() {

@@ -1,7 +1,6 @@
 #pragma once
 #include <filesystem>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,10 +25,8 @@ struct OutputFormatInfo {
   bool structured;
 };
 
-// Every format, in the order --help lists them.
-std::span<const OutputFormatInfo> output_formats();
+// The format named `name`, or none; every format's name, in the order --help lists them.
 std::optional<OutputFormatInfo> find_output_format(std::string_view name);
-std::optional<OutputFormat> parse_output_format(std::string_view name);
 std::vector<std::string> output_format_names();
 
 // What a format may need besides the Report itself: the terminal style, and
