@@ -10,8 +10,12 @@ reports for .rodata and the fat binaries, by this build and by OLD_KCHECK
 sections' bytes (objcopy), their printable runs (as binutils' strings
 reads them), and in each run every builder path that starts it or follows a
 character no path holds and names a compiled source, the first four distinct
-in file order. Exits 1 when this build differs from OLD_KCHECK or from the
-plain scan on any library. Every figure it prints is a count of paths.
+in file order. With KE014 selected too, the fat binary's headers are walked
+inside KE012's scan (issue #32): it also compares the findings of
+`--select KE012,KE014` with OLD_KCHECK's, and this build's KE014 finding
+there with that of `--select KE014` alone. Exits 1 when this build differs
+from OLD_KCHECK or from the plain scan on any library. Every figure it
+prints is a count of paths or findings.
 """
 import argparse
 import glob
@@ -41,12 +45,13 @@ def default_libraries():
     return sorted(elf, key=os.path.getsize, reverse=True)[:20]
 
 
-def kcheck_paths(kcheck, library):
-    """KE012's findings' paths, as the JSON report holds them (its message names each path)."""
-    result = subprocess.run([kcheck, "--select", "KE012", "--format", "json", library], capture_output=True, text=True)
+def kcheck_paths(kcheck, library, select="KE012"):
+    """The findings of the rules `select` names, as the JSON report holds them (KE012's message names each path)."""
+    result = subprocess.run([kcheck, "--select", select, "--format", "json", library], capture_output=True, text=True)
     if result.returncode not in (0, 1):
         sys.exit(f"{kcheck} exited {result.returncode} on {library}: {result.stderr}")
-    return sorted(json.dumps([finding["message"], finding["location"]]) for finding in json.loads(result.stdout)["findings"])
+    return sorted(json.dumps([finding["code"], finding["message"], finding["location"]])
+                  for finding in json.loads(result.stdout)["findings"])
 
 
 def scanned_sections(library):
@@ -96,11 +101,17 @@ def main():
         named = all(any(path in message and kind in message for message in now)
                     for kind, paths in plain.items() for path in paths[:3])
         source_findings = [message for message in now if "embeds source paths" in message]
-        agree = now == before and named and len(source_findings) == sum(bool(paths) for paths in plain.values())
+        both = kcheck_paths(kcheck, library, "KE012,KE014")
+        both_before = kcheck_paths(arguments.before, library, "KE012,KE014")
+        ke014, ke014_alone = [m for m in both if m.startswith('["KE014"')], kcheck_paths(kcheck, library, "KE014")
+        agree = (now == before and named and len(source_findings) == sum(bool(paths) for paths in plain.values())
+                 and both == both_before and ke014 == ke014_alone)
         differing += not agree
         print(f"{'same' if agree else 'DIFFERS'}  {os.path.basename(library)} ({os.path.getsize(library) >> 20} MB): "
               f"{len(now)} KE012 findings (before: {len(before)}); plain scan: "
-              f"{len(plain['read-only data'])} paths in read-only data, {len(plain['device code'])} in device code")
+              f"{len(plain['read-only data'])} paths in read-only data, {len(plain['device code'])} in device code; "
+              f"KE012+KE014: {len(both)} findings (before: {len(both_before)}), "
+              f"KE014 {'as' if ke014 == ke014_alone else 'NOT as'} alone")
         for message in source_findings:
             print(f"    {message}")
         for kind, paths in plain.items():

@@ -12,12 +12,14 @@ rounds, `--runs` times each (the round's figure is their median):
   readelf -d -V --dyn-syms FILE                     what the KE rules read, printed by binutils
   kcheck --version                                  the process floor: start-up, no audit
   kcheck --select KE --ignore KE012,KE014 ...       the KE rules without the two long scans
+  kcheck --select KE012 ..., --select KE014 ...     each long scan alone (where the time above the floor goes)
   bench/scan_floor FILE THREADS                     the scan floor: memchr over the sections KE012 scans
 
-and prints per command the median [min-max] over the rounds, peak RSS
-(/usr/bin/time, median [min-max] of five runs), and the paired ratios within
-each round: kcheck / readelf, and kcheck / (its process floor + the scan
-floor on as many threads).
+and prints per command the median [min-max] over the rounds, peak RSS and
+minor page faults (/usr/bin/time, median [min-max] of five runs: a page of
+the file mapped twice faults twice), and the paired ratios within each
+round: kcheck / readelf, and kcheck / (its process floor + the scan floor on
+as many threads).
 """
 import argparse
 import os
@@ -36,10 +38,11 @@ def wall_ms(command, runs):
     return statistics.median(1000 * wall(command) for _ in range(runs))
 
 
-def peak_rss_mb(command):
+def peak_rss_mb_and_minor_faults(command):
     result = subprocess.run(["/usr/bin/time", "-v"] + command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
-    return int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1)) / 1024
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1)) / 1024
+    return rss, int(re.search(r"Minor \(reclaiming a frame\) page faults: (\d+)", result.stderr).group(1))
 
 
 def main():
@@ -62,6 +65,8 @@ def main():
         "kcheck --version": [kcheck, "--version"],
         "kcheck KE without KE012, KE014": [kcheck, "--select", "KE", "--ignore", "KE012,KE014", "--format", "json",
                                            library],
+        "kcheck KE012 alone": [kcheck, "--select", "KE012", "--format", "json", library],
+        "kcheck KE014 alone": [kcheck, "--select", "KE014", "--format", "json", library],
         f"scan floor, {threads} threads": [scan_floor, library, str(threads)],
         "scan floor, 1 thread": [scan_floor, library, "1"],
     }
@@ -72,13 +77,14 @@ def main():
     for round_index in range(arguments.rounds):
         for name in (names if round_index % 2 == 0 else list(reversed(names))):
             samples[name].append(wall_ms(commands[name], arguments.runs))
-    rss = {name: [peak_rss_mb(command) for _ in range(5)] for name, command in commands.items()}
+    memory = {name: [peak_rss_mb_and_minor_faults(command) for _ in range(5)] for name, command in commands.items()}
     print(f"{machine_line()}; {os.path.basename(library)} ({os.path.getsize(library) >> 20} MB); "
           f"{arguments.rounds} rounds of {arguments.runs} runs each\n")
-    print("| command | wall ms | peak RSS MB |")
-    print("| --- | ---: | ---: |")
+    print("| command | wall ms | peak RSS MB | minor page faults |")
+    print("| --- | ---: | ---: | ---: |")
     for name in names:
-        print(f"| {name} | {spread(samples[name], 2)} | {spread(rss[name], 1)} |")
+        rss, faults = [run[0] for run in memory[name]], [run[1] for run in memory[name]]
+        print(f"| {name} | {spread(samples[name], 2)} | {spread(rss, 1)} | {spread(faults, 0)} |")
 
     def ratio(a, b):
         return spread([x / y for x, y in zip(samples[a], b)], 2, "x")

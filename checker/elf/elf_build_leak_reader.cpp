@@ -20,6 +20,14 @@ constexpr std::array<std::string_view, 9> kBuilderPathPrefixes = {
 constexpr std::array<std::string_view, 4> kPathCarryingSections = {".comment", ".debug_str", ".debug_line_str",
                                                                    ".debug_line"};
 
+// The character after the slash of each builder prefix ('h' of "/home/"):
+// a slash followed by any other starts none of them.
+constexpr std::array<bool, 256> kBuilderPrefixSecondCharacters = [] {
+  std::array<bool, 256> second{};
+  for (const std::string_view prefix : kBuilderPathPrefixes) second[static_cast<unsigned char>(prefix[1])] = true;
+  return second;
+}();
+
 bool is_path_char(char c) { return c > ' ' && c < 0x7f && c != '"' && c != '\''; }
 
 void add_leak(ElfFacts& facts, std::string_view path) {
@@ -70,6 +78,8 @@ void scan_strings_for_source_paths(std::string_view data, std::vector<std::strin
     // path (a slash inside a run of path characters follows one) or no
     // builder's; only a builder's path is followed to its end.
     if (slash > 0 && is_path_char(data[slash - 1])) continue;
+    if (slash + 1 == data.size() || !kBuilderPrefixSecondCharacters[static_cast<unsigned char>(data[slash + 1])])
+      continue;
     const std::string_view rest = data.substr(slash);
     if (std::none_of(kBuilderPathPrefixes.begin(), kBuilderPathPrefixes.end(),
                      [&](std::string_view prefix) { return rest.starts_with(prefix); }))
@@ -142,7 +152,8 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
 
 namespace kcheck {
 
-void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts, WorkPool* pool) {
+void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts, WorkPool* pool,
+                                     ScanPieceVisitor* visitor) {
   std::vector<ScanWindow> windows;
   for (const ElfSection& section : image.sections()) {
     std::vector<std::string>* paths = is_read_only_data_section(section.name) ? &facts.read_only_data_build_paths
@@ -157,13 +168,18 @@ void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& fi
   // any that a pass would add after the pieces before it.
   const auto scan = [&](std::size_t index) {
     ScanWindow& window = windows[index];
+    if (visitor) visitor->started(window.file_offset, window.text.size());
     scan_strings_for_source_paths(window.text, window.found);
+    if (visitor) visitor->scanned(window.file_offset, window.text.size());
     file.release(window.file_offset, window.text.size());
   };
   if (pool && windows.size() > 1) {
+    // The pool takes the largest first, the equal in order: every piece but
+    // a section's last costs the same, so the pieces start in file order,
+    // which the visitor's walk follows.
     std::vector<std::uint64_t> costs;
     costs.reserve(windows.size());
-    for (const ScanWindow& window : windows) costs.push_back(window.text.size());
+    for (const ScanWindow& window : windows) costs.push_back(std::min(window.text.size(), kScanWindow));
     pool->run(WorkKind::leaf, costs, scan);
   } else {
     for (std::size_t index = 0; index < windows.size(); ++index) scan(index);

@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 
 #include "checker/support/text_scan.h"
 
@@ -100,36 +102,6 @@ std::string arch_suffix(std::uint64_t flags) {
 
 std::string at_offset(std::uint64_t offset) { return " at offset " + std::to_string(offset) + " of .nv_fatbin"; }
 
-// Reads the entries of one container; returns false (with the reason in
-// device_code.error) when an entry does not fit.
-bool read_fatbin_entries(const LittleEndianBytes& bytes, std::uint64_t offset, std::uint64_t end,
-                         DeviceCodeFacts& device_code, ArchList& sass, ArchList& ptx,
-                         const std::function<void(std::uint64_t)>& consumed) {
-  while (offset < end) {
-    if (end - offset < kEntryHeaderSize) {
-      device_code.error = "truncated fat binary entry header" + at_offset(offset);
-      return false;
-    }
-    const auto kind = static_cast<std::uint16_t>(bytes.read(offset, 2));
-    const std::uint64_t header_size = bytes.read(offset + 4, 4);
-    const std::uint64_t payload_size = bytes.read(offset + 8, 8);
-    const auto arch = std::to_string(bytes.read(offset + 28, 4));
-    const std::uint64_t flags = bytes.read(offset + 40, 8);
-    if (header_size < kEntryHeaderSize || header_size > end - offset || payload_size > end - offset - header_size) {
-      device_code.error = "fat binary entry" + at_offset(offset) + " extends past its container";
-      return false;
-    }
-    if ((kind == kEntryCubin && !sass.add("sm_" + arch + arch_suffix(flags))) ||
-        (kind == kEntryPtx && !ptx.add("compute_" + arch + arch_suffix(flags)))) {
-      device_code.error = too_many_archs(kind == kEntryCubin ? "SASS archs" : "PTX archs", ".nv_fatbin");
-      return false;
-    }
-    offset += header_size + payload_size;
-    if (consumed) consumed(offset);
-  }
-  return true;
-}
-
 // Offset of the next occurrence of `needle` at or after `from`.
 std::optional<std::uint64_t> find_bytes(const LittleEndianBytes& bytes, std::uint64_t from, std::string_view needle) {
   if (from >= bytes.size()) return std::nullopt;
@@ -141,31 +113,77 @@ std::optional<std::uint64_t> find_bytes(const LittleEndianBytes& bytes, std::uin
 
 }  // namespace
 
-void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code,
-                      const std::function<void(std::uint64_t)>& consumed) {
-  const LittleEndianBytes bytes(section);
-  ArchList sass(device_code.cuda_sass_archs), ptx(device_code.cuda_ptx_archs);
-  std::uint64_t offset = 0;
-  while (bytes.has(offset, kContainerHeaderSize)) {
-    const std::uint64_t magic = bytes.read(offset, 4);
-    if (magic == 0) {  // alignment padding between containers
-      offset += 8;
-      continue;
+struct CudaFatbinWalk::Archs {
+  explicit Archs(DeviceCodeFacts& device_code) : sass(device_code.cuda_sass_archs), ptx(device_code.cuda_ptx_archs) {}
+  ArchList sass, ptx;
+  // (kind, arch, suffix) of the entries listed: most entries repeat one (a
+  // library holds a cubin per group of kernels and arch), and a repeat needs
+  // no name made.
+  std::unordered_set<std::uint64_t> listed;
+};
+
+CudaFatbinWalk::CudaFatbinWalk(std::span<const std::byte> section, DeviceCodeFacts& device_code)
+    : section_(section), device_code_(device_code), archs_(std::make_unique<Archs>(device_code)) {}
+
+CudaFatbinWalk::~CudaFatbinWalk() = default;
+
+void CudaFatbinWalk::walk_until(std::uint64_t limit) {
+  while (!done_ && offset_ < limit) step();
+}
+
+// One header: a container's (or the padding before one) between containers,
+// an entry's inside one.
+void CudaFatbinWalk::step() {
+  const LittleEndianBytes bytes(section_);
+  if (offset_ < container_end_) {
+    if (container_end_ - offset_ < kEntryHeaderSize)
+      return stop("truncated fat binary entry header" + at_offset(offset_));
+    const auto kind = static_cast<std::uint16_t>(bytes.read(offset_, 2));
+    const std::uint64_t header_size = bytes.read(offset_ + 4, 4);
+    const std::uint64_t payload_size = bytes.read(offset_ + 8, 8);
+    const std::uint64_t arch = bytes.read(offset_ + 28, 4);
+    const std::uint64_t flags = bytes.read(offset_ + 40, 8);
+    if (header_size < kEntryHeaderSize || header_size > container_end_ - offset_ ||
+        payload_size > container_end_ - offset_ - header_size)
+      return stop("fat binary entry" + at_offset(offset_) + " extends past its container");
+    const std::string suffix = arch_suffix(flags);
+    const std::uint64_t key = arch << 16 | static_cast<std::uint64_t>(suffix.empty() ? 0 : suffix[0]) << 8 | kind;
+    if ((kind == kEntryCubin || kind == kEntryPtx) && !archs_->listed.contains(key)) {
+      if ((kind == kEntryCubin && !archs_->sass.add("sm_" + std::to_string(arch) + suffix)) ||
+          (kind == kEntryPtx && !archs_->ptx.add("compute_" + std::to_string(arch) + suffix)))
+        return stop(too_many_archs(kind == kEntryCubin ? "SASS archs" : "PTX archs", ".nv_fatbin"));
+      archs_->listed.insert(key);
     }
-    if (magic != kFatbinMagic) {
-      device_code.error = "no fat binary header" + at_offset(offset);
-      return;
-    }
-    const std::uint64_t header_size = bytes.read(offset + 6, 2);
-    const std::uint64_t body_size = bytes.read(offset + 8, 8);
-    if (header_size < kContainerHeaderSize || !bytes.has(offset + header_size, body_size)) {
-      device_code.error = "fat binary container" + at_offset(offset) + " extends past the end of the section";
-      return;
-    }
-    const std::uint64_t end = offset + header_size + body_size;
-    if (!read_fatbin_entries(bytes, offset + header_size, end, device_code, sass, ptx, consumed)) return;
-    offset = end;
+    offset_ += header_size + payload_size;
+    return;
   }
+  if (!bytes.has(offset_, kContainerHeaderSize)) {
+    done_ = true;
+    offset_ = section_.size();
+    return;
+  }
+  const std::uint64_t magic = bytes.read(offset_, 4);
+  if (magic == 0) {  // alignment padding between containers
+    offset_ += 8;
+    return;
+  }
+  if (magic != kFatbinMagic) return stop("no fat binary header" + at_offset(offset_));
+  const std::uint64_t header_size = bytes.read(offset_ + 6, 2);
+  const std::uint64_t body_size = bytes.read(offset_ + 8, 8);
+  if (header_size < kContainerHeaderSize || !bytes.has(offset_ + header_size, body_size))
+    return stop("fat binary container" + at_offset(offset_) + " extends past the end of the section");
+  container_end_ = offset_ + header_size + body_size;
+  offset_ += header_size;
+}
+
+void CudaFatbinWalk::stop(std::string error) {
+  device_code_.error = std::move(error);
+  done_ = true;
+  offset_ = section_.size();
+}
+
+void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code) {
+  CudaFatbinWalk(section, device_code).walk_until(section.size());
 }
 
 void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code) {

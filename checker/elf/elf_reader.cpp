@@ -1,4 +1,3 @@
-#include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_readers.h"
 
 #include <cstring>
@@ -141,27 +140,6 @@ void read_dynamic_section(const ElfImage& image, ElfFacts& facts) {
   }
 }
 
-void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
-  const ElfSection* cuda = image.find_section(".nv_fatbin");
-  const ElfSection* hip = image.find_section(".hip_fatbin");
-  if (cuda == nullptr && hip == nullptr) return;
-  DeviceCodeFacts& device_code = facts.device_code.emplace();
-  if (cuda != nullptr) {
-    const auto section = image.contents(*cuda);
-    const std::uint64_t start = image.file_offset(section);
-    // A large library embeds hundreds of MB of cubins whose headers lie a
-    // page or more apart; drop what was read every few MB to keep RSS flat.
-    constexpr std::uint64_t kReleaseStep = 4u << 20;
-    std::uint64_t released = 0;
-    read_cuda_fatbin(section, device_code, [&](std::uint64_t consumed) {
-      if (consumed - released < kReleaseStep) return;
-      file.release(start + released, consumed - released);
-      released = consumed;
-    });
-  }
-  if (hip != nullptr) read_hip_fatbin(image.contents(*hip), device_code);
-}
-
 ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tables, WorkPool* pool) {
   ElfFacts facts;
   const MappedFile mapped(file);
@@ -181,8 +159,13 @@ ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tabl
     read_dynamic_symbols(image, facts);
     if (tables.torch_library_namespaces) read_torch_library_namespaces(image, mapped, facts);
     if (tables.build_leaks) read_build_leaks(image, mapped, facts);
-    if (tables.read_only_data) read_read_only_data_build_paths(image, mapped, facts, pool);
-    if (tables.device_code) read_device_code(image, mapped, facts);
+    if (tables.read_only_data && tables.device_code) {
+      read_read_only_data_and_device_code(image, mapped, facts, pool);
+    } else if (tables.read_only_data) {
+      read_read_only_data_build_paths(image, mapped, facts, pool);
+    } else if (tables.device_code) {
+      read_device_code(image, mapped, facts);
+    }
     facts.tables_read = tables;
   } catch (const ElfFormatError& error) {
     facts.error = error.what();

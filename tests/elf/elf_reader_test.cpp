@@ -9,10 +9,13 @@
 #include <iterator>
 #include <random>
 #include <string_view>
+#include <thread>
+#include <utility>
 
 #include "tests/elf/elf_test_support.h"
 #include "checker/support/work_pool.h"
 #include "checker/elf/elf_device_code.h"
+#include "checker/elf/elf_readers.h"
 
 namespace kcheck::testing {
 namespace {
@@ -176,6 +179,85 @@ TEST(ElfReader, ReadOnlyDataScannedInPiecesOnAPoolFindsWhatOnePassFinds) {
   for (unsigned threads : {1u, 2u, 4u}) {
     WorkPool pool(threads);
     EXPECT_EQ(read_elf_facts(fixture, {}, &pool).read_only_data_build_paths, first_four) << threads << " threads";
+  }
+}
+
+void expect_same_device_code(const DeviceCodeFacts& facts, const DeviceCodeFacts& expected) {
+  EXPECT_EQ(facts.cuda_sass_archs, expected.cuda_sass_archs);
+  EXPECT_EQ(facts.cuda_ptx_archs, expected.cuda_ptx_archs);
+  EXPECT_EQ(facts.hip_targets, expected.hip_targets);
+  EXPECT_EQ(facts.error, expected.error);
+}
+
+const DeviceCodeFacts kAcrossPieces{.cuda_sass_archs = {"sm_80", "sm_90a", "sm_100f"},
+                                    .cuda_ptx_archs = {"compute_90"}};
+
+// Issue #32: with KE012 and KE014 both selected, the fat binary's headers are
+// walked inside the scan's 4 MB pieces; the fixture's entries lie across
+// three of them (one header straddles the first piece's end). The facts are
+// those of the walk alone and of the scan alone, with one thread or several.
+TEST(ElfReader, FatBinaryWalkedInsideThePiecedScanFindsWhatTheWalkAloneFinds) {
+  const std::filesystem::path fixture = elf_fixture("_fatbin_across_pieces.abi3.so");
+  const Strings paths{"/tmp/build/fatbin/kernel.cu"};
+  const ElfFacts walk_alone = read_elf_facts(fixture, ElfTables{.read_only_data = false});
+  ASSERT_TRUE(walk_alone.device_code.has_value());
+  expect_same_device_code(*walk_alone.device_code, kAcrossPieces);
+  EXPECT_EQ(read_elf_facts(fixture, ElfTables{.device_code = false}).device_code_build_paths, paths);
+  const ElfFacts one_pass = read_elf_facts(fixture);
+  ASSERT_TRUE(one_pass.device_code.has_value());
+  expect_same_device_code(*one_pass.device_code, kAcrossPieces);
+  EXPECT_EQ(one_pass.device_code_build_paths, paths);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    WorkPool pool(threads);
+    for (int round = 0; round < 5; ++round) {
+      const ElfFacts facts = read_elf_facts(fixture, {}, &pool);
+      ASSERT_TRUE(facts.device_code.has_value());
+      expect_same_device_code(*facts.device_code, kAcrossPieces);
+      EXPECT_EQ(facts.device_code_build_paths, paths);
+    }
+  }
+}
+
+// The walk inside the scan whatever order the pieces come in: a piece ahead
+// of the walk waits while the piece the walk is in is being scanned, and is
+// walked up to when that piece has not been started.
+TEST(ElfReader, FatBinaryWalkInsideTheScanTakesThePiecesInAnyOrder) {
+  const MappedFile file(elf_fixture("_fatbin_across_pieces.abi3.so"));
+  ASSERT_EQ(file.error(), "");
+  const ElfImage image(file.bytes());
+  const auto section = image.contents(*image.find_section(".nv_fatbin"));
+  const std::uint64_t start = image.file_offset(section), size = section.size();
+  constexpr std::uint64_t kPiece = std::uint64_t{4} << 20;
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces = {
+      {start, kPiece + 1}, {start + kPiece + 1, kPiece + 1}, {start + 2 * kPiece + 2, size - 2 * kPiece - 2}};
+  {
+    SCOPED_TRACE("last piece first, one thread");
+    DeviceCodeFacts facts;
+    {
+      FatbinWalkAlongScan walk(image, section, facts);
+      for (std::size_t index = pieces.size(); index-- > 0;) {
+        walk.started(pieces[index].first, pieces[index].second);
+        walk.scanned(pieces[index].first, pieces[index].second);
+      }
+      walk.finish();
+    }
+    expect_same_device_code(facts, kAcrossPieces);
+  }
+  {
+    SCOPED_TRACE("all three in flight, the first scanned last");
+    DeviceCodeFacts facts;
+    {
+      FatbinWalkAlongScan walk(image, section, facts);
+      for (const auto& [offset, length] : pieces) walk.started(offset, length);
+      std::jthread third([&] { walk.scanned(pieces[2].first, pieces[2].second); });
+      std::jthread second([&] { walk.scanned(pieces[1].first, pieces[1].second); });
+      walk.scanned(pieces[0].first, pieces[0].second);
+      third.join();
+      second.join();
+      walk.finish();
+    }
+    expect_same_device_code(facts, kAcrossPieces);
   }
 }
 

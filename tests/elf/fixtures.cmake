@@ -57,6 +57,7 @@ kcheck_elf_fixture(_source_path_leak.abi3.so file_macro.c ${cc} ${elf_hardened} 
 kcheck_elf_fixture(_source_path_mapped.abi3.so file_macro.c ${cc} ${elf_hardened} -fmacro-prefix-map=${elf_fixture_sources}=.)
 kcheck_elf_fixture(_source_paths_far_apart.abi3.so source_paths_far_apart.c ${cc} ${elf_hardened} -fno-toplevel-reorder)
 kcheck_elf_fixture(_device_line_table.abi3.so device_line_table.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_fatbin_across_pieces.abi3.so fatbin_across_pieces.c ${cc} ${elf_hardened})
 
 # Fixtures that need a toolchain this machine may lack: each test using one
 # skips, naming the missing toolchain (tests/elf/elf_test_support.h,

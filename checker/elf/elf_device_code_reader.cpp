@@ -1,0 +1,102 @@
+// KE014's facts from a module's fat binaries: alone, or with the headers of
+// .nv_fatbin walked inside KE012's scan of the same bytes (issue #32).
+#include <algorithm>
+#include <mutex>
+
+#include "checker/elf/elf_device_code.h"
+#include "checker/elf/elf_readers.h"
+
+namespace kcheck {
+namespace {
+
+// A large library embeds hundreds of MB of cubins whose headers lie a page
+// or more apart; the walk alone drops what it read every few MB to keep RSS
+// flat.
+constexpr std::uint64_t kReleaseStep = 4u << 20;
+
+}  // namespace
+
+// A piece leaves the flight when scanned() returns, thrown or not, so that no
+// thread waits for it.
+struct FatbinWalkAlongScan::Leaving {
+  FatbinWalkAlongScan& walk;
+  std::uint64_t begin;
+  ~Leaving() {
+    std::erase_if(walk.in_flight_, [&](const auto& piece) { return piece.first == begin; });
+    walk.advanced_.notify_all();
+  }
+};
+
+FatbinWalkAlongScan::FatbinWalkAlongScan(const ElfImage& image, std::span<const std::byte> section,
+                                         DeviceCodeFacts& device_code)
+    : start_(section.empty() ? 0 : image.file_offset(section)), size_(section.size()), walk_(section, device_code) {}
+
+void FatbinWalkAlongScan::started(std::uint64_t file_offset, std::uint64_t size) {
+  if (!inside(file_offset, size)) return;
+  const std::lock_guard lock(mutex_);
+  in_flight_.emplace_back(file_offset - start_, file_offset - start_ + size);
+}
+
+void FatbinWalkAlongScan::scanned(std::uint64_t file_offset, std::uint64_t size) {
+  if (!inside(file_offset, size)) return;
+  const std::uint64_t begin = file_offset - start_, end = begin + size;
+  std::unique_lock lock(mutex_);
+  const Leaving leaving{*this, begin};
+  while (!walk_.done() && walk_.offset() < end) {
+    if (walk_.offset() < begin && being_scanned(walk_.offset())) {
+      advanced_.wait(lock);
+    } else {
+      walk_.walk_until(end);
+    }
+  }
+}
+
+void FatbinWalkAlongScan::finish() {
+  const std::lock_guard lock(mutex_);
+  walk_.walk_until(size_);
+}
+
+bool FatbinWalkAlongScan::inside(std::uint64_t file_offset, std::uint64_t size) const {
+  return size > 0 && file_offset >= start_ && file_offset - start_ <= size_ && size <= size_ - (file_offset - start_);
+}
+
+bool FatbinWalkAlongScan::being_scanned(std::uint64_t offset) const {
+  return std::any_of(in_flight_.begin(), in_flight_.end(),
+                     [&](const auto& piece) { return piece.first <= offset && offset < piece.second; });
+}
+
+void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
+  const ElfSection* cuda = image.find_section(".nv_fatbin");
+  const ElfSection* hip = image.find_section(".hip_fatbin");
+  if (cuda == nullptr && hip == nullptr) return;
+  DeviceCodeFacts& device_code = facts.device_code.emplace();
+  if (cuda != nullptr) {
+    const auto section = image.contents(*cuda);
+    const std::uint64_t start = section.empty() ? 0 : image.file_offset(section);
+    CudaFatbinWalk walk(section, device_code);
+    for (std::uint64_t released = 0; !walk.done(); released = walk.offset()) {
+      walk.walk_until(walk.offset() + kReleaseStep);
+      file.release(start + released, walk.offset() - released);
+    }
+  }
+  if (hip != nullptr) read_hip_fatbin(image.contents(*hip), device_code);
+}
+
+void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
+                                         WorkPool* pool) {
+  const ElfSection* cuda = image.find_section(".nv_fatbin");
+  if (cuda == nullptr) {
+    read_read_only_data_build_paths(image, file, facts, pool);
+    read_device_code(image, file, facts);
+    return;
+  }
+  DeviceCodeFacts& device_code = facts.device_code.emplace();
+  {
+    FatbinWalkAlongScan walk(image, image.contents(*cuda), device_code);
+    read_read_only_data_build_paths(image, file, facts, pool, &walk);
+    walk.finish();
+  }  // the archs are written here
+  if (const ElfSection* hip = image.find_section(".hip_fatbin")) read_hip_fatbin(image.contents(*hip), device_code);
+}
+
+}  // namespace kcheck
