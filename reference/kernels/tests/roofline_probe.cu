@@ -203,11 +203,213 @@ __global__ void __launch_bounds__(kUnits <= 4 ? 1024 : 4096 / kUnits)
   }
 }
 
+// L2 cache policies (sm_80+ createpolicy): 0 none, 1 evict_first, 2 evict_last.
+template <int kPolicy>
+__device__ __forceinline__ uint4 load16_l2(const void *p) {
+  uint4 v;
+  if constexpr (kPolicy == 0) {
+    v = *static_cast<const uint4 *>(p);
+  } else {
+    uint64_t policy;
+    if constexpr (kPolicy == 1) {
+      asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    } else {
+      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    }
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(policy));
+  }
+  return v;
+}
+template <int kPolicy>
+__device__ __forceinline__ void store16_l2(void *p, uint4 v) {
+  if constexpr (kPolicy == 0) {
+    *static_cast<uint4 *>(p) = v;
+  } else {
+    uint64_t policy;
+    if constexpr (kPolicy == 1) {
+      asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    } else {
+      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    }
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w), "l"(policy)
+                 : "memory");
+  }
+}
+
+// The production one-pass kernel with L2 policies: kX for the row's loads,
+// kW for the weight's, kS for the stores.
+template <typename T, int kUnits, int kX, int kW, int kS>
+__global__ void __launch_bounds__(1024) rms_hinted(T *__restrict__ out, const T *__restrict__ in,
+                                                   const T *__restrict__ weight, int64_t rows, int d, float eps) {
+  using P = new_rms::Pack<T>;
+  const int width = d / P::kSize;
+  const P *w_u = reinterpret_cast<const P *>(weight);
+  __shared__ float partial[2][32];
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const P *x_u = reinterpret_cast<const P *>(in + row * d);
+    P *o_u = reinterpret_cast<P *>(out + row * d);
+    uint4 xb[kUnits], wb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1);
+      xb[k] = load16_l2<kX>(x_u + i);
+      wb[k] = load16_l2<kW>(w_u + i);
+    }
+    float sum = 0;
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (threadIdx.x + k * blockDim.x < width) {
+        P x;
+        memcpy(&x, &xb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          const float v = static_cast<float>(x.v[j]);
+          sum += v * v;
+        }
+      }
+    }
+    sum = new_rms::block_sum(sum, partial[parity]);
+    const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        P x, w;
+        memcpy(&x, &xb[k], 16);
+        memcpy(&w, &wb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
+        }
+        uint4 v;
+        memcpy(&v, &x, 16);
+        store16_l2<kS>(o_u + i, v);
+      }
+    }
+  }
+}
+
+// Inductor's form (its max-autotune kernel for rms_norm at 16384 x 8192):
+// two loops over the row in chunks of blockDim.x * kUnits packs, the first
+// summing with the row kept in L2 (evict_last), the second re-reading it
+// (evict_first) with the weight (evict_last), scaling and storing.
+template <typename T, int kUnits>
+__global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const T *__restrict__ in,
+                                                      const T *__restrict__ weight, int64_t rows, int d, float eps) {
+  using P = new_rms::Pack<T>;
+  const int width = d / P::kSize;
+  const P *w_u = reinterpret_cast<const P *>(weight);
+  __shared__ float partial[2][32];
+  const int64_t row = blockIdx.x;
+  const P *x_u = reinterpret_cast<const P *>(in + row * d);
+  P *o_u = reinterpret_cast<P *>(out + row * d);
+  float sum = 0;
+  for (int base = 0; base < width; base += blockDim.x * kUnits) {
+    uint4 xb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
+      xb[k] = load16_l2<2>(x_u + i);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (base + threadIdx.x + k * blockDim.x < width) {
+        P x;
+        memcpy(&x, &xb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          const float v = static_cast<float>(x.v[j]);
+          sum += v * v;
+        }
+      }
+    }
+  }
+  sum = new_rms::block_sum(sum, partial[0]);
+  const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
+  for (int base = 0; base < width; base += blockDim.x * kUnits) {
+    uint4 xb[kUnits], wb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
+      xb[k] = load16_l2<1>(x_u + i);
+      wb[k] = load16_l2<2>(w_u + i);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = base + threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        P x, w;
+        memcpy(&x, &xb[k], 16);
+        memcpy(&w, &wb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
+        }
+        o_u[i] = x;
+      }
+    }
+  }
+}
+
+// Dynamic shared memory that leaves at most `max_blocks` blocks of `threads`
+// resident per SM (0: no limit), the probe's way of trying lower occupancy
+// with the launcher's kernel unchanged.
+template <typename Kernel>
+size_t smem_for_blocks(Kernel kernel, int threads, int max_blocks) {
+  if (max_blocks <= 0) {
+    return 0;
+  }
+  int device = 0, per_sm = 0, per_block = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  cudaFuncAttributes attributes{};
+  cudaFuncGetAttributes(&attributes, kernel);
+  const int most = per_block - static_cast<int>(attributes.sharedSizeBytes);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most);
+  size_t smem = 0;
+  while (smem + 1024 <= static_cast<size_t>(most)) {
+    int blocks = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem);
+    if (blocks <= max_blocks) {
+      return smem;
+    }
+    smem += 1024;
+  }
+  return smem;
+}
+
 }  // namespace
 
 extern "C" {
 
 int probe_sms() { return sms(); }
+
+// Registers per thread and resident blocks per SM of the rms_norm kernel at
+// `units` packs per thread (2, 4, 8) for a row of `d` (dtype as above).
+void probe_rms_shape(int units, int dtype, int d, int *registers, int *blocks) {
+  with_dtype<new_rms::gpu_compat::Half, new_rms::gpu_compat::BFloat16>(dtype, [&](auto tag) -> const char * {
+    using T = decltype(tag);
+    auto report = [&](auto kernel) {
+      cudaFuncAttributes attributes{};
+      cudaFuncGetAttributes(&attributes, kernel);
+      *registers = attributes.numRegs;
+      const int threads = new_rms::threads_for(d / new_rms::Pack<T>::kSize, units);
+      *blocks = resident(kernel, threads);
+    };
+    if (units == 2)
+      report(new_rms::rms_norm_kernel<T, true, 2>);
+    else if (units == 4)
+      report(new_rms::rms_norm_kernel<T, true, 4>);
+    else
+      report(new_rms::rms_norm_kernel<T, true, 8>);
+    return nullptr;
+  });
+}
 
 // impl: 0 the launcher; 1 the old launcher; 2 persistent grid (resident
 // blocks), 256 threads x 4 packs; 3 128 x 1; 4 256 x 2; 5 256 x 8; 6 512 x 4.
@@ -234,6 +436,28 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
       const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
       kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n);
     };
+    if (impl >= 100) {  // 100 + 10 * threads (0: 128, 1: 256, 2: 512, 3: 1024) + most blocks per SM (0: any)
+      auto shaped = [&](auto kernel, int threads) {
+        const size_t smem = smem_for_blocks(kernel, threads, impl % 10);
+        const int64_t tiles = std::max<int64_t>((packs + threads - 1) / threads, 1);
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(tiles, INT_MAX)), threads, smem, stream>>>(o, i, n);
+      };
+      switch ((impl / 10) % 10) {
+        case 0:
+          shaped(new_relu::relu_kernel<T, true, 128, 1>, 128);
+          break;
+        case 1:
+          shaped(new_relu::relu_kernel<T, true, 256, 1>, 256);
+          break;
+        case 2:
+          shaped(new_relu::relu_kernel<T, true, 512, 1>, 512);
+          break;
+        default:
+          shaped(new_relu::relu_kernel<T, true, 1024, 1>, 1024);
+          break;
+      }
+      return last_error();
+    }
     switch (impl) {
       case 2:
         go(new_relu::relu_kernel<T, true, 256, 4>, 256, 4, true);
@@ -353,6 +577,8 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
             return go(A::gated_kernel<T, G, uint32_t, true, 128, 2>, 2, false, gate, 128);
           case 8:
             return go(A::gated_kernel<T, G, uint32_t, true, 512, 1>, 1, false, gate, 512);
+          case 9:
+            return go(A::gated_kernel<T, G, uint32_t, true, 1024, 1>, 1, false, gate, 1024);
           default:
             return "probe_act: unknown impl";
         }
@@ -403,6 +629,8 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, true, 128, 2>, 2, false, act, 128);
         case 8:
           return go(A::elementwise_kernel<T, F, true, 512, 1>, 1, false, act, 512);
+        case 9:
+          return go(A::elementwise_kernel<T, F, true, 1024, 1>, 1, false, act, 1024);
         default:
           return "probe_act: unknown impl";
       }
@@ -461,6 +689,67 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
                                                                                           static_cast<float>(eps));
       return last_error();
     };
+    if (impl >= 200) {  // 2XY: hinted one-pass (4 packs), X = row policy, Y = 0 / store evict_first (1) / 3 blocks per
+                        // SM (2); 3UT: two loops, U packs per thread per chunk (1, 2, 4), T * 128 threads
+      auto hinted = [&](auto kernel, int threads, int max_blocks) {
+        const size_t smem = smem_for_blocks(kernel, threads, max_blocks);
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, smem, stream>>>(
+            o, i, w, rows, d, static_cast<float>(eps));
+        return last_error();
+      };
+      const int t4 = new_rms::threads_for(width, 4);
+      switch (impl) {
+        case 200:
+          return hinted(rms_hinted<T, 4, 0, 0, 0>, t4, 0);
+        case 202:
+          return hinted(rms_hinted<T, 4, 0, 0, 0>, t4, 3);
+        case 210:
+          return hinted(rms_hinted<T, 4, 1, 2, 0>, t4, 0);
+        case 211:
+          return hinted(rms_hinted<T, 4, 1, 2, 1>, t4, 0);
+        case 212:
+          return hinted(rms_hinted<T, 4, 1, 2, 0>, t4, 3);
+        case 220:
+          return hinted(rms_hinted<T, 4, 0, 2, 0>, t4, 0);
+        case 221:
+          return hinted(rms_hinted<T, 4, 0, 0, 1>, t4, 0);
+        case 222:
+          return hinted(rms_hinted<T, 4, 0, 2, 1>, t4, 3);
+        case 312:
+          return hinted(rms_two_loops<T, 1>, 256, 0);
+        case 314:
+          return hinted(rms_two_loops<T, 1>, 512, 0);
+        case 318:
+          return hinted(rms_two_loops<T, 1>, 1024, 0);
+        case 322:
+          return hinted(rms_two_loops<T, 2>, 256, 0);
+        case 324:
+          return hinted(rms_two_loops<T, 2>, 512, 0);
+        case 342:
+          return hinted(rms_two_loops<T, 4>, 256, 0);
+        case 341:
+          return hinted(rms_two_loops<T, 4>, 128, 0);
+        default:
+          return "probe_rms: unknown impl";
+      }
+    }
+    if (impl >= 100) {  // 100 + 10 * units (0: 2, 1: 4, 2: 8) + most blocks per SM (0: any)
+      auto shaped = [&](auto kernel, int units) {
+        const int threads = new_rms::threads_for(width, units);
+        const size_t smem = smem_for_blocks(kernel, threads, impl % 10);
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, smem, stream>>>(
+            o, i, w, rows, d, static_cast<float>(eps));
+        return last_error();
+      };
+      switch ((impl / 10) % 10) {
+        case 0:
+          return shaped(new_rms::rms_norm_kernel<T, true, 2>, 2);
+        case 1:
+          return shaped(new_rms::rms_norm_kernel<T, true, 4>, 4);
+        default:
+          return shaped(new_rms::rms_norm_kernel<T, true, 8>, 8);
+      }
+    }
     switch (impl) {
       case 2:
         return go(new_rms::rms_norm_kernel<T, true, 8>, 8, false);

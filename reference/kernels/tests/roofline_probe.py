@@ -161,10 +161,20 @@ class Table:
               flush=True)
 
 
-def compiled_us(fn, sets, call_args):
-    torch._dynamo.reset()
-    c = torch.compile(fn, mode="default", dynamic=False)
-    return time_stream(lambda k: c(*call_args(k)), sets)
+COMPILE = {"modes": ["default"], "dtypes": {"relu": ["bfloat16"], "other": ["float32", "bfloat16"]}}
+
+
+def compiled_us(fn, sets, call_args, table=None, row=None):
+    """The fastest of the torch.compile modes in COMPILE["modes"]; with a table, one row per mode."""
+    best = None
+    for mode in COMPILE["modes"]:
+        torch._dynamo.reset()
+        c = torch.compile(fn, mode=mode, dynamic=False)
+        us = time_stream(lambda k: c(*call_args(k)), sets)
+        if table is not None and len(COMPILE["modes"]) > 1:
+            table.add(*row[:4], f"torch.compile {mode}", us, row[4])
+        best = us if best is None else min(best, us)
+    return best
 
 
 def bench_relu(lib, table, sizes, dtypes, impls, compile_large):
@@ -179,8 +189,9 @@ def bench_relu(lib, table, sizes, dtypes, impls, compile_large):
             eager = time_stream(lambda k: torch.relu(xs[k]), sets)
             best = eager
             table.add("relu", name, size, f"{rows}x{d}", "torch eager", eager, nbytes)
-            if compile_large and size == "large" and name == "bfloat16":
-                c = compiled_us(lambda x: torch.relu(x), sets, lambda k: (xs[k],))
+            if compile_large and size == "large" and name in COMPILE["dtypes"]["relu"]:
+                c = compiled_us(lambda x: torch.relu(x), sets, lambda k: (xs[k],), table,
+                                ("relu", name, size, f"{rows}x{d}", nbytes))
                 table.add("relu", name, size, f"{rows}x{d}", "torch.compile", c, nbytes)
                 best = min(best, c)
             graph_eager = time_graph(lambda k: torch.relu(xs[k]), sets) if size == "medium" else None
@@ -211,8 +222,9 @@ def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
                 best = eager
                 shape = f"{rows}x{cols_in}"
                 table.add(op, name, size, shape, "torch eager", eager, nbytes)
-                if compile_large and size == "large" and name != "float16":
-                    c = compiled_us(lambda x: form(x, d), sets, lambda k: (xs[k],))
+                if compile_large and size == "large" and name in COMPILE["dtypes"]["other"]:
+                    c = compiled_us(lambda x: form(x, d), sets, lambda k: (xs[k],), table,
+                                    (op, name, size, shape, nbytes))
                     table.add(op, name, size, shape, "torch.compile", c, nbytes)
                     best = min(best, c)
                 ref = form(xs[0].double(), d)
@@ -245,8 +257,8 @@ def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
             best = eager
             shape = f"{rows}x{d}"
             table.add("rms_norm", name, size, shape, "torch eager", eager, nbytes)
-            if compile_large and size == "large" and name != "float16":
-                c = compiled_us(form, sets, lambda k: (xs[k], ws[k]))
+            if compile_large and size == "large" and name in COMPILE["dtypes"]["other"]:
+                c = compiled_us(form, sets, lambda k: (xs[k], ws[k]), table, ("rms_norm", name, size, shape, nbytes))
                 table.add("rms_norm", name, size, shape, "torch.compile", c, nbytes)
                 best = min(best, c)
             ref = form(xs[0].double(), ws[0].double())
@@ -316,6 +328,10 @@ def main():
     parser.add_argument("--rms-impls", default="0,1,2,3,4")
     parser.add_argument("--act-impls", default="0,1,2,3,4,5")
     parser.add_argument("--sizes", default="large,medium")
+    parser.add_argument("--dtypes", default="float32,float16,bfloat16")
+    parser.add_argument("--compile-modes", default="default", help="torch.compile modes, comma-separated")
+    parser.add_argument("--compile-dtypes", help="dtypes compiled at the large size (default: bfloat16 for relu, "
+                        "float32 and bfloat16 for the others)")
     parser.add_argument("--repeat", type=int, default=1, help="time each impl this many times (the spread between them is the noise)")
     args = parser.parse_args()
     lib = load(args.lib)
@@ -324,6 +340,12 @@ def main():
         ncu_mode(lib)
         return 0
     print(torch.cuda.get_device_name(), torch.__version__, "SMs", lib.probe_sms(), flush=True)
+    for units in (2, 4, 8):
+        for name, (code, _) in DTYPES.items():
+            registers, blocks = ctypes.c_int(), ctypes.c_int()
+            lib.probe_rms_shape(units, code, 8192, ctypes.byref(registers), ctypes.byref(blocks))
+            print(f"rms_norm kernel, {units} packs per thread, {name}, d 8192: {registers.value} registers, "
+                  f"{blocks.value} blocks per SM", flush=True)
     failures = odd_shapes(lib)
     src = torch.ones(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
@@ -336,7 +358,10 @@ def main():
     print("|---|---|---|---|---:|---:|---:|---:|---|")
     parts = args.parts.split(",")
     compile_large = not args.no_compile
-    all_dtypes = list(DTYPES)
+    all_dtypes = args.dtypes.split(",")
+    COMPILE["modes"] = args.compile_modes.split(",")
+    if args.compile_dtypes:
+        COMPILE["dtypes"] = {"relu": args.compile_dtypes.split(","), "other": args.compile_dtypes.split(",")}
     sizes = args.sizes.split(",")
     impls = lambda text: [int(x) for x in text.split(",")] * args.repeat
     if "relu" in parts:
