@@ -168,7 +168,6 @@ void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& fi
   // any that a pass would add after the pieces before it.
   const auto scan = [&](std::size_t index) {
     ScanWindow& window = windows[index];
-    if (visitor) visitor->started(window.file_offset, window.text.size());
     scan_strings_for_source_paths(window.text, window.found);
     if (visitor) visitor->scanned(window.file_offset, window.text.size());
     file.release(window.file_offset, window.text.size());

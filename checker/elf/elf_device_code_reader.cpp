@@ -1,6 +1,5 @@
 // KE014's facts from a module's fat binaries: alone, or with the headers of
 // .nv_fatbin walked inside KE012's scan of the same bytes (issue #32).
-#include <algorithm>
 #include <mutex>
 
 #include "checker/elf/elf_device_code.h"
@@ -16,53 +15,19 @@ constexpr std::uint64_t kReleaseStep = 4u << 20;
 
 }  // namespace
 
-// A piece leaves the flight when scanned() returns, thrown or not, so that no
-// thread waits for it.
-struct FatbinWalkAlongScan::Leaving {
-  FatbinWalkAlongScan& walk;
-  std::uint64_t begin;
-  ~Leaving() {
-    std::erase_if(walk.in_flight_, [&](const auto& piece) { return piece.first == begin; });
-    walk.advanced_.notify_all();
-  }
-};
-
 FatbinWalkAlongScan::FatbinWalkAlongScan(const ElfImage& image, std::span<const std::byte> section,
                                          DeviceCodeFacts& device_code)
     : start_(section.empty() ? 0 : image.file_offset(section)), size_(section.size()), walk_(section, device_code) {}
 
-void FatbinWalkAlongScan::started(std::uint64_t file_offset, std::uint64_t size) {
-  if (!inside(file_offset, size)) return;
-  const std::lock_guard lock(mutex_);
-  in_flight_.emplace_back(file_offset - start_, file_offset - start_ + size);
-}
-
 void FatbinWalkAlongScan::scanned(std::uint64_t file_offset, std::uint64_t size) {
-  if (!inside(file_offset, size)) return;
-  const std::uint64_t begin = file_offset - start_, end = begin + size;
-  std::unique_lock lock(mutex_);
-  const Leaving leaving{*this, begin};
-  while (!walk_.done() && walk_.offset() < end) {
-    if (walk_.offset() < begin && being_scanned(walk_.offset())) {
-      advanced_.wait(lock);
-    } else {
-      walk_.walk_until(end);
-    }
-  }
+  if (file_offset >= start_ + size_ || file_offset + size <= start_) return;  // another section's piece
+  const std::lock_guard lock(mutex_);
+  walk_.walk_until(file_offset + size - start_);
 }
 
 void FatbinWalkAlongScan::finish() {
   const std::lock_guard lock(mutex_);
   walk_.walk_until(size_);
-}
-
-bool FatbinWalkAlongScan::inside(std::uint64_t file_offset, std::uint64_t size) const {
-  return size > 0 && file_offset >= start_ && file_offset - start_ <= size_ && size <= size_ - (file_offset - start_);
-}
-
-bool FatbinWalkAlongScan::being_scanned(std::uint64_t offset) const {
-  return std::any_of(in_flight_.begin(), in_flight_.end(),
-                     [&](const auto& piece) { return piece.first <= offset && offset < piece.second; });
 }
 
 void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {

@@ -2,12 +2,9 @@
 // The parts of read_elf_facts(), one per kind of table. Each reads only the
 // sections it needs from the validated image and throws ElfFormatError when
 // a table is malformed.
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <span>
-#include <utility>
-#include <vector>
 
 #include "checker/kinds/elf_facts.h"
 #include "checker/elf/elf_device_code.h"
@@ -24,13 +21,12 @@ void read_dynamic_symbols(const ElfImage& image, ElfFacts& facts);
 void read_torch_library_namespaces(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
 void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
 
-// Told of each piece of read_read_only_data_build_paths's scan on the thread
-// that scans it: started() before the piece is read, scanned() after, while
-// its pages are still mapped; they are released when scanned() returns.
+// Told of each piece of read_read_only_data_build_paths's scan once it has
+// been scanned, on the thread that scanned it, while its pages are still
+// mapped; they are released when scanned() returns.
 class ScanPieceVisitor {
  public:
   virtual ~ScanPieceVisitor() = default;
-  virtual void started(std::uint64_t file_offset, std::uint64_t size) = 0;
   virtual void scanned(std::uint64_t file_offset, std::uint64_t size) = 0;
 };
 
@@ -45,34 +41,27 @@ void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile
                                          WorkPool* pool);
 
 // The walk of .nv_fatbin's headers (KE014) advanced by the threads of
-// KE012's scan: the thread that has scanned a piece walks the headers that
-// start in it before the piece's pages are released, so the walk maps no
-// page the scan does not (libcublasLt: 5,700 entries over 139 MB). The walk
-// is sequential (each header says where the next starts): a thread whose
-// piece lies ahead of the walk waits while the piece the walk is in is being
-// scanned by another thread (the scan starts its pieces in file order, so
-// that is the one just before), and walks on by itself when that piece has
-// not been started (the pages it reads are then mapped ahead of their scan).
+// KE012's scan: the thread that has scanned a piece walks on to its end
+// before the piece's pages are released, so no piece is released before the
+// walk has passed it and no page is mapped twice (libcublasLt: 5,700 entries
+// over 139 MB). The walk is sequential (each header says where the next
+// starts), so that thread may first walk through pieces before its own:
+// those the other threads are scanning, mapped until they are released,
+// since the scan starts its pieces in file order (in another order it would
+// map the headers of pieces not yet started ahead of their scan).
 class FatbinWalkAlongScan final : public ScanPieceVisitor {
  public:
   FatbinWalkAlongScan(const ElfImage& image, std::span<const std::byte> section, DeviceCodeFacts& device_code);
 
-  void started(std::uint64_t file_offset, std::uint64_t size) override;
   void scanned(std::uint64_t file_offset, std::uint64_t size) override;
   // Walks what no piece reached (nothing, when every piece of the section
   // was scanned). The archs are in `device_code` once this is destroyed.
   void finish();
 
  private:
-  struct Leaving;
-  bool inside(std::uint64_t file_offset, std::uint64_t size) const;
-  bool being_scanned(std::uint64_t offset) const;
-
   const std::uint64_t start_, size_;  // of the section in the file
   std::mutex mutex_;
-  std::condition_variable advanced_;                                // a piece was walked or left the flight
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight_;  // [begin, end) in the section, under mutex_
-  CudaFatbinWalk walk_;                                             // under mutex_
+  CudaFatbinWalk walk_;  // under mutex_
 };
 
 }  // namespace kcheck
