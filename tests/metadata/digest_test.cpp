@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+
 #include "checker/metadata/digest.h"
 #include "metadata_test_support.h"
 
@@ -139,6 +142,27 @@ TEST(Digest, ManyFilesHashInParallelLikeOneByOne) {
   for (int index = 0; index < 300; ++index) {
     EXPECT_EQ(parallel.digest["files"]["f" + std::to_string(index) + ".bin"],
               hash_bytes(std::string(static_cast<std::size_t>(index) * 97, 'x'), DigestAlgorithm::sha256));
+  }
+}
+
+// Files over several of the 2 MiB windows hash_file maps, of sizes on and
+// off the window and 1 KiB step boundaries, hashed in place with the bytes
+// ahead prefetched (issue #32): the hash of their bytes taken at once.
+TEST(Digest, FilesOverSeveralWindowsHashLikeTheirBytes) {
+  testing::TemporaryDirectory directory;
+  std::mt19937 random(32);
+  constexpr std::size_t kWindow = std::size_t{2} << 20;
+  for (const std::size_t size : {std::size_t{1023}, std::size_t{1025}, kWindow - 1, kWindow, kWindow + 1,
+                                 kWindow + 1023, 2 * kWindow + 2048, 5 * kWindow / 2 + 517}) {
+    std::string bytes(size, '\0');
+    for (char& byte : bytes) byte = static_cast<char>(random());
+    const std::string name = "f" + std::to_string(size) + ".bin";
+    directory.write(name, bytes);
+    for (const DigestAlgorithm algorithm : {DigestAlgorithm::sha256, DigestAlgorithm::sha512}) {
+      std::string error;
+      EXPECT_EQ(hash_file(directory.path() / name, algorithm, error), hash_bytes(bytes, algorithm))
+          << size << " bytes, " << to_string(algorithm) << error;
+    }
   }
 }
 
