@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Median with min-max, over several `kcheck bench` reports, of each result.
 
-    speedup_summary.py REPORT.json [REPORT.json ...]
+    speedup_summary.py [--decimals] REPORT.json [REPORT.json ...]
 
 Groups the benchmark results of the reports by op, dtype and shape (one
 report per run), and prints per group the number of runs and, as median
@@ -11,6 +11,10 @@ median and the speed-up over it, the fastest timed torch.compile mode's
 median and the speed-up over it (over the runs that timed one, counted),
 and the speed-up over the faster of the two in each run (x best Torch; the
 eager one where no mode was timed). Prints nothing it did not read.
+--decimals then prints, for the largest input of each op and dtype, x best
+Torch to three decimals and which Torch was the faster in each run, over
+the runs that timed a torch.compile mode (a run whose compiling ran out of
+time has no best Torch to compare with; the runs left out are counted).
 """
 import json
 import statistics
@@ -53,8 +57,53 @@ def main(paths):
               f"| {spread([r['speedup'] for r in results], 2)}x | {compiled_cells} | {spread(best, 2)}x |")
 
 
+def best_torch(result):
+    """x the faster Torch of one run, and which one it was."""
+    timed = [m for m in result.get("compiled", []) if m["median_us"] > 0]
+    if timed and result["compile_speedup"] < result["speedup"]:
+        return result["compile_speedup"], min(timed, key=lambda m: m["median_us"])["mode"]
+    return result["speedup"], "eager"
+
+
+def decimals(paths):
+    groups = defaultdict(list)
+    for path in paths:
+        with open(path) as file:
+            for result in json.load(file)["dynamic"]["benchmarks"]:
+                groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
+    print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy |")
+    print("|---|---|---|---:|---:|---|---:|")
+    for (op, dtype), results in sorted(groups.items()):
+        largest = max({r["shape"] for r in results}, key=lambda shape: eval_shape(shape))
+        largest_runs = [r for r in results if r["shape"] == largest]
+        runs = [r for r in largest_runs if any(m["median_us"] > 0 for m in r.get("compiled", []))]
+        if not runs:
+            print(f"| {op} | {dtype} | {largest} | 0 of {len(largest_runs)} | - | no torch.compile mode timed | - |")
+            continue
+        picks = [best_torch(r) for r in runs]
+        faster = defaultdict(int)
+        for _, which in picks:
+            faster[which] += 1
+        counted = f"{len(runs)}" if len(runs) == len(largest_runs) else f"{len(runs)} of {len(largest_runs)}"
+        print(f"| {op} | {dtype} | {largest} | {counted} | {spread([p[0] for p in picks], 3)} "
+              f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
+              f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} |")
+
+
+def eval_shape(shape):
+    size = 1
+    for part in shape.split("x"):
+        size *= int(part)
+    return size
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    with_decimals = "--decimals" in args
+    args = [a for a in args if a != "--decimals"]
+    if not args:
         print(__doc__)
         sys.exit(2)
-    main(sys.argv[1:])
+    main(args)
+    if with_decimals:
+        decimals(args)
