@@ -3,7 +3,9 @@
 // code), then the KE rules on those facts; and the version-definition reader
 // the builder uses on system libraries. The fat binary walkers also get the
 // raw bytes, so that their inputs (entry and bundle headers, arch lists up
-// to and past kMaxDeviceCodeArchs) need no ELF around them to be searched.
+// to and past kMaxDeviceCodeArchs) need no ELF around them to be searched,
+// and the CUDA walk is also taken in steps at limits the input chooses (as
+// the pieced scan takes it) and must agree with one walk.
 #include <span>
 
 #include "checker/elf/elf_device_code.h"
@@ -36,5 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   DeviceCodeFacts device_code;
   read_cuda_fatbin(bytes, device_code);
   read_hip_fatbin(bytes, device_code);
+  // The resumable walk (KE014's, inside KE012's pieced scan: issue #32),
+  // stopped at limits the input chooses, must find what one walk finds.
+  DeviceCodeFacts in_steps;
+  {
+    CudaFatbinWalk walk(bytes, in_steps);
+    for (std::size_t limit = 0; limit < size; limit += 1 + std::size_t{data[limit]} * 8) walk.walk_until(limit);
+    walk.walk_until(size);
+  }
+  if (in_steps.cuda_sass_archs != device_code.cuda_sass_archs ||
+      in_steps.cuda_ptx_archs != device_code.cuda_ptx_archs || in_steps.error != device_code.error)
+    __builtin_trap();
   return 0;
 }

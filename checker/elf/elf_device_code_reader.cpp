@@ -25,9 +25,11 @@ void FatbinWalkAlongScan::scanned(std::uint64_t file_offset, std::uint64_t size)
   walk_.walk_until(file_offset + size - start_);
 }
 
-void FatbinWalkAlongScan::finish() {
+std::uint64_t FatbinWalkAlongScan::finish() {
   const std::lock_guard lock(mutex_);
+  const std::uint64_t left = walk_.done() ? 0 : size_ - std::min(walk_.offset(), size_);
   walk_.walk_until(size_);
+  return left;
 }
 
 void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {

@@ -23,7 +23,8 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
 
 // Told of each piece of read_read_only_data_build_paths's scan once it has
 // been scanned, on the thread that scanned it, while its pages are still
-// mapped; they are released when scanned() returns.
+// resident; they are released (dropped from the resident set, still
+// readable: MappedFile::release) when scanned() returns.
 class ScanPieceVisitor {
  public:
   virtual ~ScanPieceVisitor() = default;
@@ -55,8 +56,9 @@ class FatbinWalkAlongScan final : public ScanPieceVisitor {
 
   void scanned(std::uint64_t file_offset, std::uint64_t size) override;
   // Walks what no piece reached (nothing, when every piece of the section
-  // was scanned). The archs are in `device_code` once this is destroyed.
-  void finish();
+  // was scanned) and says how many of the section's bytes that was. The
+  // archs are in `device_code` once this is destroyed.
+  std::uint64_t finish();
 
  private:
   const std::uint64_t start_, size_;  // of the section in the file

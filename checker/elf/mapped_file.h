@@ -22,6 +22,8 @@ class MappedFile {
 
   // Drops the pages of [offset, offset + size) from this process's resident
   // set (they stay in the page cache); for long scans such as fat binaries.
+  // The bytes stay mapped and readable: a later read maps a page again
+  // from the file (the walk inside the scan relies on it).
   void release(std::uint64_t offset, std::uint64_t size) const;
 
  private:

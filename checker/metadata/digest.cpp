@@ -83,12 +83,11 @@ std::optional<std::string> update_with_file(EVP_MD_CTX* context, int fd, std::si
     void* window = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(offset));
     if (window == MAP_FAILED) return system_error("mmap");
     const auto* bytes = static_cast<const unsigned char*>(window);
-    const unsigned char* end = bytes + length;
     prefetch(bytes, bytes + std::min(kPrefetchAheadBytes, length));
     bool updated = true;
     for (std::size_t done = 0; done < length && updated; done += kHashStepBytes) {
       const std::size_t ahead = std::min(done + kPrefetchAheadBytes, length);
-      prefetch(bytes + ahead, std::min(bytes + ahead + kHashStepBytes, end));
+      prefetch(bytes + ahead, bytes + std::min(ahead + kHashStepBytes, length));
       updated = EVP_DigestUpdate(context, bytes + done, std::min(kHashStepBytes, length - done)) == 1;
     }
     ::munmap(window, length);

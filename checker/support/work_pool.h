@@ -45,6 +45,8 @@ class WorkPool {
 
   // Calls work(i) for every i in [0, costs.size()), largest cost first, on
   // the pool's threads and the calling one; returns when all have returned.
+  // Items of equal cost start in index order (the pieces of a scan, which
+  // the fat binary's walk follows, rely on it).
   // The first exception thrown by an item is rethrown here (the other items
   // still run).
   void run(WorkKind kind, std::span<const std::uint64_t> costs, const std::function<void(std::size_t)>& work);
