@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto bytes = std::as_bytes(std::span(data, size));
   DeviceCodeFacts device_code;
   read_cuda_fatbin(bytes, device_code);
-  read_hip_fatbin(bytes, device_code);
+  DeviceCodeFacts with_hip = device_code;
+  read_hip_fatbin(bytes, with_hip);
   // The resumable walk (KE014's, inside KE012's pieced scan: issue #32),
   // stopped at limits the input chooses, must find what one walk finds.
   DeviceCodeFacts in_steps;

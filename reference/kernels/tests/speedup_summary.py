@@ -74,7 +74,7 @@ def decimals(paths):
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy |")
     print("|---|---|---|---:|---:|---|---:|")
     for (op, dtype), results in sorted(groups.items()):
-        largest = max({r["shape"] for r in results}, key=lambda shape: eval_shape(shape))
+        largest = max({r["shape"] for r in results}, key=elements)
         largest_runs = [r for r in results if r["shape"] == largest]
         runs = [r for r in largest_runs if any(m["median_us"] > 0 for m in r.get("compiled", []))]
         if not runs:
@@ -90,7 +90,8 @@ def decimals(paths):
               f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} |")
 
 
-def eval_shape(shape):
+def elements(shape):
+    """The number of elements of a shape written as "16384x8192"."""
     size = 1
     for part in shape.split("x"):
         size *= int(part)
