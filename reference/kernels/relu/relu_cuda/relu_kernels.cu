@@ -11,10 +11,12 @@
 // device-to-device copy bandwidth, as Torch's own elementwise kernel does;
 // more packs per thread (2-8, all loads issued first) or a persistent grid of
 // resident blocks moved 92-98%. Blocks of 1024 threads moved 0.1-0.5% more
-// than 512 at 16384 x 8192 in all three dtypes (two probe runs on H100s,
-// 2026-11-27), 128 or 256 threads 0.3-0.5% less. The fewer than 8 elements past the last whole
-// pack are done by block 0 with scalar accesses, and a pointer that is not
-// 16-byte aligned makes the whole tensor take the scalar form of the kernel.
+// than 512 at 16384 x 8192 in the probe (two H100 runs, 2026-11-27), 128 or
+// 256 threads 0.3-0.5% less; in `kcheck bench` (five runs) 1024 gained in
+// float32 only (355.9 -> 354.9 us), 16-bit unchanged. The fewer than 8
+// elements past the last whole pack are done by block 0 with scalar
+// accesses, and a pointer that is not 16-byte aligned makes the whole tensor
+// take the scalar form of the kernel.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
