@@ -4,6 +4,7 @@
 
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_readers.h"
+#include "checker/elf/fatbin_walk_along_scan.h"
 
 namespace kcheck {
 namespace {

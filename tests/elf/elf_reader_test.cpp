@@ -16,6 +16,7 @@
 #include "checker/support/work_pool.h"
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_readers.h"
+#include "checker/elf/fatbin_walk_along_scan.h"
 
 namespace kcheck::testing {
 namespace {
