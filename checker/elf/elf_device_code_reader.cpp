@@ -1,6 +1,6 @@
 // KE014's facts from a module's fat binaries: alone, or with the headers of
 // .nv_fatbin walked inside KE012's scan of the same bytes (issue #32).
-#include <mutex>
+#include <algorithm>
 
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_readers.h"
