@@ -108,6 +108,107 @@ struct FastAndMul {
   }
 };
 
+// Exact GELU without erff, for float16/bfloat16 outputs (issue #32):
+// gelu(x) = x * Phi(x) = max(x, 0) - |x| * Q(|x|), Q(a) = 1 - Phi(a) =
+// 0.5 erfc(a / sqrt(2)), with log2 Q(a) a degree-10 polynomial in a fitted
+// (weighted minimax) on [0, 14.2]: |error of Phi| <= 3e-8, Q's relative
+// error <= 6e-6 for a <= 4; past 14.2 (clamped) 2^P underflows to 0. One
+// branch-free polynomial and one ex2 instead of erff's two polynomials,
+// selects and a branch.
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+template <bool kNanClamp>
+struct GeluPolyT {
+  __device__ float operator()(float x) const {
+    const float abs_x = fabsf(x);
+    // kNanClamp: a NaN stays NaN (fminf would make it 14.2).
+    const float a = kNanClamp ? (abs_x > 14.2f ? 14.2f : abs_x) : fminf(abs_x, 14.2f);
+    float p = -3.365314072e-08f;
+    p = fmaf(p, a, 1.038588607e-06f);
+    p = fmaf(p, a, -1.295306629e-05f);
+    p = fmaf(p, a, 8.673001867e-05f);
+    p = fmaf(p, a, -3.081450704e-04f);
+    p = fmaf(p, a, 4.367574002e-05f);
+    p = fmaf(p, a, 6.911033764e-03f);
+    p = fmaf(p, a, -5.242718756e-02f);
+    p = fmaf(p, a, -4.592227340e-01f);
+    p = fmaf(p, a, -1.151104212e+00f);
+    p = fmaf(p, a, -1.0f);
+    return fmaf(-a, ex2_ftz(p), fmaxf(x, 0.0f));
+  }
+};
+using GeluPoly = GeluPolyT<true>;
+
+// The 16-bit types two at a time (one cvt for two floats on store).
+template <typename T>
+__device__ __forceinline__ float2 unpack2(uint32_t w) {
+  if constexpr (sizeof(T) == 2 && std::is_same_v<T, new_act::gpu_compat::BFloat16>) {
+    __nv_bfloat162 h;
+    memcpy(&h, &w, 4);
+    return __bfloat1622float2(h);
+  } else {
+    __half2 h;
+    memcpy(&h, &w, 4);
+    return __half22float2(h);
+  }
+}
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float2 f) {
+  uint32_t w;
+  if constexpr (std::is_same_v<T, new_act::gpu_compat::BFloat16>) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(f.x, f.y);
+    memcpy(&w, &h, 4);
+  } else {
+    const __half2 h = __floats2half2_rn(f.x, f.y);
+    memcpy(&w, &h, 4);
+  }
+  return w;
+}
+// One 16-byte pack per thread, converted in pairs (16-bit types, n a multiple of 8).
+template <typename T, typename Act, int kBlock>
+__global__ void __launch_bounds__(kBlock) act_pairs(T *__restrict__ out, const T *__restrict__ in, int64_t n, Act act) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
+  if (i < n / 8) {
+    uint4 v = reinterpret_cast<const uint4 *>(in)[i];
+    uint32_t w[4];
+    memcpy(w, &v, 16);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float2 f = unpack2<T>(w[j]);
+      f.x = act(f.x);
+      f.y = act(f.y);
+      w[j] = pack2<T>(f);
+    }
+    memcpy(&v, w, 16);
+    reinterpret_cast<uint4 *>(out)[i] = v;
+  }
+}
+template <typename T, typename Act, int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    gated_pairs(T *__restrict__ out, const T *__restrict__ in, uint32_t rows, uint32_t dp, Act act) {
+  const uint32_t i = blockIdx.x * kBlock + threadIdx.x;
+  if (i < rows * dp) {
+    const uint32_t a_idx = i + (i / dp) * dp;
+    const uint4 va = reinterpret_cast<const uint4 *>(in)[a_idx];
+    const uint4 vb = reinterpret_cast<const uint4 *>(in)[a_idx + dp];
+    uint32_t wa[4], wb[4];
+    memcpy(wa, &va, 16);
+    memcpy(wb, &vb, 16);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float2 fa = unpack2<T>(wa[j]);
+      const float2 fb = unpack2<T>(wb[j]);
+      wa[j] = pack2<T>(make_float2(act(fa.x) * fb.x, act(fa.y) * fb.y));
+    }
+    uint4 v;
+    memcpy(&v, wa, 16);
+    reinterpret_cast<uint4 *>(out)[i] = v;
+  }
+}
+
 // Cache hints for the probe's own kernels (sm_70+ PTX): 0 none; 1 loads
 // ld.global.cs and stores st.global.cs (evict first); 2 loads
 // ld.global.nc.L1::no_allocate; 3 stores st.global.cs only.
@@ -507,7 +608,11 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // Gated ops: rows x 2d input, rows x d output; elementwise: rows x d both.
 // impl: 0 the launcher; 1 the old launcher; 2 one pack (gated: output pack) per
 // thread; 3 4 per thread (gated) / 8 (elementwise); 4 the launcher's shape
-// with the fast forms (ops 0, 3, 4, 6); 5 persistent grid of the launcher's shape.
+// with the fast forms (ops 0, 3, 4, 6); 5 persistent grid of the launcher's shape;
+// 6-9 128 x 1, 128 x 2, 512 x 1, 1024 x 1. The gelu forms (ops 1 and 5,
+// 16-bit only), GeluPoly instead of erff: 10 256 x 1; 11 1024 x 1; 12 256 x 2;
+// 13 256 x 1 converted in pairs; 14 as 13 with erff; 15 as 13 in 1024;
+// 16 as 10 with fminf's clamp (a NaN becomes 0).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -583,6 +688,38 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
             return "probe_act: unknown impl";
         }
       };
+      if (impl >= 10 && impl <= 19) {  // the gelu_and_mul forms (op 1), see probe_act's comment
+        if (op != 1) return "probe_act: no such form";
+        if constexpr (std::is_same_v<T, float>) {
+          return "probe_act: 16-bit only";
+        } else {
+          using PolyMul = FastAndMul<GeluPoly>;
+          const unsigned b256 = static_cast<unsigned>((rows * dp + 255) / 256);
+          const unsigned b1024 = static_cast<unsigned>((rows * dp + 1023) / 1024);
+          switch (impl) {
+            case 10:
+              return go(A::gated_kernel<T, PolyMul, uint32_t, true, 256, 1>, 1, false, PolyMul());
+            case 11:
+              return go(A::gated_kernel<T, PolyMul, uint32_t, true, 1024, 1>, 1, false, PolyMul(), 1024);
+            case 12:
+              return go(A::gated_kernel<T, PolyMul, uint32_t, true, 256, 2>, 2, false, PolyMul());
+            case 13:
+              gated_pairs<T, GeluPoly, 256><<<b256, 256, 0, stream>>>(o, i, r, dp, GeluPoly());
+              return last_error();
+            case 14:
+              gated_pairs<T, A::activation::GeluErf, 256><<<b256, 256, 0, stream>>>(o, i, r, dp, A::activation::GeluErf());
+              return last_error();
+            case 15:
+              gated_pairs<T, GeluPoly, 1024><<<b1024, 1024, 0, stream>>>(o, i, r, dp, GeluPoly());
+              return last_error();
+            case 16:
+              return go(A::gated_kernel<T, FastAndMul<GeluPolyT<false>>, uint32_t, true, 256, 1>, 1, false,
+                        FastAndMul<GeluPolyT<false>>());
+            default:
+              return "probe_act: unknown impl";
+          }
+        }
+      }
       if (impl == 4) {
         if (op == 0)
           return go(A::gated_kernel<T, FastAndMul<SiluFast>, uint32_t, true, 256, A::kGatedPerThread>,
@@ -635,6 +772,36 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return "probe_act: unknown impl";
       }
     };
+    if (impl >= 10 && impl <= 19) {  // the gelu forms (op 5)
+      if (op != 5) return "probe_act: no such form";
+      if constexpr (std::is_same_v<T, float>) {
+        return "probe_act: 16-bit only";
+      } else {
+        const unsigned b256 = static_cast<unsigned>((n / 8 + 255) / 256);
+        const unsigned b1024 = static_cast<unsigned>((n / 8 + 1023) / 1024);
+        switch (impl) {
+          case 10:
+            return go(A::elementwise_kernel<T, GeluPoly, true, 256, 1>, 1, false, GeluPoly());
+          case 11:
+            return go(A::elementwise_kernel<T, GeluPoly, true, 1024, 1>, 1, false, GeluPoly(), 1024);
+          case 12:
+            return go(A::elementwise_kernel<T, GeluPoly, true, 256, 2>, 2, false, GeluPoly());
+          case 13:
+            act_pairs<T, GeluPoly, 256><<<b256, 256, 0, stream>>>(o, i, n, GeluPoly());
+            return last_error();
+          case 14:
+            act_pairs<T, A::activation::GeluErf, 256><<<b256, 256, 0, stream>>>(o, i, n, A::activation::GeluErf());
+            return last_error();
+          case 15:
+            act_pairs<T, GeluPoly, 1024><<<b1024, 1024, 0, stream>>>(o, i, n, GeluPoly());
+            return last_error();
+          case 16:
+            return go(A::elementwise_kernel<T, GeluPolyT<false>, true, 256, 1>, 1, false, GeluPolyT<false>());
+          default:
+            return "probe_act: unknown impl";
+        }
+      }
+    }
     if (impl == 4) {
       if (op == 4)
         return go(A::elementwise_kernel<T, SiluFast, true, 256, A::kPerThread>, A::kPerThread, false, SiluFast());

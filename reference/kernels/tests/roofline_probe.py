@@ -327,6 +327,8 @@ def main():
     parser.add_argument("--relu-impls", default="0,1,2,3,4,5,6")
     parser.add_argument("--rms-impls", default="0,1,2,3,4")
     parser.add_argument("--act-impls", default="0,1,2,3,4,5")
+    parser.add_argument("--act-ops", help="with --parts act: these ops (names of ACT_OPS, comma-separated) in "
+                        "--sizes, compiled at the large size, instead of the default set")
     parser.add_argument("--sizes", default="large,medium")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16")
     parser.add_argument("--compile-modes", default="default", help="torch.compile modes, comma-separated")
@@ -368,7 +370,9 @@ def main():
         bench_relu(lib, table, sizes, all_dtypes, impls(args.relu_impls), compile_large)
     if "rms" in parts:
         bench_rms(lib, table, sizes, all_dtypes, impls(args.rms_impls), compile_large)
-    if "act" in parts:
+    if "act" in parts and args.act_ops:
+        bench_act(lib, table, args.act_ops.split(","), sizes, all_dtypes, impls(args.act_impls), compile_large)
+    elif "act" in parts:
         bench_act(lib, table, ["silu_and_mul", "mul_gate(no math)"], sizes, all_dtypes, impls(args.act_impls),
                   compile_large)
         bench_act(lib, table, ["silu", "gelu_tanh", "identity(no math)"], ["large"], all_dtypes,
