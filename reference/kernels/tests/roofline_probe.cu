@@ -665,17 +665,20 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, r, dp, gate);
         return last_error();
       };
-      auto shapes = [&](auto gate) -> const char * {
-        using G = decltype(gate);
+      auto shapes = [&](auto op) -> const char * {
+        const auto gate = A::form_for<T>(op);  // the launcher's form for T (GELU's narrow one in 16 bits)
+        using G = std::remove_const_t<decltype(gate)>;
         switch (impl) {
           case 0:
-            return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, false, gate);
+            return go(A::gated_kernel<T, G, uint32_t, true, A::kGatedThreads, A::kGatedPerThread>, A::kGatedPerThread,
+                      false, gate, A::kGatedThreads);
           case 2:
             return go(A::gated_kernel<T, G, uint32_t, true, 256, 1>, 1, false, gate);
           case 3:
             return go(A::gated_kernel<T, G, uint32_t, true, 256, 4>, 4, false, gate);
           case 5:
-            return go(A::gated_kernel<T, G, uint32_t, true, 256, A::kGatedPerThread>, A::kGatedPerThread, true, gate);
+            return go(A::gated_kernel<T, G, uint32_t, true, A::kGatedThreads, A::kGatedPerThread>, A::kGatedPerThread,
+                      true, gate, A::kGatedThreads);
           case 6:
             return go(A::gated_kernel<T, G, uint32_t, true, 128, 1>, 1, false, gate, 128);
           case 7:
@@ -707,7 +710,8 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
               gated_pairs<T, GeluPoly, 256><<<b256, 256, 0, stream>>>(o, i, r, dp, GeluPoly());
               return last_error();
             case 14:
-              gated_pairs<T, A::activation::GeluErf, 256><<<b256, 256, 0, stream>>>(o, i, r, dp, A::activation::GeluErf());
+              gated_pairs<T, A::activation::GeluErf, 256>
+                  <<<b256, 256, 0, stream>>>(o, i, r, dp, A::activation::GeluErf());
               return last_error();
             case 15:
               gated_pairs<T, GeluPoly, 1024><<<b1024, 1024, 0, stream>>>(o, i, r, dp, GeluPoly());
@@ -749,8 +753,9 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n, act);
       return last_error();
     };
-    auto shapes = [&](auto act) -> const char * {
-      using F = decltype(act);
+    auto shapes = [&](auto op) -> const char * {
+      const auto act = A::form_for<T>(op);
+      using F = std::remove_const_t<decltype(act)>;
       switch (impl) {
         case 0:
           return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, false, act);

@@ -5,22 +5,23 @@
 // tile (the gated ops load two, one from each half of the input row),
 // converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
-// kThreads threads, one tile of kThreads * kPerThread packs each, as many
-// blocks as tiles, so the hardware keeps every SM full of short blocks (a
-// grid-stride loop over tiles keeps any size correct). Measured on an H100
-// (reference/kernels/tests/roofline_probe.py, issue #32): this shape moves
-// 100% of the device-to-device copy bandwidth (the gated ops, which read
-// twice what they write, 100-101%); more packs per thread (2-8, all loads
-// issued first) or a persistent grid of resident blocks moved 87-99%. The
-// elementwise ops' fewer than 8 elements past the last whole pack are done
-// by block 0 with scalar accesses; a pointer that is not 16-byte aligned, or
-// (gated ops) d not a multiple of the pack size, makes the whole tensor take
-// the scalar form of the same kernel.
+// kThreads threads (gated: kGatedThreads), one tile of kThreads * kPerThread
+// packs each, as many blocks as tiles, so the hardware keeps every SM full of
+// short blocks (a grid-stride loop over tiles keeps any size correct).
+// Measured on an H100 (reference/kernels/tests/roofline_probe.py, issue #32):
+// this shape moves 100% of the device-to-device copy bandwidth (the gated
+// ops, which read twice what they write, 100.6-101.6%); more packs per thread
+// (2-8, all loads issued first) or a persistent grid of resident blocks moved
+// 87-99%. The elementwise ops' fewer than 8 elements past the last whole pack
+// are done by block 0 with scalar accesses; a pointer that is not 16-byte
+// aligned, or (gated ops) d not a multiple of the pack size, makes the whole
+// tensor take the scalar form of the same kernel.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "../activation_common/activation_functors.h"
 #include "activation_launch.h"
@@ -31,6 +32,12 @@ namespace {
 using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;
+// The gated ops in 16 bits moved 0.6% more in blocks of 1024 than of 256
+// (silu_and_mul, fatrelu_and_mul, gelu_and_mul: 263.2-263.7 against
+// 265.0-265.2 µs; gelu_tanh_and_mul the exception, 265.2-265.8 against
+// 263.5), float32 the same (bench/results/roofline-h100-2026-11-28-probe9.log);
+// the elementwise ops lost 1-6% in blocks of 1024.
+constexpr int kGatedThreads = 1024;
 constexpr int kPerThread = 1;       // elementwise: packs per thread and tile
 constexpr int kGatedPerThread = 1;  // gated: output packs per thread and tile (two input packs each)
 constexpr int kPackBytes = 16;
@@ -46,6 +53,55 @@ template <typename T>
 using Pack = Unit<T, kPackBytes / sizeof(T)>;
 template <typename T, bool kVectorized>
 using unit_t = Unit<T, kVectorized ? kPackBytes / static_cast<int>(sizeof(T)) : 1>;
+
+// Exact GELU for float16/bfloat16 outputs. erff (two polynomials, selects
+// and a branch) made gelu in 16 bits compute-bound on an H100: 381-385 µs,
+// 93% of copy, against 356 µs with this form, 100%
+// (bench/results/roofline-h100-2026-11-28-probe{8,9}.log). Here
+// gelu(x) = x * Phi(x) = max(x, 0) - |x| * Q(|x|), Q(a) = 1 - Phi(a) =
+// erfc(a / sqrt(2)) / 2 evaluated as 2^P(a), P a degree-10 polynomial fitted
+// to log2 Q on [0, 14.2] (weighted minimax): |error of Phi| <= 3e-8, below
+// erff's own (2 ulp of erf near -1 are 6e-8 of Phi), and Q's relative error
+// <= 6e-6 for a <= 4, far under a 16-bit ulp (2^-11, 2^-8). Past 14.2,
+// 2^P(14.2) = 2^-634 flushes to 0, so gelu(x) = max(x, 0) there. float32
+// and float64 keep GeluErf: P is not accurate to their ulp, and their gelu
+// moves 100% of copy anyway.
+struct GeluErfNarrow {
+  __device__ float operator()(float x) const {
+    const float abs_x = fabsf(x);
+    const float a = abs_x > 14.2f ? 14.2f : abs_x;  // not fminf: a NaN stays NaN
+    float p = -3.365314072e-08f;
+    p = fmaf(p, a, 1.038588607e-06f);
+    p = fmaf(p, a, -1.295306629e-05f);
+    p = fmaf(p, a, 8.673001867e-05f);
+    p = fmaf(p, a, -3.081450704e-04f);
+    p = fmaf(p, a, 4.367574002e-05f);
+    p = fmaf(p, a, 6.911033764e-03f);
+    p = fmaf(p, a, -5.242718756e-02f);
+    p = fmaf(p, a, -4.592227340e-01f);
+    p = fmaf(p, a, -1.151104212e+00f);
+    p = fmaf(p, a, -1.0f);
+    return fmaf(-a, gpu_compat::exp2_approx(p), fmaxf(x, 0.0f));
+  }
+};
+
+struct GeluAndMulNarrow {
+  __device__ float operator()(float a, float b) const { return GeluErfNarrow()(a) * b; }
+};
+
+// The functor a storage type computes `op` with: the exact GELU ops take
+// the narrow form for 16-bit types, everything else is `op` itself.
+template <typename scalar_t, typename Op>
+auto form_for(Op op) {
+  constexpr bool kNarrow = sizeof(scalar_t) == 2;
+  if constexpr (kNarrow && std::is_same_v<Op, activation::GeluErf>) {
+    return GeluErfNarrow();
+  } else if constexpr (kNarrow && std::is_same_v<Op, activation::GeluAndMul>) {
+    return GeluAndMulNarrow();
+  } else {
+    return op;
+  }
+}
 
 bool is_pack_aligned(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % kPackBytes == 0; }
 
@@ -146,11 +202,11 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Blocks for `units` units at kUnits per thread: one tile each (at most
-// INT_MAX blocks; the kernels loop over tiles past that).
-template <int kUnits>
+// Blocks of kBlock threads for `units` units at kUnits per thread: one tile
+// each (at most INT_MAX blocks; the kernels loop over tiles past that).
+template <int kBlock, int kUnits>
 dim3 grid_for(int64_t units) {
-  constexpr int64_t kTile = static_cast<int64_t>(kThreads) * kUnits;
+  constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
   return dim3(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
 }
 
@@ -158,10 +214,10 @@ template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_pack_aligned(in) && is_pack_aligned(dst)) {
     elementwise_kernel<scalar_t, Act, true, kThreads, kPerThread>
-        <<<grid_for<kPerThread>(n / Pack<scalar_t>::kSize), kThreads, 0, stream>>>(dst, in, n, act);
+        <<<grid_for<kThreads, kPerThread>(n / Pack<scalar_t>::kSize), kThreads, 0, stream>>>(dst, in, n, act);
   } else {
     elementwise_kernel<scalar_t, Act, false, kThreads, kPerThread>
-        <<<grid_for<kPerThread>(n), kThreads, 0, stream>>>(dst, in, n, act);
+        <<<grid_for<kThreads, kPerThread>(n), kThreads, 0, stream>>>(dst, in, n, act);
   }
   return gpu_compat::launch_error();
 }
@@ -171,13 +227,13 @@ const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_
   constexpr int64_t kSize = Pack<scalar_t>::kSize;
   if (d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(dst)) {
     const int64_t d_packs = d / kSize;
-    gated_kernel<scalar_t, Gate, IdxT, true, kThreads, kGatedPerThread>
-        <<<grid_for<kGatedPerThread>(rows * d_packs), kThreads, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
-                                                                             static_cast<IdxT>(d_packs), gate);
+    gated_kernel<scalar_t, Gate, IdxT, true, kGatedThreads, kGatedPerThread>
+        <<<grid_for<kGatedThreads, kGatedPerThread>(rows * d_packs), kGatedThreads, 0, stream>>>(
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_packs), gate);
   } else {
-    gated_kernel<scalar_t, Gate, IdxT, false, kThreads, kGatedPerThread>
-        <<<grid_for<kGatedPerThread>(rows * d), kThreads, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
-                                                                       static_cast<IdxT>(d), gate);
+    gated_kernel<scalar_t, Gate, IdxT, false, kGatedThreads, kGatedPerThread>
+        <<<grid_for<kGatedThreads, kGatedPerThread>(rows * d), kGatedThreads, 0, stream>>>(
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), gate);
   }
   return gpu_compat::launch_error();
 }
@@ -212,7 +268,7 @@ const char *elementwise_as(activation_gpu::ScalarKind kind, void *out, const voi
                            void *stream) {
   return with_scalar_type(kind, [&](auto tag) {
     using scalar_t = decltype(tag);
-    return elementwise(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in), n, act,
+    return elementwise(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in), n, form_for<scalar_t>(act),
                        static_cast<cudaStream_t>(stream));
   });
 }
@@ -222,7 +278,7 @@ const char *gated_as(activation_gpu::ScalarKind kind, void *out, const void *in,
                      void *stream) {
   return with_scalar_type(kind, [&](auto tag) {
     using scalar_t = decltype(tag);
-    return gated(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in), rows, d, gate,
+    return gated(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in), rows, d, form_for<scalar_t>(gate),
                  static_cast<cudaStream_t>(stream));
   });
 }

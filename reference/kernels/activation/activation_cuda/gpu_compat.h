@@ -76,6 +76,18 @@ struct OpMath<BFloat16> {
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
 
+// 2^x to about 2 ulp, results below FLT_MIN flushed to 0: one ex2.approx
+// on CUDA (exp2f adds the steps that keep denormal results); exp2f on HIP.
+__device__ __forceinline__ float exp2_approx(float x) {
+#if defined(__HIPCC__)
+  return exp2f(x);
+#else
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#endif
+}
+
 // Streaming multiprocessors (compute units on AMD) of the current device.
 inline int multiprocessor_count() {
   int device = 0;
