@@ -5,10 +5,15 @@
 // raw bytes, so that their inputs (entry and bundle headers, arch lists up
 // to and past kMaxDeviceCodeArchs) need no ELF around them to be searched,
 // and the CUDA walk is also taken in steps at limits the input chooses (as
-// the pieced scan takes it) and must agree with one walk.
+// the pieced scan takes it) and must agree with one walk. The compressed
+// entries the walk lists are decompressed as KE012 decompresses them, and
+// the input itself as one zstd frame and one LZ4 block of a size its first
+// bytes declare (issue #32): what comes out never passes the declared size.
 #include <span>
+#include <string_view>
 
 #include "checker/elf/elf_device_code.h"
+#include "checker/elf/fatbin_decompression.h"
 #include "checker/kinds/elf_facts.h"
 #include "checker/elf/rules/elf_rule_table.h"
 #include "checker/elf/elf_version_definitions.h"
@@ -50,5 +55,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (in_steps.cuda_sass_archs != device_code.cuda_sass_archs ||
       in_steps.cuda_ptx_archs != device_code.cuda_ptx_archs || in_steps.error != device_code.error)
     __builtin_trap();
+
+  FatbinPayloadDecompressor decompressor;
+  const auto decompress = [&](const CompressedFatbinPayload& payload, std::span<const std::byte> compressed) {
+    std::uint64_t produced = 0;
+    const std::string why =
+        decompressor.decompress(payload, compressed, [&](std::string_view chunk) { produced += chunk.size(); });
+    // One byte past the declared size at most (how "more than declared"
+    // is found), and all of it when it says it decompressed.
+    if (produced > payload.decompressed_size + 1 || (why.empty() && produced != payload.decompressed_size))
+      __builtin_trap();
+  };
+  {
+    DeviceCodeFacts ignored;
+    CompressedFatbinPayloads compressed;
+    CudaFatbinWalk walk(bytes, ignored);
+    walk.list_compressed_payloads(compressed);
+    walk.walk_until(size);
+    std::uint64_t left = kMaxDecompressionRatio * size;  // KE012's bound
+    for (const CompressedFatbinPayload& payload : compressed.listed) {
+      if (payload.decompressed_size > left) break;
+      left -= payload.decompressed_size;
+      if (payload.offset > size || payload.size > size - payload.offset) __builtin_trap();
+      decompress(payload, bytes.subspan(payload.offset, payload.size));
+    }
+  }
+  const std::uint64_t declared = size >= 2 ? (std::uint64_t{data[0]} << 8 | data[1]) * 64 : 0;
+  for (const auto method : {CompressedFatbinPayload::Method::zstd, CompressedFatbinPayload::Method::lz4})
+    decompress({0, size, declared, method}, bytes);
   return 0;
 }

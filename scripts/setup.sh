@@ -19,7 +19,7 @@ case $mode in all | --build-only | --wheel-deps) ;; *) echo "setup.sh: unknown o
 wheel_packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv
   liblief-dev libmbedtls-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
-  libkainjow-mustache-dev libssl-dev
+  libkainjow-mustache-dev libssl-dev libzstd-dev liblz4-dev
 )
 # What building kcheck with its tests' libraries and `kcheck build` need.
 debian_packages=("${wheel_packages[@]}" libgtest-dev libgmock-dev libbenchmark-dev binutils)
@@ -40,6 +40,8 @@ $build_only || debian_packages+=(
   clang-format clang-tidy
   # the Slurm array test of `kcheck scan --shard` (tests/integrations/slurm_array_scan_test.sh)
   slurm-wlm munge
+  # bench/ke012_differential.py's independent decompression of CUDA device code
+  zstd
 )
 missing=()
 for package in "${debian_packages[@]}"; do

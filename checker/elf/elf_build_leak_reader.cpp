@@ -3,8 +3,9 @@
 #include <string>
 #include <string_view>
 
-#include "checker/support/name_shapes.h"
 #include "checker/elf/elf_readers.h"
+#include "checker/elf/fatbin_decompression.h"
+#include "checker/support/name_shapes.h"
 #include "checker/support/work_pool.h"
 
 namespace kcheck {
@@ -127,6 +128,53 @@ void add_scan_windows(const ElfImage& image, std::span<const std::byte> bytes, s
   }
 }
 
+// scan_strings_for_source_paths over text that arrives in chunks (what a
+// compressed payload decompresses to): the run of path characters that ends
+// a chunk is carried into the next, so a path split between two is found
+// whole (up to kLongestString, as between the pieces of a section).
+class ChunkedSourcePathScan {
+ public:
+  explicit ChunkedSourcePathScan(std::vector<std::string>& paths) : paths_(paths) {}
+
+  void add(std::string_view chunk) {
+    const auto separator = std::find_if(chunk.rbegin(), chunk.rend(), [](char c) { return !is_path_char(c); });
+    const std::size_t complete = chunk.size() - static_cast<std::size_t>(separator - chunk.rbegin());
+    if (complete == 0) {  // all path characters: the path goes on
+      carry_.append(chunk);
+      if (carry_.size() > kLongestString) finish();
+      return;
+    }
+    if (carry_.empty()) {
+      scan_strings_for_source_paths(chunk.substr(0, complete), paths_);
+    } else {
+      carry_.append(chunk.substr(0, complete));
+      finish();
+    }
+    carry_.assign(chunk.substr(complete));
+  }
+  // Scans what is carried: the end of the text.
+  void finish() {
+    scan_strings_for_source_paths(carry_, paths_);
+    carry_.clear();
+  }
+
+ private:
+  std::vector<std::string>& paths_;
+  std::string carry_;
+};
+
+// Counts entries of device code that were not searched, keeping the first
+// reason given.
+void note_unsearched(ElfFacts& facts, std::uint64_t entries, const std::string& reason) {
+  if (entries == 0) return;
+  facts.unsearched_device_code_entries += entries;
+  if (facts.unsearched_device_code_reason.empty()) facts.unsearched_device_code_reason = reason;
+}
+
+// Consecutive compressed entries searched by one thread, with one
+// decompressor: about this many bytes decompressed each.
+constexpr std::uint64_t kDecompressionBatch = std::uint64_t{16} << 20;
+
 }  // namespace
 
 void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& facts) {
@@ -188,6 +236,77 @@ void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& fi
       if (window.paths->size() < ElfFacts::kMaxLeakedSourcePaths &&
           std::find(window.paths->begin(), window.paths->end(), path) == window.paths->end())
         window.paths->push_back(std::move(path));
+}
+
+}  // namespace kcheck
+
+namespace kcheck {
+
+void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& file,
+                                       std::span<const std::byte> section, const CompressedFatbinPayloads& compressed,
+                                       ElfFacts& facts, WorkPool* pool) {
+  const std::vector<CompressedFatbinPayload>& payloads = compressed.listed;
+  // The entries within the bound, by the sizes they declare: which ones
+  // are searched does not depend on what they hold or on the threads.
+  const std::uint64_t bound = std::min(kMaxDecompressedDeviceCode, kMaxDecompressionRatio * section.size());
+  std::size_t within_bound = 0;
+  for (std::uint64_t declared = 0; within_bound < payloads.size(); ++within_bound) {
+    const std::uint64_t size = payloads[within_bound].decompressed_size;
+    if (size > bound - declared) break;
+    declared += size;
+  }
+  struct Batch {
+    std::size_t first = 0, end = 0;
+    std::uint64_t decompressed = 0;  // declared
+    std::vector<std::string> found;  // in order
+    std::uint64_t unsearched = 0;
+    std::string reason;  // the first unsearched entry's
+  };
+  std::vector<Batch> batches;
+  for (std::size_t index = 0; index < within_bound; ++index) {
+    if (batches.empty() || batches.back().decompressed >= kDecompressionBatch) batches.push_back({index, index});
+    batches.back().end = index + 1;
+    batches.back().decompressed += payloads[index].decompressed_size;
+  }
+  const std::uint64_t base = section.empty() ? 0 : image.file_offset(section);
+  const auto search = [&](std::size_t index) {
+    Batch& batch = batches[index];
+    FatbinPayloadDecompressor decompressor;
+    for (std::size_t entry = batch.first; entry < batch.end; ++entry) {
+      const CompressedFatbinPayload& payload = payloads[entry];
+      ChunkedSourcePathScan scan(batch.found);
+      const std::string why = decompressor.decompress(payload, section.subspan(payload.offset, payload.size),
+                                                      [&](std::string_view chunk) { scan.add(chunk); });
+      scan.finish();  // what did decompress was searched
+      if (!why.empty() && batch.unsearched++ == 0)
+        batch.reason = "the entry at offset " + std::to_string(payload.offset) + " of .nv_fatbin: " + why;
+      file.release(base + payload.offset, payload.size);
+    }
+  };
+  if (pool && batches.size() > 1) {
+    std::vector<std::uint64_t> costs;
+    costs.reserve(batches.size());
+    for (const Batch& batch : batches) costs.push_back(batch.decompressed);
+    pool->run(WorkKind::leaf, costs, search);
+  } else {
+    for (std::size_t index = 0; index < batches.size(); ++index) search(index);
+  }
+  // In file order, as one pass would find them.
+  std::vector<std::string>& paths = facts.device_code_build_paths;
+  for (Batch& batch : batches) {
+    for (std::string& path : batch.found)
+      if (paths.size() < ElfFacts::kMaxLeakedSourcePaths && std::find(paths.begin(), paths.end(), path) == paths.end())
+        paths.push_back(std::move(path));
+    note_unsearched(facts, batch.unsearched, batch.reason);
+  }
+  note_unsearched(facts, payloads.size() - within_bound,
+                  "past the first " + std::to_string(bound) + " bytes the entries declare, kcheck's bound on " +
+                      "what it decompresses of one module (" + std::to_string(kMaxDecompressionRatio) +
+                      " times the size of .nv_fatbin, " + std::to_string(kMaxDecompressedDeviceCode >> 30) +
+                      " GiB at most)");
+  note_unsearched(facts, compressed.not_listed,
+                  "past the first " + std::to_string(kMaxCompressedFatbinPayloads) +
+                      " compressed entries, kcheck's bound on how many it lists");
 }
 
 }  // namespace kcheck

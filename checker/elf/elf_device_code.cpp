@@ -93,6 +93,21 @@ constexpr std::uint16_t kEntryPtx = 1;
 constexpr std::uint16_t kEntryCubin = 2;
 constexpr std::uint64_t kArchSpecificFlag = 0x100000;    // sm_90a: cuobjdump shows the 'a'
 constexpr std::uint64_t kFamilySpecificFlag = 0x200000;  // sm_100f
+// A compressed payload: an LZ4 block (--compress-mode=speed, and CUDA 12's
+// -compress-all) or a zstd frame (nvcc 13's other modes). Its header then
+// holds the compressed size (the payload size is rounded up to 8) and the
+// size it decompresses to.
+constexpr std::uint64_t kCompressedLz4Flag = 0x2000;
+constexpr std::uint64_t kCompressedZstdFlag = 0x8000;
+constexpr std::uint64_t kCompressedSizeOffset = 16;    // 4 bytes
+constexpr std::uint64_t kDecompressedSizeOffset = 56;  // 8 bytes
+
+CompressedFatbinPayload::Method compression_method(std::uint64_t flags) {
+  const std::uint64_t compression = flags & (kCompressedLz4Flag | kCompressedZstdFlag);
+  if (compression == kCompressedLz4Flag) return CompressedFatbinPayload::Method::lz4;
+  if (compression == kCompressedZstdFlag) return CompressedFatbinPayload::Method::zstd;
+  return CompressedFatbinPayload::Method::unknown;  // both flags
+}
 
 std::string arch_suffix(std::uint64_t flags) {
   if (flags & kArchSpecificFlag) return "a";
@@ -153,6 +168,16 @@ void CudaFatbinWalk::step() {
           (kind == kEntryPtx && !archs_->ptx.add("compute_" + std::to_string(arch) + suffix)))
         return stop(too_many_archs(kind == kEntryCubin ? "SASS archs" : "PTX archs", ".nv_fatbin"));
       archs_->listed.insert(key);
+    }
+    if (compressed_ != nullptr && (flags & (kCompressedLz4Flag | kCompressedZstdFlag)) != 0) {
+      if (compressed_->listed.size() < kMaxCompressedFatbinPayloads) {
+        const std::uint64_t compressed_size = bytes.read(offset_ + kCompressedSizeOffset, 4);
+        compressed_->listed.push_back({offset_ + header_size,
+                                       compressed_size == 0 ? payload_size : std::min(compressed_size, payload_size),
+                                       bytes.read(offset_ + kDecompressedSizeOffset, 8), compression_method(flags)});
+      } else {
+        ++compressed_->not_listed;
+      }
     }
     offset_ += header_size + payload_size;
     return;

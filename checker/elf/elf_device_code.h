@@ -4,6 +4,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "checker/kinds/elf_facts.h"
 
@@ -13,6 +14,27 @@ namespace kcheck {
 // module for every GPU generation has a few dozen. Past it the walk stops and
 // DeviceCodeFacts::error says so.
 inline constexpr std::size_t kMaxDeviceCodeArchs = 256;
+
+// A compressed entry of .nv_fatbin (nvcc's --compress-mode, or
+// `-Xfatbin -compress-all`): where its payload lies in the section, how it
+// was compressed, and what its header says it decompresses to. nvcc 13
+// compresses the PTX it embeds by default, and cubins too in
+// --compress-mode=size; so are most of CUDA's and Torch's libraries'.
+struct CompressedFatbinPayload {
+  enum class Method : std::uint8_t { lz4, zstd, unknown };
+  std::uint64_t offset = 0;             // of the payload, into the section
+  std::uint64_t size = 0;               // compressed bytes
+  std::uint64_t decompressed_size = 0;  // as the entry's header declares
+  Method method = Method::unknown;
+};
+
+// The compressed payloads a walk passed, in section order: the first
+// kMaxCompressedFatbinPayloads, and how many more there were.
+inline constexpr std::size_t kMaxCompressedFatbinPayloads = std::size_t{1} << 20;
+struct CompressedFatbinPayloads {
+  std::vector<CompressedFatbinPayload> listed;
+  std::uint64_t not_listed = 0;
+};
 
 // Lists the cubin (SASS) and PTX entries of a `.nv_fatbin` section by
 // walking container and entry headers only; payloads are skipped, never
@@ -35,6 +57,8 @@ class CudaFatbinWalk {
   // section) and has not been read; reads nothing past a header's first
   // 48 bytes.
   void walk_until(std::uint64_t limit);
+  // Also lists the compressed payloads it passes from now on in `into`.
+  void list_compressed_payloads(CompressedFatbinPayloads& into) { compressed_ = &into; }
   // Where the next header starts; the section's size once the walk is done.
   std::uint64_t offset() const { return offset_; }
   bool done() const { return done_; }
@@ -47,6 +71,7 @@ class CudaFatbinWalk {
   std::span<const std::byte> section_;
   DeviceCodeFacts& device_code_;
   std::unique_ptr<Archs> archs_;
+  CompressedFatbinPayloads* compressed_ = nullptr;
   std::uint64_t offset_ = 0;
   std::uint64_t container_end_ = 0;  // past the entries of the container being walked
   bool done_ = false;

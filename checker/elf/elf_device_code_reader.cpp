@@ -1,5 +1,6 @@
 // KE014's facts from a module's fat binaries: alone, or with the headers of
-// .nv_fatbin walked inside KE012's scan of the same bytes (issue #32).
+// .nv_fatbin walked inside KE012's scan of the same bytes, listing the
+// compressed entries KE012 then decompresses (issue #32).
 #include <algorithm>
 
 #include "checker/elf/elf_device_code.h"
@@ -17,8 +18,10 @@ constexpr std::uint64_t kReleaseStep = 4u << 20;
 }  // namespace
 
 FatbinWalkAlongScan::FatbinWalkAlongScan(const ElfImage& image, std::span<const std::byte> section,
-                                         DeviceCodeFacts& device_code)
-    : start_(section.empty() ? 0 : image.file_offset(section)), size_(section.size()), walk_(section, device_code) {}
+                                         DeviceCodeFacts& device_code, CompressedFatbinPayloads& compressed)
+    : start_(section.empty() ? 0 : image.file_offset(section)), size_(section.size()), walk_(section, device_code) {
+  walk_.list_compressed_payloads(compressed);
+}
 
 void FatbinWalkAlongScan::scanned(std::uint64_t file_offset, std::uint64_t size) {
   if (file_offset >= start_ + size_ || file_offset + size <= start_) return;  // another section's piece
@@ -59,11 +62,19 @@ void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile
     return;
   }
   DeviceCodeFacts& device_code = facts.device_code.emplace();
+  const auto section = image.contents(*cuda);
+  CompressedFatbinPayloads compressed;
   {
-    FatbinWalkAlongScan walk(image, image.contents(*cuda), device_code);
+    FatbinWalkAlongScan walk(image, section, device_code, compressed);
     read_read_only_data_build_paths(image, file, facts, pool, &walk);
     walk.finish();
   }  // the archs are written here
+  read_compressed_device_code_paths(image, file, section, compressed, facts, pool);
+  // The walk stops at a malformed header: what follows was scanned as raw
+  // bytes, and any compressed entry there was not listed.
+  if (!device_code.error.empty() && facts.unsearched_device_code_reason.empty())
+    facts.unsearched_device_code_reason = "its headers could not be walked to the end (" + device_code.error +
+                                          "), so no entry past that point was decompressed";
   if (const ElfSection* hip = image.find_section(".hip_fatbin")) read_hip_fatbin(image.contents(*hip), device_code);
 }
 

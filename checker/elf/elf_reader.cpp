@@ -159,10 +159,11 @@ ElfFacts read_elf_facts(const std::filesystem::path& file, const ElfTables& tabl
     read_dynamic_symbols(image, facts);
     if (tables.torch_library_namespaces) read_torch_library_namespaces(image, mapped, facts);
     if (tables.build_leaks) read_build_leaks(image, mapped, facts);
-    if (tables.read_only_data && tables.device_code) {
+    if (tables.read_only_data) {
+      // KE012 needs the walk of .nv_fatbin too: it lists the compressed
+      // entries to search.
       read_read_only_data_and_device_code(image, mapped, facts, pool);
-    } else if (tables.read_only_data) {
-      read_read_only_data_build_paths(image, mapped, facts, pool);
+      if (!tables.device_code) facts.device_code.reset();
     } else if (tables.device_code) {
       read_device_code(image, mapped, facts);
     }

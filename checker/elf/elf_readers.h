@@ -3,8 +3,10 @@
 // sections it needs from the validated image and throws ElfFormatError when
 // a table is malformed.
 #include <cstdint>
+#include <span>
 
 #include "checker/kinds/elf_facts.h"
+#include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_image.h"
 #include "checker/elf/mapped_file.h"
 
@@ -33,8 +35,18 @@ class ScanPieceVisitor {
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
                                      WorkPool* pool = nullptr, ScanPieceVisitor* visitor = nullptr);
 void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
+// Decompresses the compressed entries of .nv_fatbin (`section`) that a walk
+// listed and adds the source paths they hold to device_code_build_paths,
+// after those already there; counts those it could not search
+// (ElfFacts::unsearched_device_code_entries). Each page is released once
+// its entry is searched.
+void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& file,
+                                       std::span<const std::byte> section, const CompressedFatbinPayloads& compressed,
+                                       ElfFacts& facts, WorkPool* pool);
 // Both, with the headers of .nv_fatbin walked inside the scan, a piece at a
-// time before its pages are released: each page is mapped once (issue #32).
+// time before its pages are released: each page is mapped once (issue #32);
+// then its compressed entries decompressed and searched
+// (read_compressed_device_code_paths).
 void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
                                          WorkPool* pool);
 

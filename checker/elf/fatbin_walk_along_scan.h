@@ -23,7 +23,9 @@ namespace kcheck {
 // same in any order, as a released page stays readable).
 class FatbinWalkAlongScan final : public ScanPieceVisitor {
  public:
-  FatbinWalkAlongScan(const ElfImage& image, std::span<const std::byte> section, DeviceCodeFacts& device_code);
+  // Lists the compressed payloads it passes in `compressed`.
+  FatbinWalkAlongScan(const ElfImage& image, std::span<const std::byte> section, DeviceCodeFacts& device_code,
+                      CompressedFatbinPayloads& compressed);
 
   void scanned(std::uint64_t file_offset, std::uint64_t size) override;
   // Walks what no piece reached (nothing, when every piece of the section

@@ -111,8 +111,15 @@ struct ElfFacts {
   // The same in device code (.nv_fatbin, __nv_relfatbin, .hip_fatbin): the
   // line tables nvcc's -lineinfo and -G write into the embedded cubins and
   // PTX, which -ffile-prefix-map does not reach; distinct, at most
-  // kMaxLeakedSourcePaths. (A compressed fatbin shows none.)
+  // kMaxLeakedSourcePaths. The compressed entries of .nv_fatbin are
+  // searched in what they decompress to.
   std::vector<std::string> device_code_build_paths;
+  // What of the device code was not searched: compressed entries that did
+  // not decompress to their declared size, or past kcheck's bounds, and why
+  // the first was not; or, with no count, why part of .nv_fatbin was
+  // searched as raw bytes only (a walk stopped by a malformed header).
+  std::uint64_t unsearched_device_code_entries = 0;
+  std::string unsearched_device_code_reason;
 
   std::optional<DeviceCodeFacts> device_code;
 

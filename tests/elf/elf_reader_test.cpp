@@ -235,8 +235,9 @@ TEST(ElfReader, FatBinaryWalkInsideTheScanTakesThePiecesInAnyOrder) {
   {
     SCOPED_TRACE("last piece first, one thread");
     DeviceCodeFacts facts;
+    CompressedFatbinPayloads compressed;
     {
-      FatbinWalkAlongScan walk(image, section, facts);
+      FatbinWalkAlongScan walk(image, section, facts, compressed);
       for (std::size_t index = pieces.size(); index-- > 0;) walk.scanned(pieces[index].first, pieces[index].second);
       EXPECT_EQ(walk.finish(), 0u);  // the pieces walked it all
     }
@@ -245,8 +246,9 @@ TEST(ElfReader, FatBinaryWalkInsideTheScanTakesThePiecesInAnyOrder) {
   for (int round = 0; round < 20; ++round) {
     SCOPED_TRACE("the three at once, round " + std::to_string(round));
     DeviceCodeFacts facts;
+    CompressedFatbinPayloads compressed;
     {
-      FatbinWalkAlongScan walk(image, section, facts);
+      FatbinWalkAlongScan walk(image, section, facts, compressed);
       {
         std::jthread third([&] { walk.scanned(pieces[2].first, pieces[2].second); });
         std::jthread second([&] { walk.scanned(pieces[1].first, pieces[1].second); });
@@ -266,15 +268,90 @@ TEST(ElfReader, DeviceCodeLineTablesAreScannedForBuildPaths) {
   EXPECT_TRUE(facts.read_only_data_build_paths.empty()) << "the section is device code, not .rodata";
   EXPECT_TRUE(read_elf_facts(elf_fixture("_device_line_table.abi3.so"), ElfTables{.read_only_data = false})
                   .device_code_build_paths.empty());
-  // KE012 says so, naming the path; the fixture's only other KE012 concern is none.
+  // KE012 says so, naming the path; and, in a note, that the section (text,
+  // not a fat binary) was searched byte by byte, since its headers cannot
+  // be walked to find compressed entries.
   const Findings findings =
       run_native_rules(tree_with_module(elf_fixture("_device_line_table.abi3.so"), ""), load_policy("hub"));
-  std::vector<std::string> ke012;
+  std::vector<std::pair<Severity, std::string>> ke012;
   for (const Finding& finding : findings)
-    if (finding.code == "KE012") ke012.push_back(finding.message);
-  ASSERT_EQ(ke012.size(), 1u);
-  EXPECT_NE(ke012[0].find("in its device code"), std::string::npos) << ke012[0];
-  EXPECT_NE(ke012[0].find("/tmp/build/relu_cuda/relu.cu"), std::string::npos) << ke012[0];
+    if (finding.code == "KE012") ke012.emplace_back(finding.severity, finding.message);
+  ASSERT_EQ(ke012.size(), 2u);
+  EXPECT_EQ(ke012[0].first, Severity::warning);
+  EXPECT_NE(ke012[0].second.find("in its device code"), std::string::npos) << ke012[0].second;
+  EXPECT_NE(ke012[0].second.find("/tmp/build/relu_cuda/relu.cu"), std::string::npos) << ke012[0].second;
+  EXPECT_EQ(ke012[1].first, Severity::note);
+  EXPECT_EQ(ke012[1].second,
+            "its device code was searched for build paths byte by byte, not entry by entry: its headers could not "
+            "be walked to the end (no fat binary header at offset 0 of .nv_fatbin), so no entry past that point was "
+            "decompressed");
+}
+
+// KE012's messages on a fixture.
+std::vector<std::string> ke012_messages(const std::string& fixture) {
+  std::vector<std::string> messages;
+  for (const Finding& finding : run_native_rules(tree_with_module(elf_fixture(fixture), ""), load_policy("hub")))
+    if (finding.code == "KE012") messages.push_back(finding.message);
+  return messages;
+}
+
+// Device code nvcc compressed (issue #32): the entries of .nv_fatbin are
+// searched in what they decompress to, whichever of zstd and LZ4 compressed
+// them, with or without KE014's facts; those that cannot be are counted and
+// KE012 says why, in a warning of its own.
+TEST(ElfReader, CompressedDeviceCodeIsSearchedInWhatItDecompressesTo) {
+  const std::string fixture = "_fatbin_compressed_entries.abi3.so";
+  // The LZ4 block's path is literal in the raw bytes too, so the raw scan
+  // finds it first; the two zstd frames' paths only decompressed (one
+  // straddles the first 256 KiB chunk).
+  const Strings paths = {"/tmp/ci/lz4_kernel.cu", "/home/ci/kernel/hidden.cu", "/home/ci/split/across_chunks.cu"};
+  WorkPool two_threads(2);
+  for (const ElfTables tables : {ElfTables{}, ElfTables{.device_code = false}}) {
+    for (WorkPool* pool : {static_cast<WorkPool*>(nullptr), &two_threads}) {
+      const ElfFacts facts = read_elf_facts(elf_fixture(fixture), tables, pool);
+      ASSERT_EQ(facts.error, "");
+      EXPECT_EQ(facts.device_code_build_paths, paths);
+      // Not a zstd frame, both flags, more than it declares, and 5 GiB
+      // declared: past 64 times the section's size.
+      EXPECT_EQ(facts.unsearched_device_code_entries, 4u);
+      EXPECT_EQ(facts.unsearched_device_code_reason,
+                "the entry at offset 262584 of .nv_fatbin: not a valid zstd frame (Unknown frame descriptor)");
+      EXPECT_EQ(facts.device_code.has_value(), tables.device_code);
+      if (facts.device_code) {
+        EXPECT_EQ(facts.device_code->cuda_ptx_archs, Strings{"compute_90"});
+      }
+    }
+  }
+  // Without KE012's tables nothing is decompressed.
+  const ElfFacts device_code_only = read_elf_facts(elf_fixture(fixture), ElfTables{.read_only_data = false});
+  EXPECT_TRUE(device_code_only.device_code_build_paths.empty());
+  EXPECT_EQ(device_code_only.unsearched_device_code_entries, 0u);
+
+  const std::vector<std::string> messages = ke012_messages(fixture);
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_NE(messages[0].find("/home/ci/kernel/hidden.cu"), std::string::npos) << messages[0];
+  EXPECT_EQ(messages[1],
+            "4 compressed entries of its device code (.nv_fatbin) were not searched for build paths; the first: "
+            "the entry at offset 262584 of .nv_fatbin: not a valid zstd frame (Unknown frame descriptor)");
+}
+
+// The same with nvcc's own compression of a -lineinfo build: every entry
+// in zstd (--compress-mode=size), where the raw bytes show no path, and the
+// PTX alone in LZ4 (--compress-mode=speed), where they show it cut short.
+TEST(ElfReader, LineTablesNvccCompressedAreFound) {
+  for (const std::string fixture : {"_cuda_kernel_zstd_lineinfo.abi3.so", "_cuda_kernel_lz4_lineinfo.abi3.so"}) {
+    SCOPED_TRACE(fixture);
+    KCHECK_REQUIRE_FIXTURE(fixture);
+    const ElfFacts facts = read_elf_facts(elf_fixture(fixture));
+    EXPECT_EQ(facts.device_code_build_paths, Strings{"/home/builder/kernels/src/src/scale_kernel.cu"});
+    EXPECT_EQ(facts.unsearched_device_code_entries, 0u);
+    EXPECT_EQ(facts.unsearched_device_code_reason, "");
+    EXPECT_EQ(read_bytes(elf_fixture(fixture)).find("src/src/scale_kernel.cu"), std::string::npos)
+        << "the path is not in the file's raw bytes";
+    const std::vector<std::string> messages = ke012_messages(fixture);
+    ASSERT_EQ(messages.size(), 1u);
+    EXPECT_NE(messages[0].find("in its device code"), std::string::npos) << messages[0];
+  }
 }
 
 // Each optional table is read when asked and left unread, and said to be,

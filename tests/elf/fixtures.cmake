@@ -58,6 +58,7 @@ kcheck_elf_fixture(_source_path_mapped.abi3.so file_macro.c ${cc} ${elf_hardened
 kcheck_elf_fixture(_source_paths_far_apart.abi3.so source_paths_far_apart.c ${cc} ${elf_hardened} -fno-toplevel-reorder)
 kcheck_elf_fixture(_device_line_table.abi3.so device_line_table.c ${cc} ${elf_hardened})
 kcheck_elf_fixture(_fatbin_across_pieces.abi3.so fatbin_across_pieces.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_fatbin_compressed_entries.abi3.so fatbin_compressed_entries.c ${cc} ${elf_hardened})
 
 # Fixtures that need a toolchain this machine may lack: each test using one
 # skips, naming the missing toolchain (tests/elf/elf_test_support.h,
@@ -88,9 +89,29 @@ if(KCHECK_NVCC)
     COMMENT "ELF fixture _cuda_kernel.abi3.so (nvcc)"
     VERBATIM)
   list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_cuda_kernel.abi3.so)
+  # Line tables naming a builder's path in device code nvcc compressed:
+  # every entry in zstd (--compress-mode=size), or the PTX alone in LZ4
+  # (--compress-mode=speed), the entry that holds the path then.
+  foreach(compression zstd lz4)
+    if(compression STREQUAL "zstd")
+      set(cuda_code -gencode arch=compute_90,code=[sm_90,compute_90] --compress-mode=size)
+    else()
+      set(cuda_code -gencode arch=compute_90,code=compute_90 --compress-mode=speed)
+    endif()
+    set(output _cuda_kernel_${compression}_lineinfo.abi3.so)
+    add_custom_command(
+      OUTPUT ${elf_fixture_dir}/${output}
+      COMMAND ${KCHECK_NVCC} -shared -Xcompiler -fPIC,-fvisibility=hidden -Xlinker -z,relro,-z,now -cudart shared
+              -DMODULE_INIT=PyInit__cuda_kernel_${compression}_lineinfo -lineinfo ${cuda_code}
+              -o ${elf_fixture_dir}/${output} ${elf_fixture_sources}/cuda_kernel_lineinfo.cu
+      DEPENDS ${elf_fixture_sources}/cuda_kernel_lineinfo.cu
+      COMMENT "ELF fixture ${output} (nvcc)"
+      VERBATIM)
+    list(APPEND elf_fixture_outputs ${elf_fixture_dir}/${output})
+  endforeach()
   set(KCHECK_CUDA_FIXTURE_MISSING "")
 else()
-  list(APPEND elf_fixtures_not_built _cuda_kernel.abi3.so)
+  list(APPEND elf_fixtures_not_built _cuda_kernel.abi3.so _cuda_kernel_zstd_lineinfo.abi3.so _cuda_kernel_lz4_lineinfo.abi3.so)
 endif()
 
 find_program(KCHECK_HIPCC hipcc)

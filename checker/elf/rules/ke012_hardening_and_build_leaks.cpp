@@ -37,6 +37,19 @@ class HardeningAndBuildLeaks final : public Rule {
                     "-lineinfo or -G, which -ffile-prefix-map does not reach): " +
                         join_first(elf.device_code_build_paths, 3));
       }
+      if (elf.unsearched_device_code_entries > 0) {
+        sink.report(Severity::warning, view.place(".nv_fatbin"),
+                    std::to_string(elf.unsearched_device_code_entries) + " compressed entr" +
+                        (elf.unsearched_device_code_entries == 1 ? "y" : "ies") +
+                        " of its device code (.nv_fatbin) were not searched for build paths; the first: " +
+                        elf.unsearched_device_code_reason);
+      } else if (!elf.unsearched_device_code_reason.empty()) {
+        // Every byte was searched as it is; only a compressed entry the
+        // walk did not reach would have been missed.
+        sink.report(Severity::note, view.place(".nv_fatbin"),
+                    "its device code was searched for build paths byte by byte, not entry by entry: " +
+                        elf.unsearched_device_code_reason);
+      }
     });
   }
 
@@ -54,7 +67,15 @@ in .comment or the DWARF string tables, or source paths that __FILE__ left
 among the strings of .rodata, as in assert messages, or in the device code
 of .nv_fatbin, where nvcc's -lineinfo and -G put line tables naming each
 source) enlarge the download and leak the builder's file system: a warning.
-.rodata and the device code are read only when KE012 is selected.
+.rodata and the device code are read only when KE012 is selected. Device
+code that nvcc compressed (PTX by default since CUDA 13, cubins too with
+--compress-mode=size or -Xfatbin -compress-all) is searched in what it
+decompresses to (zstd, LZ4). What kcheck could not decompress (an entry
+that is not what its header says), or past its bound (64 times the size of
+.nv_fatbin, 4 GiB at most), is a warning of its own: it was not searched,
+and the audit does not pass it over silently. A .nv_fatbin whose headers
+cannot be walked to its end (KE014 names where) is searched byte by byte
+as before, with a note: a compressed entry past that point would be missed.
 
 Fix: remove what the finding names (each remedy below). Link with
 -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
@@ -62,7 +83,9 @@ or CMake's RelWithDebInfo with a separate debug file) and build with
 -ffile-prefix-map=$PWD=. so no absolute path remains. -ffile-prefix-map does
 not reach nvcc's line tables: compile from paths that are not the machine's
 (`kcheck build` gives nvcc /proc/self/cwd/kernel-src/..., a link in the build
-directory), or drop -lineinfo from a release build.
+directory), or drop -lineinfo from a release build. Device code kcheck could
+not search: read it with `cuobjdump -ptx -elf`, or rebuild it (an entry
+that does not decompress will not load either).
 )",
                  R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
                  R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so

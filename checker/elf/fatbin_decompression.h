@@ -1,0 +1,58 @@
+#pragma once
+// The compressed entries of a CUDA fat binary, decompressed so that KE012
+// can search what they hold (issue #32).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "checker/elf/elf_device_code.h"
+
+namespace kcheck {
+
+// What kcheck decompresses of one module's device code at most, summed over
+// the sizes its entries declare in file order: this much, and no more than
+// kMaxDecompressionRatio times the size of .nv_fatbin, so that a small
+// hostile file cannot make it decompress gigabytes. The entries past it are
+// not searched, and KE012 says so. libcublasLt.so.13 declares 1.43 GB, 10.2
+// times its .nv_fatbin; libcusparse 8.6 times; libtorch_cuda 4.71 GB, 15.8
+// times (its entries past 4 GiB are not searched).
+inline constexpr std::uint64_t kMaxDecompressedDeviceCode = std::uint64_t{4} << 30;
+inline constexpr std::uint64_t kMaxDecompressionRatio = 64;
+// An LZ4 entry decompresses in one piece, into memory; a larger one is not
+// searched. nvcc writes one per PTX file, a few MB at most.
+inline constexpr std::uint64_t kMaxLz4DecompressedEntry = std::uint64_t{256} << 20;
+
+// Decompresses payloads one at a time, reusing its buffers and zstd's
+// context across them: one per thread.
+class FatbinPayloadDecompressor {
+ public:
+  FatbinPayloadDecompressor();
+  ~FatbinPayloadDecompressor();
+  FatbinPayloadDecompressor(const FatbinPayloadDecompressor&) = delete;
+  FatbinPayloadDecompressor& operator=(const FatbinPayloadDecompressor&) = delete;
+
+  // Hands what `compressed` (the payload's bytes) decompresses to to
+  // `consume`, in order, a chunk of at most a few hundred KB at a time.
+  // Returns why it could not decompress the payload to exactly its declared
+  // size, or "" when it did. Never writes more than the declared size, so a
+  // payload that would decompress to more stops there.
+  std::string decompress(const CompressedFatbinPayload& payload, std::span<const std::byte> compressed,
+                         const std::function<void(std::string_view)>& consume);
+
+ private:
+  struct Zstd;
+  std::string decompress_zstd(const CompressedFatbinPayload& payload, std::span<const std::byte> compressed,
+                              const std::function<void(std::string_view)>& consume);
+  std::string decompress_lz4(const CompressedFatbinPayload& payload, std::span<const std::byte> compressed,
+                             const std::function<void(std::string_view)>& consume);
+
+  std::unique_ptr<Zstd> zstd_;
+  std::unique_ptr<char[]> chunk_;  // zstd's output, kChunkSize bytes
+  std::string lz4_output_;
+};
+
+}  // namespace kcheck
