@@ -60,9 +60,10 @@ using unit_t = Unit<T, kVectorized ? kPackBytes / static_cast<int>(sizeof(T)) : 
 // (bench/results/roofline-h100-2026-11-28-probe{8,9}.log). Here
 // gelu(x) = x * Phi(x) = max(x, 0) - |x| * Q(|x|), Q(a) = 1 - Phi(a) =
 // erfc(a / sqrt(2)) / 2 evaluated as 2^P(a), P a degree-10 polynomial fitted
-// to log2 Q on [0, 14.2] (weighted minimax): |error of Phi| <= 3e-8, below
-// erff's own (2 ulp of erf near -1 are 6e-8 of Phi), and Q's relative error
-// <= 6e-6 for a <= 4, far under a 16-bit ulp (2^-11, 2^-8). Past 14.2,
+// to log2 Q on [0, 14.2] (weighted minimax, reference/kernels/tests/
+// gelu_tail_fit.py): |error of Phi| <= 3.2e-8, about erff's own (2 ulp of
+// erf near -1 are 6e-8 of Phi), and Q's relative error <= 6e-6 for a <= 4,
+// far under a 16-bit ulp (2^-11, 2^-8). Past 14.2,
 // 2^P(14.2) = 2^-634 flushes to 0, so gelu(x) = max(x, 0) there. float32
 // and float64 keep GeluErf: P is not accurate to their ulp, and their gelu
 // moves 100% of copy anyway.
