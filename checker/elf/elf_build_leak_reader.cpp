@@ -309,4 +309,18 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
                       " compressed entries, kcheck's bound on how many it lists");
 }
 
+void count_compressed_hip_bundles(const ElfImage& image, ElfFacts& facts) {
+  const ElfSection* hip = image.find_section(".hip_fatbin");
+  if (hip == nullptr) return;
+  const auto bytes = image.contents(*hip);
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::uint64_t bundles = 0;
+  for (std::size_t at = text.find(kCompressedOffloadBundleMagic); at != std::string_view::npos;
+       at = text.find(kCompressedOffloadBundleMagic, at + kCompressedOffloadBundleMagic.size()))
+    ++bundles;
+  note_unsearched(facts, bundles,
+                  "a compressed clang offload bundle in .hip_fatbin (magic CCOB, hipcc --offload-compress), "
+                  "which kcheck does not decompress");
+}
+
 }  // namespace kcheck

@@ -251,7 +251,7 @@ void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device
     }
     offset = std::max(bundle_end, cursor);
   }
-  if (!found_bundle && find_bytes(bytes, 0, "CCOB")) {
+  if (!found_bundle && find_bytes(bytes, 0, kCompressedOffloadBundleMagic)) {
     device_code.error = ".hip_fatbin holds a compressed offload bundle; its targets are not listed";
   } else if (!found_bundle) {
     device_code.error = ".hip_fatbin holds no offload bundle";

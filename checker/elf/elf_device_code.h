@@ -4,6 +4,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/kinds/elf_facts.h"
@@ -76,6 +77,10 @@ class CudaFatbinWalk {
   std::uint64_t container_end_ = 0;  // past the entries of the container being walked
   bool done_ = false;
 };
+
+// What starts a compressed Clang offload bundle (hipcc --offload-compress),
+// whose targets and contents kcheck does not read.
+inline constexpr std::string_view kCompressedOffloadBundleMagic = "CCOB";
 
 // Lists the AMD GPU targets of the Clang offload bundles in `.hip_fatbin`.
 void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code);

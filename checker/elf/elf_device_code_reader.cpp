@@ -59,6 +59,7 @@ void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile
   if (cuda == nullptr) {
     read_read_only_data_build_paths(image, file, facts, pool);
     read_device_code(image, file, facts);
+    count_compressed_hip_bundles(image, facts);
     return;
   }
   DeviceCodeFacts& device_code = facts.device_code.emplace();
@@ -76,6 +77,7 @@ void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile
     facts.unsearched_device_code_reason = "its headers could not be walked to the end (" + device_code.error +
                                           "), so no entry past that point was decompressed";
   if (const ElfSection* hip = image.find_section(".hip_fatbin")) read_hip_fatbin(image.contents(*hip), device_code);
+  count_compressed_hip_bundles(image, facts);
 }
 
 }  // namespace kcheck

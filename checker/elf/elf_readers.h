@@ -43,6 +43,9 @@ void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& f
 void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& file,
                                        std::span<const std::byte> section, const CompressedFatbinPayloads& compressed,
                                        ElfFacts& facts, WorkPool* pool);
+// Counts the compressed clang offload bundles of .hip_fatbin among the
+// device code KE012 did not search (ElfFacts::unsearched_device_code_entries).
+void count_compressed_hip_bundles(const ElfImage& image, ElfFacts& facts);
 // Both, with the headers of .nv_fatbin walked inside the scan, a piece at a
 // time before its pages are released: each page is mapped once (issue #32);
 // then its compressed entries decompressed and searched

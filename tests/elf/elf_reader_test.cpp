@@ -331,8 +331,26 @@ TEST(ElfReader, CompressedDeviceCodeIsSearchedInWhatItDecompressesTo) {
   ASSERT_EQ(messages.size(), 2u);
   EXPECT_NE(messages[0].find("/home/ci/kernel/hidden.cu"), std::string::npos) << messages[0];
   EXPECT_EQ(messages[1],
-            "4 compressed entries of its device code (.nv_fatbin) were not searched for build paths; the first: "
+            "4 compressed entries of its device code were not searched for build paths; the first: "
             "the entry at offset 262584 of .nv_fatbin: not a valid zstd frame (Unknown frame descriptor)");
+}
+
+// A compressed clang offload bundle (hipcc --offload-compress) is not
+// decompressed: KE012 counts it as not searched, and KE014 says its targets
+// are not listed.
+TEST(ElfReader, CompressedHipBundlesAreCountedAsNotSearched) {
+  const ElfFacts facts = read_elf_facts(elf_fixture("_hip_compressed_bundle.abi3.so"));
+  ASSERT_EQ(facts.error, "");
+  EXPECT_EQ(facts.unsearched_device_code_entries, 1u);
+  EXPECT_EQ(facts.unsearched_device_code_reason,
+            "a compressed clang offload bundle in .hip_fatbin (magic CCOB, hipcc --offload-compress), which kcheck "
+            "does not decompress");
+  ASSERT_TRUE(facts.device_code.has_value());
+  EXPECT_EQ(facts.device_code->error, ".hip_fatbin holds a compressed offload bundle; its targets are not listed");
+  const std::vector<std::string> messages = ke012_messages("_hip_compressed_bundle.abi3.so");
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0], "1 compressed entry of its device code was not searched for build paths; the first: " +
+                             facts.unsearched_device_code_reason);
 }
 
 // The same with nvcc's own compression of a -lineinfo build: every entry

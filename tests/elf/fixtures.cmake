@@ -59,6 +59,7 @@ kcheck_elf_fixture(_source_paths_far_apart.abi3.so source_paths_far_apart.c ${cc
 kcheck_elf_fixture(_device_line_table.abi3.so device_line_table.c ${cc} ${elf_hardened})
 kcheck_elf_fixture(_fatbin_across_pieces.abi3.so fatbin_across_pieces.c ${cc} ${elf_hardened})
 kcheck_elf_fixture(_fatbin_compressed_entries.abi3.so fatbin_compressed_entries.c ${cc} ${elf_hardened})
+kcheck_elf_fixture(_hip_compressed_bundle.abi3.so hip_compressed_bundle.c ${cc} ${elf_hardened})
 
 # Fixtures that need a toolchain this machine may lack: each test using one
 # skips, naming the missing toolchain (tests/elf/elf_test_support.h,

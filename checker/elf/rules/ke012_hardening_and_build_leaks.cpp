@@ -39,10 +39,10 @@ class HardeningAndBuildLeaks final : public Rule {
       }
       if (elf.unsearched_device_code_entries > 0) {
         sink.report(Severity::warning, view.place(".nv_fatbin"),
-                    std::to_string(elf.unsearched_device_code_entries) + " compressed entr" +
-                        (elf.unsearched_device_code_entries == 1 ? "y" : "ies") +
-                        " of its device code (.nv_fatbin) were not searched for build paths; the first: " +
-                        elf.unsearched_device_code_reason);
+                    std::to_string(elf.unsearched_device_code_entries) +
+                        (elf.unsearched_device_code_entries == 1 ? " compressed entry of its device code was"
+                                                                 : " compressed entries of its device code were") +
+                        " not searched for build paths; the first: " + elf.unsearched_device_code_reason);
       } else if (!elf.unsearched_device_code_reason.empty()) {
         // Every byte was searched as it is; only a compressed entry the
         // walk did not reach would have been missed.
@@ -71,9 +71,10 @@ source) enlarge the download and leak the builder's file system: a warning.
 code that nvcc compressed (PTX by default since CUDA 13, cubins too with
 --compress-mode=size or -Xfatbin -compress-all) is searched in what it
 decompresses to (zstd, LZ4). What kcheck could not decompress (an entry
-that is not what its header says), or past its bound (64 times the size of
-.nv_fatbin, 4 GiB at most), is a warning of its own: it was not searched,
-and the audit does not pass it over silently. A .nv_fatbin whose headers
+that is not what its header says, a compressed HIP offload bundle), or
+past its bound (64 times the size of .nv_fatbin, 4 GiB at most), is a
+warning of its own: it was not searched, and the audit does not pass it
+over silently. A .nv_fatbin whose headers
 cannot be walked to its end (KE014 names where) is searched byte by byte
 as before, with a note: a compressed entry past that point would be missed.
 
