@@ -13,7 +13,12 @@ consecutive calls miss the L2, warm-up, batches of about 2 ms behind a
 device sleep, 30 samples, the median per call; for the medium size also
 the same batch captured in a CUDA graph (device time without the host's
 per-call cost). Every impl's output is first checked against Torch.
-Prints one table; --json writes the rows. --ncu: run each production
+Prints one table; --json writes the rows. --same-out (activation): also
+each impl writing every call into one output buffer, and Torch eager
+writing into the rotated outputs or into one (the elementwise ops' out=
+forms): Torch's result is a fresh allocation, which the caching allocator
+hands the same block each call, while the op's `out` rotates with the
+inputs. --ncu: run each production
 kernel (and the old one) once at the large size in bfloat16, for
 `ncu --section MemoryWorkloadAnalysis` to profile.
 
@@ -51,6 +56,13 @@ ACT_OPS = {  # name: (probe op, gated, torch form)
     "mul_gate(no math)": (8, True, lambda x, d: x[..., :d] * x[..., d:]),
     "identity(no math)": (9, False, lambda x, d: x.clone()),
 }
+# The elementwise ops' Torch forms writing into a given output (aten's out= overloads), for --same-out.
+OUT_FORMS = {
+    "silu": lambda x, o: torch.ops.aten.silu.out(x, out=o),
+    "gelu": lambda x, o: torch.ops.aten.gelu.out(x, out=o),
+    "gelu_tanh": lambda x, o: torch.ops.aten.gelu.out(x, approximate="tanh", out=o),
+}
+SAME_OUT = [False]
 EPS = 1e-6
 
 
@@ -222,6 +234,15 @@ def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
                 best = eager
                 shape = f"{rows}x{cols_in}"
                 table.add(op, name, size, shape, "torch eager", eager, nbytes)
+                if SAME_OUT[0] and op in OUT_FORMS:
+                    into = OUT_FORMS[op]
+                    g = time_graph(lambda k: form(xs[k], d), sets) if size == "medium" else None
+                    if g:
+                        table.add(op, name, size, shape, "torch eager (graph)", g, nbytes)
+                    table.add(op, name, size, shape, "torch eager, out= rotated",
+                              time_stream(lambda k: into(xs[k], outs[k]), sets), nbytes)
+                    table.add(op, name, size, shape, "torch eager, out= one buffer",
+                              time_stream(lambda k: into(xs[k], outs[0]), sets), nbytes)
                 if compile_large and size == "large" and name in COMPILE["dtypes"]["other"]:
                     c = compiled_us(lambda x: form(x, d), sets, lambda k: (xs[k],), table,
                                     (op, name, size, shape, nbytes))
@@ -240,6 +261,12 @@ def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
                     us = time_stream(call, sets)
                     g = time_graph(call, sets) if size == "medium" else None
                     table.add(op, name, size, shape, f"impl {impl}", us, nbytes, best, g, ok)
+                    if SAME_OUT[0]:
+                        one = lambda k: checked(lib.probe_act(impl, code, dcode, outs[0].data_ptr(), xs[k].data_ptr(),
+                                                              rows, d, stream()))
+                        us = time_stream(one, sets)
+                        g = time_graph(one, sets) if size == "medium" else None
+                        table.add(op, name, size, shape, f"impl {impl}, one out", us, nbytes, best, g, ok)
 
 
 def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
@@ -329,6 +356,8 @@ def main():
     parser.add_argument("--act-impls", default="0,1,2,3,4,5")
     parser.add_argument("--act-ops", help="with --parts act: these ops (names of ACT_OPS, comma-separated) in "
                         "--sizes, compiled at the large size, instead of the default set")
+    parser.add_argument("--same-out", action="store_true", help="activation: also time one output buffer for "
+                        "every call (ours and Torch's out= forms), see the module's docstring")
     parser.add_argument("--sizes", default="large,medium")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16")
     parser.add_argument("--compile-modes", default="default", help="torch.compile modes, comma-separated")
@@ -362,6 +391,7 @@ def main():
     compile_large = not args.no_compile
     all_dtypes = args.dtypes.split(",")
     COMPILE["modes"] = args.compile_modes.split(",")
+    SAME_OUT[0] = args.same_out
     if args.compile_dtypes:
         COMPILE["dtypes"] = {"relu": args.compile_dtypes.split(","), "other": args.compile_dtypes.split(",")}
     sizes = args.sizes.split(",")
