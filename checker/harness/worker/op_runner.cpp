@@ -142,16 +142,31 @@ CaseTensors make_case(const OpPlan& op, const CasePlan& plan_case, at::ScalarTyp
   return tensors;
 }
 
-// Plain (unguarded) arguments for timing: `sets` independent buffer sets.
+// Plain (unguarded) arguments for timing: `sets` buffer sets whose inputs
+// are independent, so consecutive calls read from beyond the last-level
+// cache. Their outputs are one buffer per argument, shared by every set:
+// what the eager baseline (and a user's `torch.empty_like` before each
+// call) writes into, since Torch's caching allocator hands a fresh result
+// the same block every call. With an output of its own per set, the op
+// alone would write to addresses out of cache: on an H100 that made a
+// float32 activation of 256x8192 (8 MiB out) 9.1 us against eager's 7.2-7.9,
+// and Torch's own kernel as slow when it wrote into the rotated outputs
+// (issue #32, bench/results/roofline-h100-2026-11-28-probe10.log).
 std::vector<std::vector<c10::IValue>> timing_sets(const CasePlan& plan_case, at::ScalarType dtype,
                                                   const WorkerDevice& device, int sets, std::uint64_t seed) {
+  std::vector<c10::IValue> outputs;
+  for (const ArgPlan& arg : plan_case.args)
+    outputs.emplace_back(arg.is_tensor && arg.output
+                             ? c10::IValue(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)))
+                             : c10::IValue());
   std::vector<std::vector<c10::IValue>> result(sets);
   for (int s = 0; s < sets; ++s)
-    for (const ArgPlan& arg : plan_case.args) {
+    for (std::size_t index = 0; index < plan_case.args.size(); ++index) {
+      const ArgPlan& arg = plan_case.args[index];
       if (!arg.is_tensor)
         result[s].push_back(scalar_value(arg));
       else if (arg.output)
-        result[s].emplace_back(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
+        result[s].push_back(outputs[index]);
       else
         result[s].emplace_back(random_tensor(arg, dtype, device, case_seed(seed, arg.name + std::to_string(s))));
     }
