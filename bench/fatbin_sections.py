@@ -12,11 +12,13 @@ kcheck does (checker/elf/elf_device_code.cpp), reads each cubin's section
 headers, and prints per library: the section's size; the cubins' bytes in
 executable sections (SHF_EXECINSTR), in other sections, and outside any
 section (ELF and section headers, alignment); the PTX text; the entries
-whose payload is compressed (the entry flag 0x2000, LZ4 in older CUDA, or
+whose payload is compressed (the entry flag 0x2000, an LZ4 block, or
 0x8000, with the payload starting with zstd's magic number), which neither
 can be split nor hold a readable path (unless the compressor kept it as
-literal bytes); and the largest non-executable section names by their total
-size. Reads only; independent of kcheck's code.
+literal bytes), and what they declare they decompress to (the size at
+offset 56 of each entry's header: what KE012 now decompresses); and the
+largest non-executable section names by their total size. Reads only;
+independent of kcheck's code.
 """
 import collections
 import struct
@@ -91,6 +93,34 @@ def walk(fatbin):
         offset = end
 
 
+def compressed_entries(fatbin):
+    """Every compressed entry, in section order: ("zstd" | "lz4" | "both", its compressed bytes (the size at
+    offset 16 of its header, the payload size when 0), the size its header declares at offset 56)."""
+    offset = 0
+    while offset + 16 <= len(fatbin):
+        magic, = struct.unpack_from("<I", fatbin, offset)
+        if magic == 0:
+            offset += 8
+            continue
+        if magic != FATBIN_MAGIC:
+            raise ValueError(f"no fat binary header at {offset}")
+        header_size, = struct.unpack_from("<H", fatbin, offset + 6)
+        body_size, = struct.unpack_from("<Q", fatbin, offset + 8)
+        end = offset + header_size + body_size
+        entry = offset + header_size
+        while entry + 64 <= end:
+            _kind, _version, entry_header, payload_size = struct.unpack_from("<HHIQ", fatbin, entry)
+            compressed_size, = struct.unpack_from("<I", fatbin, entry + 16)
+            flags, declared = struct.unpack_from("<Q", fatbin, entry + 40)[0], struct.unpack_from("<Q", fatbin, entry + 56)[0]
+            method = {FLAG_COMPRESSED_ZSTD: "zstd", FLAG_COMPRESSED_LZ4: "lz4"}.get(
+                flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD), "both")
+            if flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD):
+                size = min(compressed_size, payload_size) if compressed_size else payload_size
+                yield method, fatbin[entry + entry_header:entry + entry_header + size], declared
+            entry += entry_header + payload_size
+        offset = end
+
+
 def report(library):
     fatbin = fatbin_section(library)
     totals = collections.Counter()
@@ -130,6 +160,9 @@ def report(library):
                  "cubin bytes outside sections", "PTX text", "entries not split (not ELF)"):
         share = 100 * totals[what] / len(fatbin) if fatbin else 0
         print(f"  {what}: {totals[what] / mb:.3f} MB ({share:.1f} %)")
+    declared = sum(size for _method, _payload, size in compressed_entries(fatbin))
+    print(f"  compressed entries declare {declared / mb:.3f} MB decompressed "
+          f"({declared / len(fatbin) if fatbin else 0:.1f} times the section)")
     print("  largest other sections, by the name's first part: " +
           (", ".join(f"{name} {size / mb:.3f} MB" for name, size in by_name.most_common(6)) or "none"))
 

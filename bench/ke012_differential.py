@@ -1,21 +1,31 @@
 #!/usr/bin/env python3
-"""KE012's source paths on real libraries: this kcheck against an earlier one, and against strings (issue #32).
+"""KE012's source paths on real libraries: this kcheck against an independent plain scan (issue #32).
 
-    bench/ke012_differential.py --before OLD_KCHECK [--build _build] [LIBRARY...]
+    bench/ke012_differential.py [--before OLD_KCHECK] [--build _build] [LIBRARY...]
 
 For each library (default: the first 20, largest first, of the venv's Torch
 lib/ and CUDA's lib64), prints the source paths `kcheck --select KE012`
-reports for .rodata and the fat binaries, by this build and by OLD_KCHECK
-(one pass over each section), and by an independent plain scan: the
-sections' bytes (objcopy), their printable runs (as binutils' strings
-reads them), and in each run every builder path that starts it or follows a
-character no path holds and names a compiled source, the first four distinct
-in file order. With KE014 selected too, the fat binary's headers are walked
-inside KE012's scan (issue #32): it also compares the findings of
-`--select KE012,KE014` with OLD_KCHECK's, and this build's KE014 finding
-there with that of `--select KE014` alone. Exits 1 when this build differs
-from OLD_KCHECK or from the plain scan on any library. Every figure it
-prints is a count of paths or findings.
+reports for .rodata and the fat binaries, and those of an independent plain
+scan: the sections' bytes (objcopy), their printable runs (as binutils'
+strings reads them), and in each run every builder path that starts it or
+follows a character no path holds and names a compiled source; then, for
+the device code, the same over what each compressed entry of .nv_fatbin
+decompresses to, each entry on its own and in section order, decompressed
+by the zstd command or, for an LZ4 block, which no command reads, by a
+decoder restated here from LZ4's block format (the entries within kcheck's
+bound, restated: 64 times the section's size, 4 GiB at most); the first
+four distinct paths of each kind in that order. The entries neither could
+decompress to their declared size, those past the bound, and the
+compressed clang offload bundles of .hip_fatbin (magic CCOB, which neither
+decompresses) must be exactly the ones KE012's warning counts as not
+searched. With KE014
+selected too, the fat binary's headers are walked inside KE012's scan: it
+also compares this build's KE014 finding there with that of `--select
+KE014` alone. With OLD_KCHECK it prints how its findings differ from this
+build's (a kcheck from before #32's decompression finds fewer paths where
+the device code is compressed). Exits 1 when this build differs from the
+plain scan or KE014 from itself on any library. Every figure it prints is a
+count of paths, entries or findings.
 """
 import argparse
 import glob
@@ -27,6 +37,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fatbin_sections import compressed_entries  # noqa: E402
 from paired import machine_line  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,29 +73,131 @@ def scanned_sections(library):
     return rodata, device
 
 
+PATH_BYTES = frozenset(set(range(0x21, 0x7f)) - {ord('"'), ord("'")})
+
+
+def add_paths(data, paths):
+    """Adds the builder source paths among the printable runs of `data` to `paths`, up to MAX_PATHS distinct."""
+    # A path is a whole run of path characters (printable, no quotes) that
+    # starts with a slash: a slash inside a run follows a path character and
+    # starts none. Each prefix is found with bytes.find (gigabytes of
+    # decompressed device code), the runs they start taken in file order.
+    starts = []
+    for prefix in PREFIXES:
+        at = data.find(prefix.encode())
+        while at >= 0:
+            if at == 0 or data[at - 1] not in PATH_BYTES:
+                starts.append(at)
+            at = data.find(prefix.encode(), at + 1)
+    for start in sorted(starts):
+        end = start
+        while end < len(data) and data[end] in PATH_BYTES:
+            end += 1
+        text = data[start:end]
+        if text.endswith(SOURCE_EXTENSIONS):
+            path = text.decode()
+            if path not in paths and len(paths) < MAX_PATHS:
+                paths.append(path)
+
+
+def lz4_block(data, size):
+    """What an LZ4 block (lz4's lz4_Block_format.md) decompresses to, or None when it is not one of `size`
+    bytes: restated from the format, since no command reads a raw block."""
+    out, at = bytearray(), 0
+    try:
+        while True:
+            token = data[at]
+            at += 1
+            literals = token >> 4
+            if literals == 15:
+                while True:
+                    literals += data[at]
+                    at += 1
+                    if data[at - 1] != 255:
+                        break
+            out += data[at:at + literals]
+            at += literals
+            if at >= len(data):
+                break
+            offset = data[at] | data[at + 1] << 8
+            at += 2
+            length = token & 15
+            if length == 15:
+                while True:
+                    length += data[at]
+                    at += 1
+                    if data[at - 1] != 255:
+                        break
+            if offset == 0 or offset > len(out) or len(out) + length + 4 > size:
+                return None
+            for _ in range(length + 4):
+                out.append(out[-offset])
+    except IndexError:
+        return None
+    return bytes(out) if len(out) == size else None
+
+
+def section_bytes(library, section, scratch):
+    dump = os.path.join(scratch, "section")
+    subprocess.run(["objcopy", "-O", "binary", f"--only-section={section}", library, dump], check=True)
+    return open(dump, "rb").read()
+
+
 def plain_scan(library, sections):
-    """The first MAX_PATHS distinct source paths of builders in the sections' printable runs."""
-    paths = []
+    """The first MAX_PATHS distinct source paths of builders in the sections' printable runs, then (for
+    .nv_fatbin) in what its compressed entries decompress to; and how many of those entries were not read."""
+    paths, unread = [], 0
     with tempfile.TemporaryDirectory() as scratch:
+        fatbin = b""
         for section in sections:
-            dump = os.path.join(scratch, "section")
-            subprocess.run(["objcopy", "-O", "binary", f"--only-section={section}", library, dump], check=True)
-            data = open(dump, "rb").read()
-            # A path is a whole run of path characters (printable, no quotes)
-            # that starts with a slash: a slash inside a run follows a path
-            # character and starts none.
-            for run in re.finditer(rb"[\x21\x23-\x26\x28-\x7e]+", data):
-                text = run.group()
-                if text.startswith(tuple(prefix.encode() for prefix in PREFIXES)) and text.endswith(SOURCE_EXTENSIONS):
-                    path = text.decode()
-                    if path not in paths and len(paths) < MAX_PATHS:
-                        paths.append(path)
-    return paths
+            data = section_bytes(library, section, scratch)
+            add_paths(data, paths)
+            if section == ".nv_fatbin":
+                fatbin = data
+            if section == ".hip_fatbin":  # compressed clang offload bundles: neither side decompresses them
+                unread += data.count(b"CCOB")
+        bound = min(4 << 30, 64 * len(fatbin))
+        declared, frames = 0, []
+        entries = list(compressed_entries(fatbin)) if fatbin else []
+        for index, (method, payload, size) in enumerate(entries):
+            if size > bound - declared:  # this one and every later one: past the bound
+                unread += len(entries) - index
+                break
+            declared += size
+            if method == "lz4":
+                data = lz4_block(payload, size)
+                if data is None:
+                    unread += 1
+                elif len(paths) < MAX_PATHS:
+                    add_paths(data, paths)
+                continue
+            if method != "zstd":
+                unread += 1
+                continue
+            frame = os.path.join(scratch, f"entry{index:07d}.zst")
+            with open(frame, "wb") as out:
+                out.write(payload)
+            frames.append((frame, size))
+        for chunk in range(0, len(frames), 2000):  # one zstd command for many entries
+            batch = frames[chunk:chunk + 2000]
+            subprocess.run(["zstd", "-d", "-q", "-f", "--no-progress"] + [frame for frame, _ in batch],
+                           stderr=subprocess.DEVNULL)
+            for frame, size in batch:
+                output = frame[:-len(".zst")]
+                data = open(output, "rb").read() if os.path.exists(output) else None
+                if data is None or len(data) != size:
+                    unread += 1
+                elif len(paths) < MAX_PATHS:
+                    add_paths(data, paths)
+                for name in (frame, output):
+                    if os.path.exists(name):
+                        os.remove(name)
+    return paths, unread
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--before", required=True, help="an earlier kcheck executable")
+    parser.add_argument("--before", help="an earlier kcheck executable")
     parser.add_argument("--build", default=os.path.join(ROOT, "_build"))
     parser.add_argument("libraries", nargs="*")
     arguments = parser.parse_args()
@@ -93,33 +206,39 @@ def main():
     print(machine_line())
     differing = 0
     for library in libraries:
-        now, before = kcheck_paths(kcheck, library), kcheck_paths(arguments.before, library)
+        now = kcheck_paths(kcheck, library)
         rodata, device = scanned_sections(library)
-        plain = {"read-only data": plain_scan(library, rodata), "device code": plain_scan(library, device)}
+        rodata_paths, _ = plain_scan(library, rodata)
+        device_paths, unread = plain_scan(library, device)
+        plain = {"read-only data": rodata_paths, "device code": device_paths}
         # The findings name the first three paths of each (join_first): each is
         # there, in the finding about its kind of section.
         named = all(any(path in message and kind in message for message in now)
                     for kind, paths in plain.items() for path in paths[:3])
         source_findings = [message for message in now if "embeds source paths" in message]
+        unsearched = [message for message in now if "not searched for build paths" in message]
+        counted = int(re.search(r'"(\d+) compressed entr', unsearched[0]).group(1)) if unsearched else 0
         both = kcheck_paths(kcheck, library, "KE012,KE014")
-        both_before = kcheck_paths(arguments.before, library, "KE012,KE014")
         ke014, ke014_alone = [m for m in both if m.startswith('["KE014"')], kcheck_paths(kcheck, library, "KE014")
-        agree = (now == before and named and len(source_findings) == sum(bool(paths) for paths in plain.values())
-                 and both == both_before and ke014 == ke014_alone)
+        agree = (named and len(source_findings) == sum(bool(paths) for paths in plain.values())
+                 and counted == unread and len(unsearched) == bool(unread) and ke014 == ke014_alone)
         differing += not agree
         print(f"{'same' if agree else 'DIFFERS'}  {os.path.basename(library)} ({os.path.getsize(library) >> 20} MB): "
-              f"{len(now)} KE012 findings (before: {len(before)}); plain scan: "
-              f"{len(plain['read-only data'])} paths in read-only data, {len(plain['device code'])} in device code; "
-              f"KE012+KE014: {len(both)} findings (before: {len(both_before)}), "
-              f"KE014 {'as' if ke014 == ke014_alone else 'NOT as'} alone")
-        for message in source_findings:
+              f"{len(now)} KE012 findings; plain scan: {len(rodata_paths)} paths in read-only data, "
+              f"{len(device_paths)} in device code, {unread} compressed entries not read "
+              f"(KE012 counts {counted} not searched); KE014 {'as' if ke014 == ke014_alone else 'NOT as'} alone")
+        for message in source_findings + unsearched:
             print(f"    {message}")
         for kind, paths in plain.items():
             for path in paths:
                 print(f"    plain scan, {kind}: {path}")
-    print(f"{len(libraries) - differing} of {len(libraries)} libraries: the same source paths")
+        if arguments.before:
+            before = kcheck_paths(arguments.before, library)
+            print(f"    before: {'the same findings' if before == now else f'{len(before)} findings, differing:'}")
+            for message in sorted(set(before) ^ set(now)):
+                print(f"      {'now only' if message in now else 'before only'}: {message}")
+    print(f"{len(libraries) - differing} of {len(libraries)} libraries: the same source paths and unsearched entries")
     return 1 if differing else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

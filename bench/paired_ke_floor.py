@@ -13,7 +13,9 @@ rounds, `--runs` times each (the round's figure is their median):
   kcheck --version                                  the process floor: start-up, no audit
   kcheck --select KE --ignore KE012,KE014 ...       the KE rules without the two long scans
   kcheck --select KE012 ..., --select KE014 ...     each long scan alone (where the time above the floor goes)
-  bench/scan_floor FILE THREADS                     the scan floor: memchr over the sections KE012 scans
+  bench/scan_floor FILE THREADS                     the scan floor: memchr over the sections KE012 scans,
+                                                    and over what their compressed device code decompresses
+                                                    to (libzstd, liblz4 called directly)
 
 and prints per command the median [min-max] over the rounds, peak RSS and
 minor page faults (/usr/bin/time, median [min-max] of five runs: a page of
