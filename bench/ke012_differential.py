@@ -16,8 +16,8 @@ decoder restated here from LZ4's block format (the entries within kcheck's
 bound, restated: 64 times the section's size, 4 GiB at most); the first
 four distinct paths of each kind in that order. The entries neither could
 decompress to their declared size, those past the bound, and the
-compressed clang offload bundles of .hip_fatbin (magic CCOB, which neither
-decompresses) must be exactly the ones KE012's warning counts as not
+compressed clang offload bundles of .hip_fatbin (magic CCOB at a 4096-byte
+boundary, which neither decompresses) must be exactly the ones KE012's warning counts as not
 searched. With KE014
 selected too, the fat binary's headers are walked inside KE012's scan: it
 also compares this build's KE014 finding there with that of `--select
@@ -154,8 +154,9 @@ def plain_scan(library, sections):
             add_paths(data, paths)
             if section == ".nv_fatbin":
                 fatbin = data
-            if section == ".hip_fatbin":  # compressed clang offload bundles: neither side decompresses them
-                unread += data.count(b"CCOB")
+            if section == ".hip_fatbin":  # compressed clang offload bundles at 4096-byte boundaries (clang's
+                # alignment of each translation unit's HIP fat binary): neither side decompresses them
+                unread += sum(data.startswith(b"CCOB", at) for at in range(0, len(data), 4096))
         bound = min(4 << 30, 64 * len(fatbin))
         declared, frames = 0, []
         entries = list(compressed_entries(fatbin)) if fatbin else []

@@ -163,13 +163,19 @@ class ChunkedSourcePathScan {
   std::string carry_;
 };
 
-// Counts entries of device code that were not searched, keeping the first
-// reason given.
-void note_unsearched(ElfFacts& facts, std::uint64_t entries, const std::string& reason) {
+// Counts entries of device code in `section` that were not searched,
+// keeping the first reason given and its section.
+void note_unsearched(ElfFacts& facts, std::uint64_t entries, const std::string& reason, std::string_view section) {
   if (entries == 0) return;
   facts.unsearched_device_code_entries += entries;
-  if (facts.unsearched_device_code_reason.empty()) facts.unsearched_device_code_reason = reason;
+  if (!facts.unsearched_device_code_reason.empty()) return;
+  facts.unsearched_device_code_reason = reason;
+  facts.unsearched_device_code_section = section;
 }
+
+// clang aligns each translation unit's HIP fat binary to this in
+// .hip_fatbin (CGCUDANV.cpp, HIPCodeObjectAlign): a bundle starts there.
+constexpr std::size_t kHipBundleAlignment = 4096;
 
 // Consecutive compressed entries searched by one thread, with one
 // decompressor: about this many bytes decompressed each.
@@ -195,10 +201,6 @@ void read_build_leaks(const ElfImage& image, const MappedFile& file, ElfFacts& f
     file.release(image.file_offset(bytes), bytes.size());
   }
 }
-
-}  // namespace kcheck
-
-namespace kcheck {
 
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts, WorkPool* pool,
                                      ScanPieceVisitor* visitor) {
@@ -238,13 +240,9 @@ void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& fi
         window.paths->push_back(std::move(path));
 }
 
-}  // namespace kcheck
-
-namespace kcheck {
-
 void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& file,
-                                       std::span<const std::byte> section, const CompressedFatbinPayloads& compressed,
-                                       ElfFacts& facts, WorkPool* pool) {
+                                       std::span<const std::byte> section, std::string_view section_name,
+                                       const CompressedFatbinPayloads& compressed, ElfFacts& facts, WorkPool* pool) {
   const std::vector<CompressedFatbinPayload>& payloads = compressed.listed;
   // The entries within the bound, by the sizes they declare: which ones
   // are searched does not depend on what they hold or on the threads.
@@ -279,7 +277,8 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
                                                       [&](std::string_view chunk) { scan.add(chunk); });
       scan.finish();  // what did decompress was searched
       if (!why.empty() && batch.unsearched++ == 0)
-        batch.reason = "the entry at offset " + std::to_string(payload.offset) + " of .nv_fatbin: " + why;
+        batch.reason =
+            "the entry at offset " + std::to_string(payload.offset) + " of " + std::string(section_name) + ": " + why;
       file.release(base + payload.offset, payload.size);
     }
   };
@@ -297,16 +296,18 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
     for (std::string& path : batch.found)
       if (paths.size() < ElfFacts::kMaxLeakedSourcePaths && std::find(paths.begin(), paths.end(), path) == paths.end())
         paths.push_back(std::move(path));
-    note_unsearched(facts, batch.unsearched, batch.reason);
+    note_unsearched(facts, batch.unsearched, batch.reason, section_name);
   }
   note_unsearched(facts, payloads.size() - within_bound,
                   "past the first " + std::to_string(bound) + " bytes the entries declare, kcheck's bound on " +
                       "what it decompresses of one module (" + std::to_string(kMaxDecompressionRatio) +
-                      " times the size of .nv_fatbin, " + std::to_string(kMaxDecompressedDeviceCode >> 30) +
-                      " GiB at most)");
+                      " times the size of " + std::string(section_name) + ", " +
+                      std::to_string(kMaxDecompressedDeviceCode >> 30) + " GiB at most)",
+                  section_name);
   note_unsearched(facts, compressed.not_listed,
                   "past the first " + std::to_string(kMaxCompressedFatbinPayloads) +
-                      " compressed entries, kcheck's bound on how many it lists");
+                      " compressed entries, kcheck's bound on how many it lists",
+                  section_name);
 }
 
 void count_compressed_hip_bundles(const ElfImage& image, ElfFacts& facts) {
@@ -314,13 +315,14 @@ void count_compressed_hip_bundles(const ElfImage& image, ElfFacts& facts) {
   if (hip == nullptr) return;
   const auto bytes = image.contents(*hip);
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  // Only where a bundle starts: "CCOB" inside a code object is its bytes.
   std::uint64_t bundles = 0;
-  for (std::size_t at = text.find(kCompressedOffloadBundleMagic); at != std::string_view::npos;
-       at = text.find(kCompressedOffloadBundleMagic, at + kCompressedOffloadBundleMagic.size()))
-    ++bundles;
+  for (std::size_t at = 0; at < text.size(); at += kHipBundleAlignment)
+    if (text.substr(at).starts_with(kCompressedOffloadBundleMagic)) ++bundles;
   note_unsearched(facts, bundles,
                   "a compressed clang offload bundle in .hip_fatbin (magic CCOB, hipcc --offload-compress), "
-                  "which kcheck does not decompress");
+                  "which kcheck does not decompress",
+                  ".hip_fatbin");
 }
 
 }  // namespace kcheck

@@ -115,7 +115,9 @@ std::string arch_suffix(std::uint64_t flags) {
   return "";
 }
 
-std::string at_offset(std::uint64_t offset) { return " at offset " + std::to_string(offset) + " of .nv_fatbin"; }
+std::string at_offset(std::uint64_t offset, std::string_view section) {
+  return " at offset " + std::to_string(offset) + " of " + std::string(section);
+}
 
 // Offset of the next occurrence of `needle` at or after `from`.
 std::optional<std::uint64_t> find_bytes(const LittleEndianBytes& bytes, std::uint64_t from, std::string_view needle) {
@@ -137,8 +139,12 @@ struct CudaFatbinWalk::Archs {
   std::unordered_set<std::uint64_t> listed;
 };
 
-CudaFatbinWalk::CudaFatbinWalk(std::span<const std::byte> section, DeviceCodeFacts& device_code)
-    : section_(section), device_code_(device_code), archs_(std::make_unique<Archs>(device_code)) {}
+CudaFatbinWalk::CudaFatbinWalk(std::span<const std::byte> section, DeviceCodeFacts& device_code,
+                               std::string_view section_name)
+    : section_(section),
+      section_name_(section_name),
+      device_code_(device_code),
+      archs_(std::make_unique<Archs>(device_code)) {}
 
 CudaFatbinWalk::~CudaFatbinWalk() = default;
 
@@ -152,7 +158,7 @@ void CudaFatbinWalk::step() {
   const LittleEndianBytes bytes(section_);
   if (offset_ < container_end_) {
     if (container_end_ - offset_ < kEntryHeaderSize)
-      return stop("truncated fat binary entry header" + at_offset(offset_));
+      return stop("truncated fat binary entry header" + at_offset(offset_, section_name_));
     const auto kind = static_cast<std::uint16_t>(bytes.read(offset_, 2));
     const std::uint64_t header_size = bytes.read(offset_ + 4, 4);
     const std::uint64_t payload_size = bytes.read(offset_ + 8, 8);
@@ -160,13 +166,13 @@ void CudaFatbinWalk::step() {
     const std::uint64_t flags = bytes.read(offset_ + 40, 8);
     if (header_size < kEntryHeaderSize || header_size > container_end_ - offset_ ||
         payload_size > container_end_ - offset_ - header_size)
-      return stop("fat binary entry" + at_offset(offset_) + " extends past its container");
+      return stop("fat binary entry" + at_offset(offset_, section_name_) + " extends past its container");
     const std::string suffix = arch_suffix(flags);
     const std::uint64_t key = arch << 16 | static_cast<std::uint64_t>(suffix.empty() ? 0 : suffix[0]) << 8 | kind;
     if ((kind == kEntryCubin || kind == kEntryPtx) && !archs_->listed.contains(key)) {
       if ((kind == kEntryCubin && !archs_->sass.add("sm_" + std::to_string(arch) + suffix)) ||
           (kind == kEntryPtx && !archs_->ptx.add("compute_" + std::to_string(arch) + suffix)))
-        return stop(too_many_archs(kind == kEntryCubin ? "SASS archs" : "PTX archs", ".nv_fatbin"));
+        return stop(too_many_archs(kind == kEntryCubin ? "SASS archs" : "PTX archs", section_name_));
       archs_->listed.insert(key);
     }
     if (compressed_ != nullptr && (flags & (kCompressedLz4Flag | kCompressedZstdFlag)) != 0) {
@@ -192,11 +198,11 @@ void CudaFatbinWalk::step() {
     offset_ += 8;
     return;
   }
-  if (magic != kFatbinMagic) return stop("no fat binary header" + at_offset(offset_));
+  if (magic != kFatbinMagic) return stop("no fat binary header" + at_offset(offset_, section_name_));
   const std::uint64_t header_size = bytes.read(offset_ + 6, 2);
   const std::uint64_t body_size = bytes.read(offset_ + 8, 8);
   if (header_size < kContainerHeaderSize || !bytes.has(offset_ + header_size, body_size))
-    return stop("fat binary container" + at_offset(offset_) + " extends past the end of the section");
+    return stop("fat binary container" + at_offset(offset_, section_name_) + " extends past the end of the section");
   container_end_ = offset_ + header_size + body_size;
   offset_ += header_size;
 }
@@ -204,6 +210,7 @@ void CudaFatbinWalk::step() {
 void CudaFatbinWalk::stop(std::string error) {
   device_code_.error = std::move(error);
   done_ = true;
+  stopped_at_ = offset_;
   offset_ = section_.size();
 }
 

@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,7 +50,10 @@ void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& devic
 // as soon as one is found.
 class CudaFatbinWalk {
  public:
-  CudaFatbinWalk(std::span<const std::byte> section, DeviceCodeFacts& device_code);
+  // `section_name` names the section in errors: .nv_fatbin, or
+  // __nv_relfatbin (the relocatable device code of -rdc, same format).
+  CudaFatbinWalk(std::span<const std::byte> section, DeviceCodeFacts& device_code,
+                 std::string_view section_name = ".nv_fatbin");
   ~CudaFatbinWalk();
   CudaFatbinWalk(const CudaFatbinWalk&) = delete;
   CudaFatbinWalk& operator=(const CudaFatbinWalk&) = delete;
@@ -63,6 +67,9 @@ class CudaFatbinWalk {
   // Where the next header starts; the section's size once the walk is done.
   std::uint64_t offset() const { return offset_; }
   bool done() const { return done_; }
+  // Where a malformed header stopped the walk (DeviceCodeFacts::error);
+  // the section's size when none did.
+  std::uint64_t stopped_at() const { return stopped_at_.value_or(section_.size()); }
 
  private:
   struct Archs;
@@ -70,11 +77,13 @@ class CudaFatbinWalk {
   void stop(std::string error);
 
   std::span<const std::byte> section_;
+  std::string_view section_name_;
   DeviceCodeFacts& device_code_;
   std::unique_ptr<Archs> archs_;
   CompressedFatbinPayloads* compressed_ = nullptr;
   std::uint64_t offset_ = 0;
   std::uint64_t container_end_ = 0;  // past the entries of the container being walked
+  std::optional<std::uint64_t> stopped_at_;
   bool done_ = false;
 };
 

@@ -5,6 +5,7 @@
 
 #include "checker/elf/elf_device_code.h"
 #include "checker/elf/elf_readers.h"
+#include "checker/elf/fatbin_decompression.h"
 #include "checker/elf/fatbin_walk_along_scan.h"
 
 namespace kcheck {
@@ -14,6 +15,40 @@ namespace {
 // or more apart; the walk alone drops what it read every few MB to keep RSS
 // flat.
 constexpr std::uint64_t kReleaseStep = 4u << 20;
+
+// A malformed header stops the walk that lists a fat binary's compressed
+// entries: what follows was scanned as raw bytes only (KE012 says so).
+void note_walk_stopped(std::span<const std::byte> section, std::string_view name, std::uint64_t stopped_at,
+                       const std::string& error, ElfFacts& facts) {
+  if (stopped_at >= section.size() || !facts.device_code_walk_stopped.empty()) return;
+  facts.device_code_walk_stopped =
+      "its headers could not be walked to the end (" + error + "), so no entry past that point was decompressed";
+  facts.device_code_walk_stopped_section = name;
+  const std::string_view rest(reinterpret_cast<const char*>(section.data()) + stopped_at, section.size() - stopped_at);
+  facts.device_code_walk_stopped_before_zstd = rest.find(kZstdFrameMagic) != std::string_view::npos;
+}
+
+// __nv_relfatbin (nvcc -rdc): the relocatable cubins and PTX given to
+// nvlink, in .nv_fatbin's format and compressed the same way (nvcc 13
+// compresses them all by default). KE014 lists the linked device code of
+// .nv_fatbin; KE012 searches both.
+void read_relocatable_device_code_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
+                                        WorkPool* pool) {
+  const ElfSection* relocatable = image.find_section("__nv_relfatbin");
+  if (relocatable == nullptr) return;
+  const auto section = image.contents(*relocatable);
+  DeviceCodeFacts walked;  // its archs are not KE014's
+  CompressedFatbinPayloads compressed;
+  std::uint64_t stopped_at = 0;
+  {
+    CudaFatbinWalk walk(section, walked, "__nv_relfatbin");
+    walk.list_compressed_payloads(compressed);
+    walk.walk_until(section.size());
+    stopped_at = walk.stopped_at();
+  }
+  read_compressed_device_code_paths(image, file, section, "__nv_relfatbin", compressed, facts, pool);
+  note_walk_stopped(section, "__nv_relfatbin", stopped_at, walked.error, facts);
+}
 
 }  // namespace
 
@@ -55,28 +90,25 @@ void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& f
 
 void read_read_only_data_and_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
                                          WorkPool* pool) {
-  const ElfSection* cuda = image.find_section(".nv_fatbin");
-  if (cuda == nullptr) {
+  if (const ElfSection* cuda = image.find_section(".nv_fatbin")) {
+    DeviceCodeFacts& device_code = facts.device_code.emplace();
+    const auto section = image.contents(*cuda);
+    CompressedFatbinPayloads compressed;
+    std::uint64_t stopped_at = 0;
+    {
+      FatbinWalkAlongScan walk(image, section, device_code, compressed);
+      read_read_only_data_build_paths(image, file, facts, pool, &walk);
+      walk.finish();
+      stopped_at = walk.stopped_at();
+    }  // the archs are written here
+    read_compressed_device_code_paths(image, file, section, ".nv_fatbin", compressed, facts, pool);
+    note_walk_stopped(section, ".nv_fatbin", stopped_at, device_code.error, facts);
+    if (const ElfSection* hip = image.find_section(".hip_fatbin")) read_hip_fatbin(image.contents(*hip), device_code);
+  } else {
     read_read_only_data_build_paths(image, file, facts, pool);
     read_device_code(image, file, facts);
-    count_compressed_hip_bundles(image, facts);
-    return;
   }
-  DeviceCodeFacts& device_code = facts.device_code.emplace();
-  const auto section = image.contents(*cuda);
-  CompressedFatbinPayloads compressed;
-  {
-    FatbinWalkAlongScan walk(image, section, device_code, compressed);
-    read_read_only_data_build_paths(image, file, facts, pool, &walk);
-    walk.finish();
-  }  // the archs are written here
-  read_compressed_device_code_paths(image, file, section, compressed, facts, pool);
-  // The walk stops at a malformed header: what follows was scanned as raw
-  // bytes, and any compressed entry there was not listed.
-  if (!device_code.error.empty() && facts.unsearched_device_code_reason.empty())
-    facts.unsearched_device_code_reason = "its headers could not be walked to the end (" + device_code.error +
-                                          "), so no entry past that point was decompressed";
-  if (const ElfSection* hip = image.find_section(".hip_fatbin")) read_hip_fatbin(image.contents(*hip), device_code);
+  read_relocatable_device_code_paths(image, file, facts, pool);
   count_compressed_hip_bundles(image, facts);
 }
 

@@ -4,6 +4,7 @@
 // a table is malformed.
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "checker/kinds/elf_facts.h"
 #include "checker/elf/elf_device_code.h"
@@ -35,14 +36,14 @@ class ScanPieceVisitor {
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
                                      WorkPool* pool = nullptr, ScanPieceVisitor* visitor = nullptr);
 void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
-// Decompresses the compressed entries of .nv_fatbin (`section`) that a walk
-// listed and adds the source paths they hold to device_code_build_paths,
-// after those already there; counts those it could not search
-// (ElfFacts::unsearched_device_code_entries). Each page is released once
-// its entry is searched.
+// Decompresses the compressed entries of a CUDA fat binary (`section`,
+// .nv_fatbin or __nv_relfatbin) that a walk listed and adds the source paths
+// they hold to device_code_build_paths, after those already there; counts
+// those it could not search (ElfFacts::unsearched_device_code_entries).
+// Each page is released once its entry is searched.
 void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& file,
-                                       std::span<const std::byte> section, const CompressedFatbinPayloads& compressed,
-                                       ElfFacts& facts, WorkPool* pool);
+                                       std::span<const std::byte> section, std::string_view section_name,
+                                       const CompressedFatbinPayloads& compressed, ElfFacts& facts, WorkPool* pool);
 // Counts the compressed clang offload bundles of .hip_fatbin among the
 // device code KE012 did not search (ElfFacts::unsearched_device_code_entries).
 void count_compressed_hip_bundles(const ElfImage& image, ElfFacts& facts);

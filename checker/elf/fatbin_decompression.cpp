@@ -64,7 +64,12 @@ std::string FatbinPayloadDecompressor::decompress_zstd(const CompressedFatbinPay
     produced += output.pos;
     if (produced > payload.decompressed_size) return "decompresses to more than " + declared(payload);
     if (output.pos > 0) consume({chunk_.get(), output.pos});
-    if (result == 0) break;  // the frame is complete
+    if (result == 0) {  // the frame is complete: all that may follow is padding
+      const auto rest = compressed.subspan(input.pos);
+      if (std::any_of(rest.begin(), rest.end(), [](std::byte b) { return b != std::byte{0}; }))
+        return "holds " + std::to_string(rest.size()) + " bytes after its zstd frame, which kcheck does not read";
+      break;
+    }
     if (input.pos == input.size && output.pos < output.size)
       return "its zstd frame ends early, after " + std::to_string(produced) + " bytes";
   }
@@ -80,13 +85,17 @@ std::string FatbinPayloadDecompressor::decompress_lz4(const CompressedFatbinPayl
     return declared(payload) + ", more than the " + std::to_string(kMaxLz4DecompressedEntry >> 20) +
            " MiB kcheck decompresses of one LZ4 entry";
   if (compressed.size() > static_cast<std::size_t>(INT_MAX)) return "an LZ4 payload of more than 2 GiB";
-  lz4_output_.resize(static_cast<std::size_t>(payload.decompressed_size));
-  const int written = LZ4_decompress_safe(reinterpret_cast<const char*>(compressed.data()), lz4_output_.data(),
-                                          static_cast<int>(compressed.size()), static_cast<int>(lz4_output_.size()));
+  const auto size = static_cast<std::size_t>(payload.decompressed_size);
+  if (size > lz4_capacity_) {
+    lz4_output_.reset(new char[size]);  // not zeroed, unlike a std::string's resize
+    lz4_capacity_ = size;
+  }
+  const int written = LZ4_decompress_safe(reinterpret_cast<const char*>(compressed.data()), lz4_output_.get(),
+                                          static_cast<int>(compressed.size()), static_cast<int>(size));
   if (written < 0) return "not a valid LZ4 block, or it decompresses to more than " + declared(payload);
   if (static_cast<std::uint64_t>(written) != payload.decompressed_size)
     return "decompresses to " + std::to_string(written) + " bytes, but " + declared(payload);
-  consume({lz4_output_.data(), lz4_output_.size()});
+  consume({lz4_output_.get(), size});
   return "";
 }
 

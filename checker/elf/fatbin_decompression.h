@@ -22,9 +22,13 @@ namespace kcheck {
 // times (its entries past 4 GiB are not searched).
 inline constexpr std::uint64_t kMaxDecompressedDeviceCode = std::uint64_t{4} << 30;
 inline constexpr std::uint64_t kMaxDecompressionRatio = 64;
-// An LZ4 entry decompresses in one piece, into memory; a larger one is not
-// searched. nvcc writes one per PTX file, a few MB at most.
-inline constexpr std::uint64_t kMaxLz4DecompressedEntry = std::uint64_t{256} << 20;
+// An LZ4 entry decompresses in one piece, into memory (each thread's, only
+// as much of it touched as the block writes); a larger one is not searched.
+// nvcc writes one per PTX file (--compress-mode=speed), a few MB.
+inline constexpr std::uint64_t kMaxLz4DecompressedEntry = std::uint64_t{64} << 20;
+
+// What starts a zstd frame (RFC 8878), as bytes.
+inline constexpr std::string_view kZstdFrameMagic = "\x28\xb5\x2f\xfd";
 
 // Decompresses payloads one at a time, reusing its buffers and zstd's
 // context across them: one per thread.
@@ -51,8 +55,9 @@ class FatbinPayloadDecompressor {
                              const std::function<void(std::string_view)>& consume);
 
   std::unique_ptr<Zstd> zstd_;
-  std::unique_ptr<char[]> chunk_;  // zstd's output, kChunkSize bytes
-  std::string lz4_output_;
+  std::unique_ptr<char[]> chunk_;       // zstd's output, kChunkSize bytes
+  std::unique_ptr<char[]> lz4_output_;  // not zeroed: pages are touched as LZ4 writes them
+  std::size_t lz4_capacity_ = 0;
 };
 
 }  // namespace kcheck

@@ -32,6 +32,11 @@ class FatbinWalkAlongScan final : public ScanPieceVisitor {
   // was scanned) and says how many of the section's bytes that was. The
   // archs are in `device_code` once this is destroyed.
   std::uint64_t finish();
+  // Where a malformed header stopped the walk, once finished.
+  std::uint64_t stopped_at() {
+    const std::lock_guard lock(mutex_);
+    return walk_.stopped_at();
+  }
 
  private:
   const std::uint64_t start_, size_;  // of the section in the file

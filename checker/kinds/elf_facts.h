@@ -114,12 +114,20 @@ struct ElfFacts {
   // kMaxLeakedSourcePaths. The compressed entries of .nv_fatbin are
   // searched in what they decompress to.
   std::vector<std::string> device_code_build_paths;
-  // What of the device code was not searched: compressed entries that did
-  // not decompress to their declared size, or past kcheck's bounds, and why
-  // the first was not; or, with no count, why part of .nv_fatbin was
-  // searched as raw bytes only (a walk stopped by a malformed header).
+  // Compressed device code KE012 did not search: how many entries (one that
+  // did not decompress to its declared size, past kcheck's bounds, a
+  // compressed HIP offload bundle), why the first was not, and the section
+  // it lies in (".nv_fatbin", ".hip_fatbin").
   std::uint64_t unsearched_device_code_entries = 0;
   std::string unsearched_device_code_reason;
+  std::string unsearched_device_code_section;
+  // Why .nv_fatbin was searched byte by byte only, not entry by entry (a
+  // header stopped the walk that lists its compressed entries), and whether
+  // the bytes past that point hold zstd's magic number: a compressed entry
+  // may then have gone unsearched.
+  std::string device_code_walk_stopped;
+  std::string device_code_walk_stopped_section;  // ".nv_fatbin", "__nv_relfatbin"
+  bool device_code_walk_stopped_before_zstd = false;
 
   std::optional<DeviceCodeFacts> device_code;
 

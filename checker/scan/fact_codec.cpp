@@ -34,8 +34,9 @@ KCHECK_FACT_MEMBERS(ElfFacts, error, elf_class, machine, machine_name, elf_type,
                     imports, version_needs, exports, has_gnu_stack, executable_stack, writable_and_executable_segment,
                     has_relro, bind_now, text_relocations, has_debug_sections, debug_section_names, leaked_build_paths,
                     read_only_data_build_paths, device_code_build_paths, unsearched_device_code_entries,
-                    unsearched_device_code_reason, tables_read, device_code, torch_library_namespaces,
-                    more_torch_library_namespaces, program_interpreter)
+                    unsearched_device_code_reason, unsearched_device_code_section, device_code_walk_stopped,
+                    device_code_walk_stopped_section, device_code_walk_stopped_before_zstd, tables_read, device_code,
+                    torch_library_namespaces, more_torch_library_namespaces, program_interpreter)
 KCHECK_FACT_MEMBERS(MachOFacts, error, arch, libraries, imported_symbols, exported_symbols, minimum_macos)
 KCHECK_FACT_MEMBERS(NativeModuleFacts, relative_path, elf, macho)
 KCHECK_FACT_MEMBERS(CachedFileFacts, path, identity, sha256, racy, python_encoding, native_encoding)

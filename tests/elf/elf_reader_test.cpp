@@ -282,7 +282,8 @@ TEST(ElfReader, DeviceCodeLineTablesAreScannedForBuildPaths) {
   EXPECT_NE(ke012[0].second.find("/tmp/build/relu_cuda/relu.cu"), std::string::npos) << ke012[0].second;
   EXPECT_EQ(ke012[1].first, Severity::note);
   EXPECT_EQ(ke012[1].second,
-            "its device code was searched for build paths byte by byte, not entry by entry: its headers could not "
+            "its device code (.nv_fatbin) was searched for build paths byte by byte, not entry by entry: its headers "
+            "could not "
             "be walked to the end (no fat binary header at offset 0 of .nv_fatbin), so no entry past that point was "
             "decompressed");
 }
@@ -311,9 +312,11 @@ TEST(ElfReader, CompressedDeviceCodeIsSearchedInWhatItDecompressesTo) {
       const ElfFacts facts = read_elf_facts(elf_fixture(fixture), tables, pool);
       ASSERT_EQ(facts.error, "");
       EXPECT_EQ(facts.device_code_build_paths, paths);
-      // Not a zstd frame, both flags, more than it declares, and 5 GiB
-      // declared: past 64 times the section's size.
-      EXPECT_EQ(facts.unsearched_device_code_entries, 4u);
+      // Not a zstd frame, both flags, more than it declares, bytes after
+      // its frame, and 5 GiB declared: past 64 times the section's size.
+      EXPECT_EQ(facts.unsearched_device_code_entries, 5u);
+      EXPECT_EQ(facts.unsearched_device_code_section, ".nv_fatbin");
+      EXPECT_EQ(facts.device_code_walk_stopped, "");
       EXPECT_EQ(facts.unsearched_device_code_reason,
                 "the entry at offset 262584 of .nv_fatbin: not a valid zstd frame (Unknown frame descriptor)");
       EXPECT_EQ(facts.device_code.has_value(), tables.device_code);
@@ -331,8 +334,60 @@ TEST(ElfReader, CompressedDeviceCodeIsSearchedInWhatItDecompressesTo) {
   ASSERT_EQ(messages.size(), 2u);
   EXPECT_NE(messages[0].find("/home/ci/kernel/hidden.cu"), std::string::npos) << messages[0];
   EXPECT_EQ(messages[1],
-            "4 compressed entries of its device code were not searched for build paths; the first: "
+            "5 compressed entries of its device code were not searched for build paths; the first: "
             "the entry at offset 262584 of .nv_fatbin: not a valid zstd frame (Unknown frame descriptor)");
+}
+
+// Where a section of a fixture starts in its file.
+std::size_t section_file_offset(const std::string& fixture, const char* section) {
+  const MappedFile file(elf_fixture(fixture));
+  const ElfImage image(file.bytes());
+  return static_cast<std::size_t>(image.file_offset(image.contents(*image.find_section(section))));
+}
+
+// A header that stops the walk of .nv_fatbin hides the compressed entries
+// after it from the list KE012 decompresses: the bytes past it are searched
+// raw, and since zstd frames lie there KE012 warns that an entry may have
+// gone unsearched; the entries before it are still decompressed.
+TEST(ElfReader, AWalkStoppedBeforeZstdFramesIsAWarning) {
+  const std::string fixture = "_fatbin_compressed_entries.abi3.so";
+  std::string bytes = read_bytes(elf_fixture(fixture));
+  // The header size of the entry "not_zstd" (at 262520 in the section):
+  // past its container.
+  const std::size_t header_size = section_file_offset(fixture, ".nv_fatbin") + 262520 + 4;
+  std::memcpy(bytes.data() + header_size, "\xff\xff\xff\x7f", 4);
+  const ScratchFile broken(bytes);
+  const ElfFacts facts = read_elf_facts(broken.path());
+  ASSERT_EQ(facts.error, "");
+  EXPECT_EQ(facts.device_code_build_paths,
+            (Strings{"/tmp/ci/lz4_kernel.cu", "/home/ci/kernel/hidden.cu", "/home/ci/split/across_chunks.cu"}));
+  EXPECT_EQ(facts.unsearched_device_code_entries, 0u) << "the entries past the stop are not listed, so not counted";
+  EXPECT_EQ(facts.device_code_walk_stopped,
+            "its headers could not be walked to the end (fat binary entry at offset 262520 of .nv_fatbin extends "
+            "past its container), so no entry past that point was decompressed");
+  EXPECT_TRUE(facts.device_code_walk_stopped_before_zstd);
+  const Findings findings = run_native_rules(tree_with_module(broken.path(), ""), load_policy("hub"));
+  const auto stopped = std::find_if(findings.begin(), findings.end(), [](const Finding& finding) {
+    return finding.code == "KE012" && finding.message.find("byte by byte") != std::string::npos;
+  });
+  ASSERT_NE(stopped, findings.end());
+  EXPECT_EQ(stopped->severity, Severity::warning);
+  EXPECT_NE(stopped->message.find("a compressed entry may have gone unsearched"), std::string::npos);
+}
+
+// "CCOB" inside an uncompressed code object is its bytes, not a bundle:
+// only where a bundle starts (a 4096-byte boundary of .hip_fatbin) counts.
+TEST(ElfReader, CcobBytesInsideACodeObjectAreNotABundle) {
+  KCHECK_REQUIRE_FIXTURE("_hip_kernel.abi3.so");
+  std::string bytes = read_bytes(elf_fixture("_hip_kernel.abi3.so"));
+  const std::size_t hip = section_file_offset("_hip_kernel.abi3.so", ".hip_fatbin");
+  std::memcpy(bytes.data() + hip + 4096 + 100, "CCOB", 4);  // inside the first code object
+  const ScratchFile patched(bytes);
+  const ElfFacts facts = read_elf_facts(patched.path());
+  ASSERT_EQ(facts.error, "");
+  EXPECT_EQ(facts.unsearched_device_code_entries, 0u);
+  ASSERT_TRUE(facts.device_code.has_value());
+  EXPECT_EQ(facts.device_code->hip_targets, (Strings{"gfx90a", "gfx1030"}));
 }
 
 // A compressed clang offload bundle (hipcc --offload-compress) is not
@@ -342,6 +397,7 @@ TEST(ElfReader, CompressedHipBundlesAreCountedAsNotSearched) {
   const ElfFacts facts = read_elf_facts(elf_fixture("_hip_compressed_bundle.abi3.so"));
   ASSERT_EQ(facts.error, "");
   EXPECT_EQ(facts.unsearched_device_code_entries, 1u);
+  EXPECT_EQ(facts.unsearched_device_code_section, ".hip_fatbin");
   EXPECT_EQ(facts.unsearched_device_code_reason,
             "a compressed clang offload bundle in .hip_fatbin (magic CCOB, hipcc --offload-compress), which kcheck "
             "does not decompress");
@@ -354,10 +410,12 @@ TEST(ElfReader, CompressedHipBundlesAreCountedAsNotSearched) {
 }
 
 // The same with nvcc's own compression of a -lineinfo build: every entry
-// in zstd (--compress-mode=size), where the raw bytes show no path, and the
-// PTX alone in LZ4 (--compress-mode=speed), where they show it cut short.
+// in zstd (--compress-mode=size), where the raw bytes show no path; the
+// PTX alone in LZ4 (--compress-mode=speed), where they show it cut short;
+// and -rdc, where the path is in the relocatable code of __nv_relfatbin.
 TEST(ElfReader, LineTablesNvccCompressedAreFound) {
-  for (const std::string fixture : {"_cuda_kernel_zstd_lineinfo.abi3.so", "_cuda_kernel_lz4_lineinfo.abi3.so"}) {
+  for (const std::string fixture : {"_cuda_kernel_zstd_lineinfo.abi3.so", "_cuda_kernel_lz4_lineinfo.abi3.so",
+                                    "_cuda_kernel_rdc_lineinfo.abi3.so"}) {
     SCOPED_TRACE(fixture);
     KCHECK_REQUIRE_FIXTURE(fixture);
     const ElfFacts facts = read_elf_facts(elf_fixture(fixture));

@@ -124,7 +124,7 @@ TEST(FatbinDecompression, Lz4NotAsDeclaredIsRefusedWithTheReason) {
             std::string::npos);
   // Declared past the bound: refused before anything is allocated.
   const Decompressed huge = decompress(decompressor, lz4, block, kMaxLz4DecompressedEntry + 1);
-  EXPECT_NE(huge.why.find("more than the 256 MiB kcheck decompresses of one LZ4 entry"), std::string::npos) << huge.why;
+  EXPECT_NE(huge.why.find("more than the 64 MiB kcheck decompresses of one LZ4 entry"), std::string::npos) << huge.why;
   EXPECT_EQ(huge.text, "");
 }
 

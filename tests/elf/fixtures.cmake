@@ -92,12 +92,15 @@ if(KCHECK_NVCC)
   list(APPEND elf_fixture_outputs ${elf_fixture_dir}/_cuda_kernel.abi3.so)
   # Line tables naming a builder's path in device code nvcc compressed:
   # every entry in zstd (--compress-mode=size), or the PTX alone in LZ4
-  # (--compress-mode=speed), the entry that holds the path then.
-  foreach(compression zstd lz4)
+  # (--compress-mode=speed), the entry that holds the path then; and -rdc,
+  # whose relocatable code in __nv_relfatbin nvcc compresses by default.
+  foreach(compression zstd lz4 rdc)
     if(compression STREQUAL "zstd")
       set(cuda_code -gencode arch=compute_90,code=[sm_90,compute_90] --compress-mode=size)
-    else()
+    elseif(compression STREQUAL "lz4")
       set(cuda_code -gencode arch=compute_90,code=compute_90 --compress-mode=speed)
+    else()
+      set(cuda_code -gencode arch=compute_90,code=[sm_90,compute_90] -rdc=true)
     endif()
     set(output _cuda_kernel_${compression}_lineinfo.abi3.so)
     add_custom_command(
@@ -112,7 +115,8 @@ if(KCHECK_NVCC)
   endforeach()
   set(KCHECK_CUDA_FIXTURE_MISSING "")
 else()
-  list(APPEND elf_fixtures_not_built _cuda_kernel.abi3.so _cuda_kernel_zstd_lineinfo.abi3.so _cuda_kernel_lz4_lineinfo.abi3.so)
+  list(APPEND elf_fixtures_not_built _cuda_kernel.abi3.so _cuda_kernel_zstd_lineinfo.abi3.so _cuda_kernel_lz4_lineinfo.abi3.so
+       _cuda_kernel_rdc_lineinfo.abi3.so)
 endif()
 
 find_program(KCHECK_HIPCC hipcc)

@@ -38,17 +38,24 @@ class HardeningAndBuildLeaks final : public Rule {
                         join_first(elf.device_code_build_paths, 3));
       }
       if (elf.unsearched_device_code_entries > 0) {
-        sink.report(Severity::warning, view.place(".nv_fatbin"),
+        sink.report(Severity::warning, view.place(elf.unsearched_device_code_section),
                     std::to_string(elf.unsearched_device_code_entries) +
                         (elf.unsearched_device_code_entries == 1 ? " compressed entry of its device code was"
                                                                  : " compressed entries of its device code were") +
                         " not searched for build paths; the first: " + elf.unsearched_device_code_reason);
-      } else if (!elf.unsearched_device_code_reason.empty()) {
-        // Every byte was searched as it is; only a compressed entry the
-        // walk did not reach would have been missed.
-        sink.report(Severity::note, view.place(".nv_fatbin"),
-                    "its device code was searched for build paths byte by byte, not entry by entry: " +
-                        elf.unsearched_device_code_reason);
+      }
+      if (!elf.device_code_walk_stopped.empty()) {
+        // Every byte was searched as it is; only a compressed entry past
+        // where the walk stopped would have been missed: a warning when
+        // zstd frames lie there, a note otherwise.
+        sink.report(
+            elf.device_code_walk_stopped_before_zstd ? Severity::warning : Severity::note,
+            view.place(elf.device_code_walk_stopped_section),
+            "its device code (" + elf.device_code_walk_stopped_section +
+                ") was searched for build paths byte by byte, not entry by entry: " + elf.device_code_walk_stopped +
+                (elf.device_code_walk_stopped_before_zstd
+                     ? "; zstd frames lie past that point, so a compressed entry may have gone unsearched"
+                     : ""));
       }
     });
   }
@@ -74,9 +81,9 @@ decompresses to (zstd, LZ4). What kcheck could not decompress (an entry
 that is not what its header says, a compressed HIP offload bundle), or
 past its bound (64 times the size of .nv_fatbin, 4 GiB at most), is a
 warning of its own: it was not searched, and the audit does not pass it
-over silently. A .nv_fatbin whose headers
-cannot be walked to its end (KE014 names where) is searched byte by byte
-as before, with a note: a compressed entry past that point would be missed.
+over silently. A .nv_fatbin whose headers cannot be walked to its end
+(KE014 names where) is searched byte by byte from there, with a note, or
+a warning when zstd frames lie past that point.
 
 Fix: remove what the finding names (each remedy below). Link with
 -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
@@ -85,8 +92,8 @@ or CMake's RelWithDebInfo with a separate debug file) and build with
 not reach nvcc's line tables: compile from paths that are not the machine's
 (`kcheck build` gives nvcc /proc/self/cwd/kernel-src/..., a link in the build
 directory), or drop -lineinfo from a release build. Device code kcheck could
-not search: read it with `cuobjdump -ptx -elf`, or rebuild it (an entry
-that does not decompress will not load either).
+not search: read it with `cuobjdump -ptx -elf`, or rebuild it without
+compression (nvcc --compress-mode=none; hipcc without --offload-compress).
 )",
                  R"ex(gcc -g -shared -fPIC /home/alice/k/k.c -o _k.abi3.so   # .debug_info, /home/alice/k)ex",
                  R"ex(gcc -shared -fPIC -ffile-prefix-map=/home/alice/k=. -Wl,-z,relro,-z,now k.c -o _k.abi3.so

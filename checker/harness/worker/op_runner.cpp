@@ -1,10 +1,12 @@
 #include "checker/harness/worker/op_runner.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <new>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -506,8 +508,13 @@ class OpRunner {
                       std::int64_t bytes, std::uint64_t seed) {
     std::string what = full_name + " " + dtype_name + " " + plan_case.shape;
     stage_(what + " (timing)");
-    // Enough buffer sets that consecutive calls touch twice the last-level cache.
-    std::int64_t per_call = std::max<std::int64_t>(bytes, 1);
+    // Enough buffer sets that consecutive calls read twice the last-level
+    // cache: only the inputs rotate (timing_sets), so only they count.
+    std::int64_t per_call = 1;
+    for (const ArgPlan& arg : plan_case.args)
+      if (arg.is_tensor && !arg.output)
+        per_call += std::accumulate(arg.shape.begin(), arg.shape.end(), std::int64_t{1}, std::multiplies<>()) *
+                    static_cast<std::int64_t>(c10::elementSize(dtype));
     int sets = static_cast<int>(
         std::clamp<std::int64_t>((2 * device_.last_level_cache_bytes + per_call - 1) / per_call, 1, 64));
     auto op_sets = timing_sets(plan_case, dtype, device_, sets, seed);

@@ -82,7 +82,9 @@ struct GeluErfNarrow {
     p = fmaf(p, a, -4.592227340e-01f);
     p = fmaf(p, a, -1.151104212e+00f);
     p = fmaf(p, a, -1.0f);
-    return fmaf(-a, gpu_compat::exp2_approx(p), fmaxf(x, 0.0f));
+    // -|x|, not -a: at x = -inf the product is -inf * 0 = NaN, as Torch's
+    // gelu gives (and this file's float32 GeluErf), not 0.
+    return fmaf(-abs_x, gpu_compat::exp2_approx(p), fmaxf(x, 0.0f));
   }
 };
 
