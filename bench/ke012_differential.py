@@ -9,23 +9,23 @@ reports for .rodata and the fat binaries, and those of an independent plain
 scan: the sections' bytes (objcopy), their printable runs (as binutils'
 strings reads them), and in each run every builder path that starts it or
 follows a character no path holds and names a compiled source; then, for
-the device code, the same over what each compressed entry of .nv_fatbin
-decompresses to, each entry on its own and in section order, decompressed
-by the zstd command or, for an LZ4 block, which no command reads, by a
-decoder restated here from LZ4's block format (the entries within kcheck's
-bound, restated: 64 times the section's size, 4 GiB at most); the first
-four distinct paths of each kind in that order. The entries neither could
-decompress to their declared size, those past the bound, and the
-compressed clang offload bundles of .hip_fatbin (magic CCOB at a 4096-byte
-boundary, which neither decompresses) must be exactly the ones KE012's warning counts as not
-searched. With KE014
-selected too, the fat binary's headers are walked inside KE012's scan: it
-also compares this build's KE014 finding there with that of `--select
-KE014` alone. With OLD_KCHECK it prints how its findings differ from this
-build's (a kcheck from before #32's decompression finds fewer paths where
-the device code is compressed). Exits 1 when this build differs from the
-plain scan or KE014 from itself on any library. Every figure it prints is a
-count of paths, entries or findings.
+the device code, the same over what each compressed entry of .nv_fatbin,
+then of __nv_relfatbin (nvcc -rdc), decompresses to, each entry on its own
+and in section order, decompressed by the zstd command or, for an LZ4
+block, which no command reads, by a decoder restated here from LZ4's block
+format (the entries within kcheck's bound, restated: 64 times the
+section's size, 4 GiB at most); the first four distinct paths of each kind
+in that order. The entries neither could decompress to their declared
+size, those past the bound, and the compressed clang offload bundles of
+.hip_fatbin (magic CCOB at a 4096-byte boundary, which neither
+decompresses) must be exactly the ones KE012's warning counts as not
+searched. With KE014 selected too, the fat binary's headers are walked
+inside KE012's scan: it also compares this build's KE014 finding there with
+that of `--select KE014` alone. With OLD_KCHECK it prints how its findings
+differ from this build's (a kcheck from before #32's decompression finds
+fewer paths where the device code is compressed). Exits 1 when this build
+differs from the plain scan or KE014 from itself on any library. Every
+figure it prints is a count of paths, entries or findings.
 """
 import argparse
 import glob
@@ -143,56 +143,70 @@ def section_bytes(library, section, scratch):
     return open(dump, "rb").read()
 
 
+def decompressed_entries(fatbin, scratch):
+    """What each compressed entry of a CUDA fat binary decompresses to, in section order (None for one that does
+    not decompress to its declared size), and how many lie past kcheck's bound (restated)."""
+    bound = min(4 << 30, 64 * len(fatbin))
+    declared, outputs, past_bound = 0, [], 0
+    entries = list(compressed_entries(fatbin))
+    for index, (method, payload, size) in enumerate(entries):
+        if size > bound - declared:  # this one and every later one: past the bound
+            past_bound = len(entries) - index
+            break
+        declared += size
+        if method == "lz4":
+            outputs.append(lz4_block(payload, size))
+        elif method == "zstd":
+            frame = os.path.join(scratch, f"entry{index:07d}.zst")
+            with open(frame, "wb") as out:
+                out.write(payload)
+            outputs.append((frame, size))
+        else:
+            outputs.append(None)
+    frames = [output for output in outputs if isinstance(output, tuple)]
+    for chunk in range(0, len(frames), 2000):  # one zstd command for many entries
+        subprocess.run(["zstd", "-d", "-q", "-f", "--no-progress"] + [frame for frame, _ in frames[chunk:chunk + 2000]],
+                       stderr=subprocess.DEVNULL)
+
+    def read(output):
+        if not isinstance(output, tuple):
+            return output
+        frame, size = output
+        name = frame[:-len(".zst")]
+        data = open(name, "rb").read() if os.path.exists(name) else None
+        for path in (frame, name):
+            if os.path.exists(path):
+                os.remove(path)
+        return data if data is not None and len(data) == size else None
+
+    return (read(output) for output in outputs), past_bound
+
+
 def plain_scan(library, sections):
-    """The first MAX_PATHS distinct source paths of builders in the sections' printable runs, then (for
-    .nv_fatbin) in what its compressed entries decompress to; and how many of those entries were not read."""
+    """The first MAX_PATHS distinct source paths of builders in the sections' printable runs, then in what the
+    compressed entries of .nv_fatbin and __nv_relfatbin decompress to, in that order; and how many compressed
+    entries were not read."""
     paths, unread = [], 0
     with tempfile.TemporaryDirectory() as scratch:
-        fatbin = b""
+        fat_binaries = {}
         for section in sections:
             data = section_bytes(library, section, scratch)
             add_paths(data, paths)
-            if section == ".nv_fatbin":
-                fatbin = data
+            if section in (".nv_fatbin", "__nv_relfatbin"):
+                fat_binaries[section] = data
             if section == ".hip_fatbin":  # compressed clang offload bundles at 4096-byte boundaries (clang's
                 # alignment of each translation unit's HIP fat binary): neither side decompresses them
                 unread += sum(data.startswith(b"CCOB", at) for at in range(0, len(data), 4096))
-        bound = min(4 << 30, 64 * len(fatbin))
-        declared, frames = 0, []
-        entries = list(compressed_entries(fatbin)) if fatbin else []
-        for index, (method, payload, size) in enumerate(entries):
-            if size > bound - declared:  # this one and every later one: past the bound
-                unread += len(entries) - index
-                break
-            declared += size
-            if method == "lz4":
-                data = lz4_block(payload, size)
+        for section in (".nv_fatbin", "__nv_relfatbin"):
+            if section not in fat_binaries:
+                continue
+            outputs, past_bound = decompressed_entries(fat_binaries[section], scratch)
+            unread += past_bound
+            for data in outputs:
                 if data is None:
                     unread += 1
                 elif len(paths) < MAX_PATHS:
                     add_paths(data, paths)
-                continue
-            if method != "zstd":
-                unread += 1
-                continue
-            frame = os.path.join(scratch, f"entry{index:07d}.zst")
-            with open(frame, "wb") as out:
-                out.write(payload)
-            frames.append((frame, size))
-        for chunk in range(0, len(frames), 2000):  # one zstd command for many entries
-            batch = frames[chunk:chunk + 2000]
-            subprocess.run(["zstd", "-d", "-q", "-f", "--no-progress"] + [frame for frame, _ in batch],
-                           stderr=subprocess.DEVNULL)
-            for frame, size in batch:
-                output = frame[:-len(".zst")]
-                data = open(output, "rb").read() if os.path.exists(output) else None
-                if data is None or len(data) != size:
-                    unread += 1
-                elif len(paths) < MAX_PATHS:
-                    add_paths(data, paths)
-                for name in (frame, output):
-                    if os.path.exists(name):
-                        os.remove(name)
     return paths, unread
 
 
