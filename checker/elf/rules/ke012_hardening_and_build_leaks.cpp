@@ -76,14 +76,15 @@ of .nv_fatbin, where nvcc's -lineinfo and -G put line tables naming each
 source) enlarge the download and leak the builder's file system: a warning.
 .rodata and the device code are read only when KE012 is selected. Device
 code that nvcc compressed (PTX by default since CUDA 13, cubins too with
---compress-mode=size or -Xfatbin -compress-all) is searched in what it
-decompresses to (zstd, LZ4). What kcheck could not decompress (an entry
-that is not what its header says, a compressed HIP offload bundle), or
-past its bound (64 times the size of .nv_fatbin, 4 GiB at most), is a
-warning of its own: it was not searched, and the audit does not pass it
-over silently. A .nv_fatbin whose headers cannot be walked to its end
-(KE014 names where) is searched byte by byte from there, with a note, or
-a warning when zstd frames lie past that point.
+--compress-mode=size or -Xfatbin -compress-all, and -rdc's relocatable code
+in __nv_relfatbin) is searched in what it decompresses to (zstd, LZ4).
+What kcheck could not decompress (an entry that is not what its header
+says, a compressed HIP offload bundle), or past its bound (64 times the
+size of the fat binary, 4 GiB at most), is a warning of its own: it was not
+searched, and the audit does not pass it over silently. A fat binary whose
+headers cannot be walked to its end (KE014 names where) is searched byte
+by byte from there, with a note, or a warning when zstd frames lie past
+that point.
 
 Fix: remove what the finding names (each remedy below). Link with
 -Wl,-z,relro,-z,now; strip the module (`strip --strip-debug`,
