@@ -72,7 +72,8 @@ def fatbin_section(library):
 
 
 def walk(fatbin):
-    """Every entry of every container: (kind, flags, payload bytes)."""
+    """Every entry of every container: (kind, flags, payload bytes, compressed size (offset 16 of its header,
+    0 when unset), the size it declares decompressed (offset 56))."""
     offset = 0
     while offset + 16 <= len(fatbin):
         magic, = struct.unpack_from("<I", fatbin, offset)
@@ -87,8 +88,10 @@ def walk(fatbin):
         entry = offset + header_size
         while entry + 64 <= end:
             kind, _version, entry_header, payload = struct.unpack_from("<HHIQ", fatbin, entry)
+            compressed_size, = struct.unpack_from("<I", fatbin, entry + 16)
             flags, = struct.unpack_from("<Q", fatbin, entry + 40)
-            yield kind, flags, fatbin[entry + entry_header:entry + entry_header + payload]
+            declared, = struct.unpack_from("<Q", fatbin, entry + 56)
+            yield kind, flags, fatbin[entry + entry_header:entry + entry_header + payload], compressed_size, declared
             entry += entry_header + payload
         offset = end
 
@@ -96,29 +99,12 @@ def walk(fatbin):
 def compressed_entries(fatbin):
     """Every compressed entry, in section order: ("zstd" | "lz4" | "both", its compressed bytes (the size at
     offset 16 of its header, the payload size when 0), the size its header declares at offset 56)."""
-    offset = 0
-    while offset + 16 <= len(fatbin):
-        magic, = struct.unpack_from("<I", fatbin, offset)
-        if magic == 0:
-            offset += 8
-            continue
-        if magic != FATBIN_MAGIC:
-            raise ValueError(f"no fat binary header at {offset}")
-        header_size, = struct.unpack_from("<H", fatbin, offset + 6)
-        body_size, = struct.unpack_from("<Q", fatbin, offset + 8)
-        end = offset + header_size + body_size
-        entry = offset + header_size
-        while entry + 64 <= end:
-            _kind, _version, entry_header, payload_size = struct.unpack_from("<HHIQ", fatbin, entry)
-            compressed_size, = struct.unpack_from("<I", fatbin, entry + 16)
-            flags, declared = struct.unpack_from("<Q", fatbin, entry + 40)[0], struct.unpack_from("<Q", fatbin, entry + 56)[0]
-            method = {FLAG_COMPRESSED_ZSTD: "zstd", FLAG_COMPRESSED_LZ4: "lz4"}.get(
-                flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD), "both")
-            if flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD):
-                size = min(compressed_size, payload_size) if compressed_size else payload_size
-                yield method, fatbin[entry + entry_header:entry + entry_header + size], declared
-            entry += entry_header + payload_size
-        offset = end
+    for _kind, flags, payload, compressed_size, declared in walk(fatbin):
+        compression = flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD)
+        if compression:
+            method = {FLAG_COMPRESSED_ZSTD: "zstd", FLAG_COMPRESSED_LZ4: "lz4"}.get(compression, "both")
+            size = min(compressed_size, len(payload)) if compressed_size else len(payload)
+            yield method, payload[:size], declared
 
 
 def report(library):
@@ -126,7 +112,7 @@ def report(library):
     totals = collections.Counter()
     by_name = collections.Counter()
     entries = collections.Counter()
-    for kind, flags, payload in walk(fatbin):
+    for kind, flags, payload, _compressed_size, _declared in walk(fatbin):
         compressed = flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD)
         entries[(("PTX" if kind == ENTRY_PTX else "cubin" if kind == ENTRY_CUBIN else f"kind {kind}"),
                  f"flags & 0xa000 = {compressed:#x}",
