@@ -47,8 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The resumable walk (KE014's, inside KE012's pieced scan: issue #32),
   // stopped at limits the input chooses, must find what one walk finds.
   DeviceCodeFacts in_steps;
+  CompressedFatbinPayloads compressed;
   {
     CudaFatbinWalk walk(bytes, in_steps);
+    walk.list_compressed_payloads(compressed);
     for (std::size_t limit = 0; limit < size; limit += 1 + std::size_t{data[limit]} * 8) walk.walk_until(limit);
     walk.walk_until(size);
   }
@@ -66,19 +68,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (produced > payload.decompressed_size + 1 || (why.empty() && produced != payload.decompressed_size))
       __builtin_trap();
   };
-  {
-    DeviceCodeFacts ignored;
-    CompressedFatbinPayloads compressed;
-    CudaFatbinWalk walk(bytes, ignored);
-    walk.list_compressed_payloads(compressed);
-    walk.walk_until(size);
-    std::uint64_t left = kMaxDecompressionRatio * size;  // KE012's bound
-    for (const CompressedFatbinPayload& payload : compressed.listed) {
-      if (payload.decompressed_size > left) break;
-      left -= payload.decompressed_size;
-      if (payload.offset > size || payload.size > size - payload.offset) __builtin_trap();
-      decompress(payload, bytes.subspan(payload.offset, payload.size));
-    }
+  // The compressed entries the stepped walk listed, within KE012's bound.
+  std::uint64_t left = kMaxDecompressionRatio * size;
+  for (const CompressedFatbinPayload& payload : compressed.listed) {
+    if (payload.decompressed_size > left) break;
+    left -= payload.decompressed_size;
+    if (payload.offset > size || payload.size > size - payload.offset) __builtin_trap();
+    decompress(payload, bytes.subspan(payload.offset, payload.size));
   }
   const std::uint64_t declared = size >= 2 ? (std::uint64_t{data[0]} << 8 | data[1]) * 64 : 0;
   for (const auto method : {CompressedFatbinPayload::Method::zstd, CompressedFatbinPayload::Method::lz4})

@@ -173,10 +173,6 @@ void note_unsearched(ElfFacts& facts, std::uint64_t entries, const std::string& 
   facts.unsearched_device_code_section = section;
 }
 
-// clang aligns each translation unit's HIP fat binary to this in
-// .hip_fatbin (CGCUDANV.cpp, HIPCodeObjectAlign): a bundle starts there.
-constexpr std::size_t kHipBundleAlignment = 4096;
-
 // Consecutive compressed entries searched by one thread, with one
 // decompressor: about this many bytes decompressed each.
 constexpr std::uint64_t kDecompressionBatch = std::uint64_t{16} << 20;
@@ -300,7 +296,7 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
   }
   note_unsearched(facts, payloads.size() - within_bound,
                   "past the first " + std::to_string(bound) + " bytes the entries declare, kcheck's bound on " +
-                      "what it decompresses of one module (" + std::to_string(kMaxDecompressionRatio) +
+                      "what it decompresses of one fat binary (" + std::to_string(kMaxDecompressionRatio) +
                       " times the size of " + std::string(section_name) + ", " +
                       std::to_string(kMaxDecompressedDeviceCode >> 30) + " GiB at most)",
                   section_name);
@@ -313,13 +309,7 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
 void count_compressed_hip_bundles(const ElfImage& image, ElfFacts& facts) {
   const ElfSection* hip = image.find_section(".hip_fatbin");
   if (hip == nullptr) return;
-  const auto bytes = image.contents(*hip);
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  // Only where a bundle starts: "CCOB" inside a code object is its bytes.
-  std::uint64_t bundles = 0;
-  for (std::size_t at = 0; at < text.size(); at += kHipBundleAlignment)
-    if (text.substr(at).starts_with(kCompressedOffloadBundleMagic)) ++bundles;
-  note_unsearched(facts, bundles,
+  note_unsearched(facts, count_compressed_offload_bundles(image.contents(*hip)),
                   "a compressed clang offload bundle in .hip_fatbin (magic CCOB, hipcc --offload-compress), "
                   "which kcheck does not decompress",
                   ".hip_fatbin");

@@ -218,6 +218,16 @@ void read_cuda_fatbin(std::span<const std::byte> section, DeviceCodeFacts& devic
   CudaFatbinWalk(section, device_code).walk_until(section.size());
 }
 
+std::uint64_t count_compressed_offload_bundles(std::span<const std::byte> section) {
+  static constexpr std::string_view kMagic = "CCOB";
+  static constexpr std::size_t kBundleAlignment = 4096;
+  const std::string_view text(reinterpret_cast<const char*>(section.data()), section.size());
+  std::uint64_t bundles = 0;
+  for (std::size_t at = 0; at < text.size(); at += kBundleAlignment)
+    if (text.substr(at).starts_with(kMagic)) ++bundles;
+  return bundles;
+}
+
 void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code) {
   static constexpr std::string_view kBundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
   static constexpr std::uint64_t kMaxBundleEntries = 4096;
@@ -258,7 +268,7 @@ void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device
     }
     offset = std::max(bundle_end, cursor);
   }
-  if (!found_bundle && find_bytes(bytes, 0, kCompressedOffloadBundleMagic)) {
+  if (!found_bundle && count_compressed_offload_bundles(section) > 0) {
     device_code.error = ".hip_fatbin holds a compressed offload bundle; its targets are not listed";
   } else if (!found_bundle) {
     device_code.error = ".hip_fatbin holds no offload bundle";

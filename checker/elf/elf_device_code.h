@@ -87,9 +87,12 @@ class CudaFatbinWalk {
   bool done_ = false;
 };
 
-// What starts a compressed Clang offload bundle (hipcc --offload-compress),
-// whose targets and contents kcheck does not read.
-inline constexpr std::string_view kCompressedOffloadBundleMagic = "CCOB";
+// The compressed Clang offload bundles (hipcc --offload-compress, magic
+// "CCOB") of a .hip_fatbin section, whose targets and contents kcheck does
+// not read. Counted only where a bundle starts, at a 4096-byte boundary
+// (clang aligns each translation unit's HIP fat binary so: CGCUDANV.cpp,
+// HIPCodeObjectAlign); "CCOB" inside a code object is its bytes.
+std::uint64_t count_compressed_offload_bundles(std::span<const std::byte> section);
 
 // Lists the AMD GPU targets of the Clang offload bundles in `.hip_fatbin`.
 void read_hip_fatbin(std::span<const std::byte> section, DeviceCodeFacts& device_code);

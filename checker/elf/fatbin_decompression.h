@@ -13,7 +13,7 @@
 
 namespace kcheck {
 
-// What kcheck decompresses of one module's device code at most, summed over
+// What kcheck decompresses of one fat binary section at most, summed over
 // the sizes its entries declare in file order: this much, and no more than
 // kMaxDecompressionRatio times the size of .nv_fatbin, so that a small
 // hostile file cannot make it decompress gigabytes. The entries past it are
