@@ -88,6 +88,18 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #endif
 }
 
+// 1 / x to about 1 ulp, denormal results flushed to 0 (1 / inf = 0): one
+// rcp.approx on CUDA; a division on HIP.
+__device__ __forceinline__ float reciprocal_approx(float x) {
+#if defined(__HIPCC__)
+  return 1.0f / x;
+#else
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#endif
+}
+
 // Streaming multiprocessors (compute units on AMD) of the current device.
 inline int multiprocessor_count() {
   int device = 0;

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""How close the tanh GELUs' 16-bit form is, over every 16-bit input (issue #32).
+
+    gelu_tanh_check.py                  # a float32 model of the form, here (numpy)
+    gelu_tanh_check.py --lib LIBPROBE   # the device code itself, on a GPU (torch)
+
+The activation kernels compute gelu_tanh, gelu_new, gelu_fast and
+gelu_tanh_and_mul for float16/bfloat16 outputs as x * sigmoid(2u) =
+x / (1 + e^(-2u)), which equals 0.5 x (1 + tanh(u)) exactly, with e^(-2u)
+one ex2.approx and the reciprocal one rcp.approx
+(reference/kernels/activation/activation_cuda/activation_kernels.cu,
+GeluTanhNarrow). For each 16-bit type and each finite input this counts
+the results that differ from the exact value (float64, rounded once to the
+type), where they are and by how many ulps, beside the same count for the
+tanh form Torch's eager kernel and the float32 kernels use,
+0.5 x (1 + tanhf(u)) in float32.
+
+Without --lib, the form is modelled in float32 (numpy): every operation
+rounded once, e^(-2u) and the reciprocal exact before their rounding (the
+GPU's ex2.approx and rcp.approx add up to about 2 ulp of float32, 2^-22;
+their .ftz also flushes a reciprocal under 2^-126 to 0, so the device gives
+-0 where the exact bfloat16 result is a denormal, |gelu| < 3e-38).
+With --lib (the library reference/kernels/tests/roofline_probe.sh builds),
+the production launcher runs the inputs on the GPU: gelu_tanh (elementwise)
+and gelu_tanh_and_mul with b = 1.
+"""
+import argparse
+import math
+import sys
+
+import numpy as np
+
+C = 0.7978845608028654  # sqrt(2/pi)
+K = 0.044715
+
+
+def exact(x):
+    """gelu_tanh in float64, as x * sigmoid(2u) (no cancellation)."""
+    x = x.astype(np.float64)
+    u = C * (x + K * x * x * x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x / (1.0 + np.exp(-2.0 * u))
+
+
+def round_bf16(v):
+    """float64 -> the nearest bfloat16 value (ties to even), held in float64."""
+    out = v.copy()
+    finite = np.isfinite(v) & (v != 0)
+    _, e = np.frexp(v[finite])
+    spacing = np.exp2(np.maximum(e - 8, -133).astype(np.float64))  # 8 significant bits; subnormal spacing 2^-133
+    out[finite] = np.round(v[finite] / spacing) * spacing
+    out[np.abs(out) > 3.3895313892515355e38] = np.copysign(np.inf, v[np.abs(out) > 3.3895313892515355e38])
+    return out
+
+
+def to_type(v, name):
+    if name == "float16":
+        with np.errstate(over="ignore"):
+            return v.astype(np.float16).astype(np.float64)
+    return round_bf16(v)
+
+
+def inputs(name):
+    bits = np.arange(1 << 16, dtype=np.uint32)
+    if name == "float16":
+        x = bits.astype(np.uint16).view(np.float16).astype(np.float64)
+    else:
+        with np.errstate(invalid="ignore"):  # the NaN patterns
+            x = (bits << 16).view(np.float32).astype(np.float64)
+    return x[np.isfinite(x)]
+
+
+def narrow_model(x):
+    f = np.float32
+    x = x.astype(f)
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = f(C) * (x + f(K) * x * x * x)
+        e = np.exp2((f(-2.8853900817779268) * u).astype(np.float64)).astype(f)
+        r = (1.0 / (f(1) + e).astype(np.float64)).astype(f)
+        return (x * r).astype(np.float64)
+
+
+def tanh_model(x):
+    f = np.float32
+    x = x.astype(f)
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = f(C) * (x + f(K) * x * x * x)
+        return (f(0.5) * x * (f(1) + np.tanh(u))).astype(np.float64)
+
+
+def ulps(a, b, name):
+    """|a - b| in ulps of the type at b."""
+    spacing = np.spacing(np.abs(b).astype(np.float16)).astype(np.float64) if name == "float16" else None
+    if name == "bfloat16":
+        _, e = np.frexp(b)
+        spacing = np.exp2(np.maximum(e - 8, -133).astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        return np.where(a == b, 0.0, np.abs(a - b) / np.where(spacing > 0, spacing, np.inf))
+
+
+def report(label, x, got, want, name):
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    differ = ~same
+    line = f"{name:9} {label:34} {int(differ.sum()):6} of {x.size} differ"
+    if differ.any():
+        d = ulps(got[differ], want[differ], name)
+        where = x[differ]
+        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {np.nanmax(d):.3g} ulp"
+        line += f", |exact| <= {np.abs(want[differ]).max():.3g}"
+    print(line)
+
+
+def on_gpu(lib_path):
+    import torch
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+    from roofline_probe import DTYPES, checked, load
+
+    lib = load(lib_path)
+    stream = torch.cuda.current_stream().cuda_stream
+    for name in ("float16", "bfloat16"):
+        code, dtype = DTYPES[name]
+        x = inputs(name)
+        n = x.size
+        rows, pad = 256, (-n) % 256
+        xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
+        d = xt.numel() // rows
+        want = to_type(exact(x), name)
+        out = torch.empty_like(xt)
+        checked(lib.probe_act(0, 6, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
+        torch.cuda.synchronize()
+        got = out.double().cpu().numpy()[:n]
+        report("gelu_tanh, device code", x, got, want, name)
+        gated_in = torch.cat([xt.view(rows, d), torch.ones(rows, d, dtype=dtype, device="cuda")], dim=1).contiguous()
+        gated_out = torch.empty(rows, d, dtype=dtype, device="cuda")
+        checked(lib.probe_act(0, 3, code, gated_out.data_ptr(), gated_in.data_ptr(), rows, d, stream))
+        torch.cuda.synchronize()
+        got = gated_out.double().cpu().numpy().reshape(-1)[:n]
+        report("gelu_tanh_and_mul (b = 1), device", x, got, want, name)
+        torch_form = torch.nn.functional.gelu(xt, approximate="tanh").double().cpu().numpy()[:n]
+        report("Torch eager F.gelu(tanh)", x, torch_form, want, name)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lib", help="the probe library: check the device code on the GPU")
+    args = parser.parse_args()
+    if args.lib:
+        on_gpu(args.lib)
+        return
+    for name in ("float16", "bfloat16"):
+        x = inputs(name)
+        want = to_type(exact(x), name)
+        report("x * sigmoid(2u), float32 model", x, to_type(narrow_model(x), name), want, name)
+        report("0.5 x (1 + tanhf(u)), float32", x, to_type(tanh_model(x), name), want, name)
+
+
+if __name__ == "__main__":
+    main()
