@@ -95,14 +95,16 @@ struct GeluAndMulNarrow {
 // The tanh GELUs for float16/bfloat16 outputs, without tanhf:
 // 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)) = x * sigmoid(2u), exactly, so
 // there is no cancellation in 1 + tanh(u) for x < 0 either; e^(-2u) is one
-// ex2.approx and the reciprocal one rcp.approx (the form silu has, which
-// moves 100.6% of copy). Errors: the exponent's argument carries at most
-// |2u| * 2^-24 (|2u| <= 128 before e^(-2u) is 0 or inf), so the result's
-// relative error is under 2^-16 with ex2's and rcp's own 2^-22, far under a
-// 16-bit ulp (2^-11, 2^-8); reference/kernels/tests/gelu_tanh_check.py
-// counts the 16-bit results that differ from the exact ones. At x = -inf,
-// -inf * 0 = NaN, as Torch's 0.5 x (1 + tanh(u)) gives; at x = +inf, +inf.
-// float32 and float64 keep tanh: their tanh GELUs move 100.4% of copy.
+// ex2.approx and the reciprocal one rcp.approx (silu's x / (1 + e^-x)
+// shape; silu moves 100.6% of copy). Errors: while e^(-2u) is finite and
+// not flushed, ex2's argument is at most 128 in magnitude and rounded by
+// at most 2^-17, so e^(-2u) and the result are off by a relative 2^-17.5
+// plus ex2's and rcp's own 2^-22, far under a 16-bit ulp (2^-11, 2^-8);
+// results under 2^-126 (bfloat16 denormals, |gelu| < 3e-38) become -0.
+// reference/kernels/tests/gelu_tanh_check.py counts the 16-bit results that
+// differ from the exact ones. At x = -inf, -inf * 0 = NaN, as Torch's
+// 0.5 x (1 + tanh(u)) gives; at x = +inf, +inf. float32 and float64 keep
+// tanh: their tanh GELUs move 100.4% of copy.
 __device__ __forceinline__ float x_times_sigmoid_2u(float x, float u) {
   const float e = gpu_compat::exp2_approx(-2.8853900817779268f * u);  // e^(-2u) = 2^(-2 log2(e) u)
   return x * gpu_compat::reciprocal_approx(1.0f + e);
