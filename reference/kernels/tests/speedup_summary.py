@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Median with min-max, over several `kcheck bench` reports, of each result.
 
-    speedup_summary.py [--decimals] REPORT.json [REPORT.json ...]
+    speedup_summary.py [--decimals [--every-size]] REPORT.json [REPORT.json ...]
 
 Groups the benchmark results of the reports by op, dtype and shape (one
 report per run), and prints per group the number of runs and, as median
@@ -14,7 +14,8 @@ eager one where no mode was timed). Prints nothing it did not read.
 --decimals then prints, for the largest input of each op and dtype, x best
 Torch to three decimals and which Torch was the faster in each run, over
 the runs that timed a torch.compile mode (a run whose compiling ran out of
-time has no best Torch to compare with; the runs left out are counted).
+time has no best Torch to compare with; the runs left out are counted);
+with --every-size, for every input of each op and dtype, largest first.
 """
 import json
 import statistics
@@ -65,7 +66,7 @@ def best_torch(result):
     return result["speedup"], "eager"
 
 
-def decimals(paths):
+def decimals(paths, every_size=False):
     groups = defaultdict(list)
     for path in paths:
         with open(path) as file:
@@ -74,20 +75,25 @@ def decimals(paths):
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy |")
     print("|---|---|---|---:|---:|---|---:|")
     for (op, dtype), results in sorted(groups.items()):
-        largest = max({r["shape"] for r in results}, key=elements)
-        largest_runs = [r for r in results if r["shape"] == largest]
-        runs = [r for r in largest_runs if any(m["median_us"] > 0 for m in r.get("compiled", []))]
-        if not runs:
-            print(f"| {op} | {dtype} | {largest} | 0 of {len(largest_runs)} | - | no torch.compile mode timed | - |")
-            continue
-        picks = [best_torch(r) for r in runs]
-        faster = defaultdict(int)
-        for _, which in picks:
-            faster[which] += 1
-        counted = f"{len(runs)}" if len(runs) == len(largest_runs) else f"{len(runs)} of {len(largest_runs)}"
-        print(f"| {op} | {dtype} | {largest} | {counted} | {spread([p[0] for p in picks], 3)} "
-              f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
-              f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} |")
+        shapes = sorted({r["shape"] for r in results}, key=elements, reverse=True)
+        for shape in shapes if every_size else shapes[:1]:
+            decimals_row(op, dtype, shape, [r for r in results if r["shape"] == shape])
+
+
+def decimals_row(op, dtype, shape, shape_runs):
+    """x best Torch to three decimals over the runs of one op, dtype and input that timed a compiled mode."""
+    runs = [r for r in shape_runs if any(m["median_us"] > 0 for m in r.get("compiled", []))]
+    if not runs:
+        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - |")
+        return
+    picks = [best_torch(r) for r in runs]
+    faster = defaultdict(int)
+    for _, which in picks:
+        faster[which] += 1
+    counted = f"{len(runs)}" if len(runs) == len(shape_runs) else f"{len(runs)} of {len(shape_runs)}"
+    print(f"| {op} | {dtype} | {shape} | {counted} | {spread([p[0] for p in picks], 3)} "
+          f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
+          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} |")
 
 
 def elements(shape):
@@ -101,10 +107,11 @@ def elements(shape):
 if __name__ == "__main__":
     args = sys.argv[1:]
     with_decimals = "--decimals" in args
-    args = [a for a in args if a != "--decimals"]
+    every_size = "--every-size" in args
+    args = [a for a in args if a not in ("--decimals", "--every-size")]
     if not args:
         print(__doc__)
         sys.exit(2)
     main(args)
     if with_decimals:
-        decimals(args)
+        decimals(args, every_size)
