@@ -17,7 +17,9 @@ whose payload is compressed (the entry flag 0x2000, an LZ4 block, or
 can be split nor hold a readable path (unless the compressor kept it as
 literal bytes), and what they declare they decompress to (the size at
 offset 56 of each entry's header: what KE012 now decompresses); and the
-largest non-executable section names by their total size. Reads only;
+largest zstd window (the history a decoder keeps for a frame: its memory
+floor per thread); and the largest non-executable section names by their
+total size. Reads only;
 independent of kcheck's code.
 """
 import collections
@@ -107,6 +109,25 @@ def compressed_entries(fatbin):
             yield method, payload[:size], declared
 
 
+def zstd_window(frame):
+    """The window a zstd frame's decoder keeps (RFC 8878, 3.1.1.1): its Window_Descriptor, or, for a
+    single-segment frame, its content size; None when the header is cut short."""
+    if len(frame) < 6:
+        return None
+    descriptor = frame[4]
+    content_size_flag, single_segment, dictionary_flag = descriptor >> 6, (descriptor >> 5) & 1, descriptor & 3
+    position = 5
+    if not single_segment:
+        window_descriptor = frame[position]
+        base = 1 << (10 + (window_descriptor >> 3))
+        return base + (base // 8) * (window_descriptor & 7)
+    position += (0, 1, 2, 4)[dictionary_flag]
+    width = (1, 2, 4, 8)[content_size_flag]
+    if len(frame) < position + width:
+        return None
+    return int.from_bytes(frame[position:position + width], "little") + (256 if width == 2 else 0)
+
+
 def report(library):
     fatbin = fatbin_section(library)
     totals = collections.Counter()
@@ -149,6 +170,11 @@ def report(library):
     declared = sum(size for _method, _payload, size in compressed_entries(fatbin))
     print(f"  compressed entries declare {declared / mb:.3f} MB decompressed "
           f"({declared / len(fatbin) if fatbin else 0:.1f} times the section)")
+    windows = sorted((w for method, payload, _size in compressed_entries(fatbin)
+                      if method == "zstd" and (w := zstd_window(payload)) is not None), reverse=True)
+    if windows:
+        print(f"  zstd windows (what a decoder holds per frame): largest {windows[0] / 2**20:.3f} MiB, "
+              f"{sum(w == windows[0] for w in windows)} of {len(windows)} frames that large")
     print("  largest other sections, by the name's first part: " +
           (", ".join(f"{name} {size / mb:.3f} MB" for name, size in by_name.most_common(6)) or "none"))
 
