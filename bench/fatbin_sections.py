@@ -17,8 +17,8 @@ whose payload is compressed (the entry flag 0x2000, an LZ4 block, or
 can be split nor hold a readable path (unless the compressor kept it as
 literal bytes), and what they declare they decompress to (the size at
 offset 56 of each entry's header: what KE012 now decompresses); and the
-largest zstd window (the history a decoder keeps for a frame: its memory
-floor per thread); and the largest non-executable section names by their
+largest zstd window (the history a decoder keeps for a frame, no more
+than the frame's content size: what a decoder must hold); and the largest non-executable section names by their
 total size. Reads only;
 independent of kcheck's code.
 """
@@ -110,22 +110,29 @@ def compressed_entries(fatbin):
 
 
 def zstd_window(frame):
-    """The window a zstd frame's decoder keeps (RFC 8878, 3.1.1.1): its Window_Descriptor, or, for a
-    single-segment frame, its content size; None when the header is cut short."""
-    if len(frame) < 6:
+    """The history a zstd frame's decoder keeps (RFC 8878, 3.1.1.1): the window its Window_Descriptor
+    gives, or no more than the Frame_Content_Size when the frame declares one (a single-segment frame's
+    window is its content size); None when the bytes are no zstd frame header."""
+    if len(frame) < 6 or frame[:4] != ZSTD_MAGIC:
         return None
     descriptor = frame[4]
     content_size_flag, single_segment, dictionary_flag = descriptor >> 6, (descriptor >> 5) & 1, descriptor & 3
     position = 5
+    window = None
     if not single_segment:
         window_descriptor = frame[position]
+        position += 1
         base = 1 << (10 + (window_descriptor >> 3))
-        return base + (base // 8) * (window_descriptor & 7)
+        window = base + (base // 8) * (window_descriptor & 7)
     position += (0, 1, 2, 4)[dictionary_flag]
-    width = (1, 2, 4, 8)[content_size_flag]
+    width = (1 if single_segment else 0, 2, 4, 8)[content_size_flag]
     if len(frame) < position + width:
         return None
-    return int.from_bytes(frame[position:position + width], "little") + (256 if width == 2 else 0)
+    content_size = int.from_bytes(frame[position:position + width], "little") + (256 if width == 2 else 0) \
+        if width else None
+    if window is None:
+        return content_size
+    return window if content_size is None else min(window, content_size)
 
 
 def report(library):

@@ -45,7 +45,7 @@ MappedFile::~MappedFile() {
 
 void MappedFile::release(std::uint64_t offset, std::uint64_t size) const {
   if (data_ == nullptr || offset >= size_) return;
-  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t page = page_size();
   const std::uint64_t end = std::min<std::uint64_t>(offset + size, size_);
   // Only whole pages inside the range: a neighbouring table may still be in use.
   const std::uint64_t first = (offset + page - 1) / page * page;
@@ -53,5 +53,7 @@ void MappedFile::release(std::uint64_t offset, std::uint64_t size) const {
   if (last <= first) return;
   ::madvise(const_cast<std::byte*>(data_) + first, last - first, MADV_DONTNEED);
 }
+
+std::uint64_t MappedFile::page_size() { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
 
 }  // namespace kcheck

@@ -26,6 +26,9 @@ class MappedFile {
   // from the file (the walk inside the scan relies on it).
   void release(std::uint64_t offset, std::uint64_t size) const;
 
+  // The granule release() drops: the system's page size.
+  static std::uint64_t page_size();
+
  private:
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;

@@ -15,14 +15,17 @@ type), where they are and by how many ulps, beside the same count for the
 tanh form Torch's eager kernel and the float32 kernels use,
 0.5 x (1 + tanhf(u)) in float32.
 
-Without --lib, the form is modelled in float32 (numpy): every operation
-rounded once, e^(-2u) and the reciprocal exact before their rounding (the
-GPU's ex2.approx and rcp.approx add up to about 2 ulp of float32, 2^-22;
-their .ftz also flushes a reciprocal under 2^-126 to 0, so the device gives
--0 where the exact bfloat16 result is a denormal, |gelu| < 3e-38).
+Without --lib, the form is modelled in float32 (numpy), for gelu_tanh's u
+and gelu_fast's: every operation rounded once, e^(-2u) and the reciprocal
+exact before their rounding (the GPU's ex2.approx and rcp.approx add up to
+about 2 ulp of float32, 2^-22); it also prints the largest error of ex2's
+argument -2 log2(e) u as float32 computes it, which sets e^(-2u)'s relative
+error. Where that argument passes 128 (x <= -10.0625) e^(-2u) is +inf and
+the result -0, where the exact bfloat16 result is at most 2.9e-38 in
+magnitude: those are the bfloat16 results that differ.
 With --lib (the library reference/kernels/tests/roofline_probe.sh builds),
-the production launcher runs the inputs on the GPU: gelu_tanh (elementwise)
-and gelu_tanh_and_mul with b = 1.
+the production launcher runs the inputs on the GPU: gelu_tanh (elementwise),
+gelu_tanh_and_mul with b = 1, and gelu_fast (probe op 10).
 """
 import argparse
 import math
@@ -32,12 +35,20 @@ import numpy as np
 
 C = 0.7978845608028654  # sqrt(2/pi)
 K = 0.044715
+TWO_LOG2_E = 2.8853900817779268
 
 
-def exact(x):
-    """gelu_tanh in float64, as x * sigmoid(2u) (no cancellation)."""
+def inner(x, form, t):
+    """u of the form, computed in type t as the kernel writes it (activation::GeluTanh / GeluFast)."""
+    if form == "gelu_tanh":
+        return t(C) * (x + t(K) * x * x * x)
+    return x * t(0.7978845608) * (t(1) + t(K) * x * x)  # gelu_fast
+
+
+def exact(x, form="gelu_tanh"):
+    """The form in float64, as x * sigmoid(2u) (no cancellation)."""
     x = x.astype(np.float64)
-    u = C * (x + K * x * x * x)
+    u = inner(x, form, np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         return x / (1.0 + np.exp(-2.0 * u))
 
@@ -70,21 +81,32 @@ def inputs(name):
     return x[np.isfinite(x)]
 
 
-def narrow_model(x):
+def narrow_model(x, form="gelu_tanh"):
     f = np.float32
     x = x.astype(f)
     with np.errstate(over="ignore", invalid="ignore"):
-        u = f(C) * (x + f(K) * x * x * x)
-        e = np.exp2((f(-2.8853900817779268) * u).astype(np.float64)).astype(f)
+        u = inner(x, form, f)
+        e = np.exp2((f(-TWO_LOG2_E) * u).astype(np.float64)).astype(f)
         r = (1.0 / (f(1) + e).astype(np.float64)).astype(f)
         return (x * r).astype(np.float64)
 
 
-def tanh_model(x):
+def argument_error(x, form):
+    """The largest |error| of ex2's argument, -2 log2(e) u, as float32 computes it, where it is under 128
+    in magnitude (e^(-2u) finite): what sets the relative error of e^(-2u)."""
+    f = np.float32
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = (f(-TWO_LOG2_E) * inner(x.astype(f), form, f)).astype(np.float64)
+        want = -TWO_LOG2_E * inner(x.astype(np.float64), form, np.float64)
+    kept = np.isfinite(want) & (np.abs(want) < 128)
+    return np.abs(got[kept] - want[kept]).max()
+
+
+def tanh_model(x, form="gelu_tanh"):
     f = np.float32
     x = x.astype(f)
     with np.errstate(over="ignore", invalid="ignore"):
-        u = f(C) * (x + f(K) * x * x * x)
+        u = inner(x, form, f)
         return (f(0.5) * x * (f(1) + np.tanh(u))).astype(np.float64)
 
 
@@ -93,7 +115,7 @@ def ulps(a, b, name):
     spacing = np.spacing(np.abs(b).astype(np.float16)).astype(np.float64) if name == "float16" else None
     if name == "bfloat16":
         _, e = np.frexp(b)
-        spacing = np.exp2(np.maximum(e - 8, -133).astype(np.float64))
+        spacing = np.where(b == 0, 2.0**-133, np.exp2(np.maximum(e - 8, -133).astype(np.float64)))
     with np.errstate(invalid="ignore"):
         return np.where(a == b, 0.0, np.abs(a - b) / np.where(spacing > 0, spacing, np.inf))
 
@@ -139,6 +161,9 @@ def on_gpu(lib_path):
         report("gelu_tanh_and_mul (b = 1), device", x, got, want, name)
         torch_form = torch.nn.functional.gelu(xt, approximate="tanh").double().cpu().numpy()[:n]
         report("Torch eager F.gelu(tanh)", x, torch_form, want, name)
+        checked(lib.probe_act(0, 10, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
+        torch.cuda.synchronize()
+        report("gelu_fast, device code", x, out.double().cpu().numpy()[:n], to_type(exact(x, "gelu_fast"), name), name)
 
 
 def main():
@@ -150,9 +175,11 @@ def main():
         return
     for name in ("float16", "bfloat16"):
         x = inputs(name)
-        want = to_type(exact(x), name)
-        report("x * sigmoid(2u), float32 model", x, to_type(narrow_model(x), name), want, name)
-        report("0.5 x (1 + tanhf(u)), float32", x, to_type(tanh_model(x), name), want, name)
+        for form in ("gelu_tanh", "gelu_fast"):
+            want = to_type(exact(x, form), name)
+            report(f"{form}: x * sigmoid(2u), model", x, to_type(narrow_model(x, form), name), want, name)
+            report(f"{form}: 0.5 x (1 + tanhf(u))", x, to_type(tanh_model(x, form), name), want, name)
+            print(f"{name:9} {form}: ex2's argument off by at most 2^{math.log2(argument_error(x, form)):.2f}")
 
 
 if __name__ == "__main__":

@@ -604,7 +604,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 }
 
 // op: 0 silu_and_mul, 1 gelu_and_mul, 2 fatrelu_and_mul (0.5), 3 gelu_tanh_and_mul,
-//     4 silu, 5 gelu, 6 gelu_tanh, 7 gelu_quick, 8 a*b (gated, no math), 9 identity (elementwise, no math).
+//     4 silu, 5 gelu, 6 gelu_tanh, 7 gelu_quick, 8 a*b (gated, no math), 9 identity (elementwise, no math),
+//     10 gelu_fast (the launcher only, impl 0: gelu_tanh_check.py).
 // Gated ops: rows x 2d input, rows x d output; elementwise: rows x d both.
 // impl: 0 the launcher; 1 the old launcher; 2 one pack (gated: output pack) per
 // thread; 3 4 per thread (gated) / 8 (elementwise); 4 the launcher's shape
@@ -632,6 +633,11 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
                                                                                                : op == 6 ? 2
                                                                                                          : 4),
                                                  kind, out, in, rows * d, stream);
+  }
+  if (op == 10) {
+    if (impl != 0) return "probe_act: gelu_fast runs only in the launcher (impl 0)";
+    return A::activation_gpu::launch_elementwise(A::activation_gpu::ElementwiseOp::kGeluFast, kind, out, in, rows * d,
+                                                 stream);
   }
 #if defined(PROBE_OLD)
   if (impl == 1 && op <= 3) {

@@ -109,7 +109,7 @@ if __name__ == "__main__":
     with_decimals = "--decimals" in args
     every_size = "--every-size" in args
     args = [a for a in args if a not in ("--decimals", "--every-size")]
-    if not args:
+    if not args or (every_size and not with_decimals):
         print(__doc__)
         sys.exit(2)
     main(args)

@@ -96,15 +96,17 @@ struct GeluAndMulNarrow {
 // 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)) = x * sigmoid(2u), exactly, so
 // there is no cancellation in 1 + tanh(u) for x < 0 either; e^(-2u) is one
 // ex2.approx and the reciprocal one rcp.approx (silu's x / (1 + e^-x)
-// shape; silu moves 100.6% of copy). Errors: while e^(-2u) is finite and
-// not flushed, ex2's argument is at most 128 in magnitude and rounded by
-// at most 2^-17, so e^(-2u) and the result are off by a relative 2^-17.5
-// plus ex2's and rcp's own 2^-22, far under a 16-bit ulp (2^-11, 2^-8);
-// results under 2^-126 (bfloat16 denormals, |gelu| < 3e-38) become -0.
-// reference/kernels/tests/gelu_tanh_check.py counts the 16-bit results that
-// differ from the exact ones. At x = -inf, -inf * 0 = NaN, as Torch's
-// 0.5 x (1 + tanh(u)) gives; at x = +inf, +inf. float32 and float64 keep
-// tanh: their tanh GELUs move 100.4% of copy.
+// shape; silu moves 100.6% of copy). Errors: over the 16-bit inputs, ex2's
+// argument -2 log2(e) u, as float32 computes u and the product, is off by
+// at most 2^-15.8 while e^(-2u) is finite, so e^(-2u) and the result are
+// off by a relative 2^-16.3 plus ex2's and rcp's own 2^-22, far under a
+// 16-bit ulp (2^-11, 2^-8). Where the argument passes 128 (x <= -10.0625)
+// ex2 gives +inf and the result is -0, against an exact |gelu| <= 2.9e-38
+// (bfloat16's smallest normals and denormals).
+// reference/kernels/tests/gelu_tanh_check.py measures both, and counts the
+// 16-bit results that differ from the exact ones. At x = -inf,
+// -inf * 0 = NaN, as Torch's 0.5 x (1 + tanh(u)) gives; at x = +inf, +inf.
+// float32 and float64 keep tanh: their tanh GELUs move 100.4-100.5% of copy.
 __device__ __forceinline__ float x_times_sigmoid_2u(float x, float u) {
   const float e = gpu_compat::exp2_approx(-2.8853900817779268f * u);  // e^(-2u) = 2^(-2 log2(e) u)
   return x * gpu_compat::reciprocal_approx(1.0f + e);
