@@ -18,9 +18,9 @@ can be split nor hold a readable path (unless the compressor kept it as
 literal bytes), and what they declare they decompress to (the size at
 offset 56 of each entry's header: what KE012 now decompresses); and the
 largest zstd window (the history a decoder keeps for a frame, no more
-than the frame's content size: what a decoder must hold); and the largest non-executable section names by their
-total size. Reads only;
-independent of kcheck's code.
+than the frame's content size: what a decoder must hold); and the largest
+non-executable section names by their total size. Reads only; independent
+of kcheck's code.
 """
 import collections
 import struct
@@ -174,10 +174,11 @@ def report(library):
                  "cubin bytes outside sections", "PTX text", "entries not split (not ELF)"):
         share = 100 * totals[what] / len(fatbin) if fatbin else 0
         print(f"  {what}: {totals[what] / mb:.3f} MB ({share:.1f} %)")
-    declared = sum(size for _method, _payload, size in compressed_entries(fatbin))
+    compressed = list(compressed_entries(fatbin))
+    declared = sum(size for _method, _payload, size in compressed)
     print(f"  compressed entries declare {declared / mb:.3f} MB decompressed "
           f"({declared / len(fatbin) if fatbin else 0:.1f} times the section)")
-    windows = sorted((w for method, payload, _size in compressed_entries(fatbin)
+    windows = sorted((w for method, payload, _size in compressed
                       if method == "zstd" and (w := zstd_window(payload)) is not None), reverse=True)
     if windows:
         print(f"  zstd windows (what a decoder holds per frame): largest {windows[0] / 2**20:.3f} MiB, "

@@ -290,6 +290,7 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
   }
   const std::uint64_t base = section.empty() ? 0 : image.file_offset(section);
   DecompressorShelf shelf;
+  const std::uint64_t page = MappedFile::page_size();
   const auto search = [&](std::size_t index) {
     Batch& batch = batches[index];
     std::unique_ptr<FatbinPayloadDecompressor> decompressor = shelf.take();
@@ -308,7 +309,7 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
       const std::uint64_t end = base + payload.offset + payload.size;
       if (end > unreleased) {  // the walk lists entries in file order
         file.release(unreleased, end - unreleased);
-        unreleased = std::max(unreleased, end / MappedFile::page_size() * MappedFile::page_size());
+        unreleased = std::max(unreleased, end / page * page);
       }
     }
     shelf.put_back(std::move(decompressor));

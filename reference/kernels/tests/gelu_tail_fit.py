@@ -29,6 +29,8 @@ import sys
 
 import numpy as np
 
+from sixteen_bit import TYPES, finite_inputs, round_to, ulp_distance
+
 A = 14.2
 KERNEL = pathlib.Path(__file__).resolve().parents[1] / "activation/activation_cuda/activation_kernels.cu"
 
@@ -84,16 +86,6 @@ def gelu_exact(x):
     return np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in np.asarray(x, dtype=np.float64)])
 
 
-def to_bfloat16(v):
-    bits = f32(v).view(np.uint32).astype(np.uint64)
-    return (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint32) << 16).view(np.float32)
-
-
-def ordered(v, shift):  # the 16-bit pattern as a monotone integer (ulp distance = difference)
-    bits = (f32(v).view(np.uint32) >> shift).astype(np.int64) if shift else v
-    return np.where(bits & 0x8000, 0x8000 - (bits & 0x7FFF), 0x8000 + bits)
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--degree", type=int, default=10)
@@ -109,18 +101,11 @@ def main():
     print(f"largest error of Phi on [0, {A}]: {np.max(np.abs(q - exact_q)):.2e}")
     print(f"Q's largest relative error for a <= 4: {np.max(np.abs(q[near] / exact_q[near] - 1)):.2e}")
     print(f"P falls monotonically on [0, {A}]: {bool(np.all(np.diff(p) <= 0))}; P({A}) = {p[-1]:.1f}")
-    for name in ("float16", "bfloat16"):
-        bits = np.arange(1 << 16, dtype=np.uint32)
-        if name == "float16":
-            x = bits.astype(np.uint16).view(np.float16).astype(np.float32)
-            ulps = lambda v: ordered(f32(v).astype(np.float16).view(np.uint16).astype(np.int64), 0)
-        else:
-            x = (bits << 16).view(np.float32)
-            ulps = lambda v: ordered(to_bfloat16(v), 16)
-        x = x[np.isfinite(x)]
+    for name in TYPES:
+        x = finite_inputs(name)
         ours, exact = gelu_narrow(c, x), gelu_exact(x)
-        differ = ulps(ours) != ulps(exact)
-        distance = np.abs(ulps(ours) - ulps(exact))
+        distance = ulp_distance(round_to(ours, name), round_to(exact, name), name)
+        differ = distance != 0
         where = (f"x in [{x[differ].min():.4g}, {x[differ].max():.4g}], |gelu| <= "
                  f"{np.abs(exact[differ]).max():.2e}, at most {distance.max()} ulp" if differ.any() else "")
         negative = x < 0

@@ -29,9 +29,10 @@ gelu_tanh_and_mul with b = 1, and gelu_fast (probe op 10).
 """
 import argparse
 import math
-import sys
 
 import numpy as np
+
+from sixteen_bit import TYPES, finite_inputs, round_to, ulp_distance
 
 C = 0.7978845608028654  # sqrt(2/pi)
 K = 0.044715
@@ -51,34 +52,6 @@ def exact(x, form="gelu_tanh"):
     u = inner(x, form, np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         return x / (1.0 + np.exp(-2.0 * u))
-
-
-def round_bf16(v):
-    """float64 -> the nearest bfloat16 value (ties to even), held in float64."""
-    out = v.copy()
-    finite = np.isfinite(v) & (v != 0)
-    _, e = np.frexp(v[finite])
-    spacing = np.exp2(np.maximum(e - 8, -133).astype(np.float64))  # 8 significant bits; subnormal spacing 2^-133
-    out[finite] = np.round(v[finite] / spacing) * spacing
-    out[np.abs(out) > 3.3895313892515355e38] = np.copysign(np.inf, v[np.abs(out) > 3.3895313892515355e38])
-    return out
-
-
-def to_type(v, name):
-    if name == "float16":
-        with np.errstate(over="ignore"):
-            return v.astype(np.float16).astype(np.float64)
-    return round_bf16(v)
-
-
-def inputs(name):
-    bits = np.arange(1 << 16, dtype=np.uint32)
-    if name == "float16":
-        x = bits.astype(np.uint16).view(np.float16).astype(np.float64)
-    else:
-        with np.errstate(invalid="ignore"):  # the NaN patterns
-            x = (bits << 16).view(np.float32).astype(np.float64)
-    return x[np.isfinite(x)]
 
 
 def narrow_model(x, form="gelu_tanh"):
@@ -110,24 +83,14 @@ def tanh_model(x, form="gelu_tanh"):
         return (f(0.5) * x * (f(1) + np.tanh(u))).astype(np.float64)
 
 
-def ulps(a, b, name):
-    """|a - b| in ulps of the type at b."""
-    spacing = np.spacing(np.abs(b).astype(np.float16)).astype(np.float64) if name == "float16" else None
-    if name == "bfloat16":
-        _, e = np.frexp(b)
-        spacing = np.where(b == 0, 2.0**-133, np.exp2(np.maximum(e - 8, -133).astype(np.float64)))
-    with np.errstate(invalid="ignore"):
-        return np.where(a == b, 0.0, np.abs(a - b) / np.where(spacing > 0, spacing, np.inf))
-
-
 def report(label, x, got, want, name):
     same = (got == want) | (np.isnan(got) & np.isnan(want))
     differ = ~same
     line = f"{name:9} {label:34} {int(differ.sum()):6} of {x.size} differ"
     if differ.any():
-        d = ulps(got[differ], want[differ], name)
+        d = ulp_distance(got[differ], want[differ], name)
         where = x[differ]
-        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {np.nanmax(d):.3g} ulp"
+        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {d.max()} ulp"
         line += f", |exact| <= {np.abs(want[differ]).max():.3g}"
     print(line)
 
@@ -135,19 +98,18 @@ def report(label, x, got, want, name):
 def on_gpu(lib_path):
     import torch
 
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
     from roofline_probe import DTYPES, checked, load
 
     lib = load(lib_path)
     stream = torch.cuda.current_stream().cuda_stream
-    for name in ("float16", "bfloat16"):
+    for name in TYPES:
         code, dtype = DTYPES[name]
-        x = inputs(name)
+        x = finite_inputs(name)
         n = x.size
         rows, pad = 256, (-n) % 256
         xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
         d = xt.numel() // rows
-        want = to_type(exact(x), name)
+        want = round_to(exact(x), name)
         out = torch.empty_like(xt)
         checked(lib.probe_act(0, 6, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
         torch.cuda.synchronize()
@@ -163,7 +125,7 @@ def on_gpu(lib_path):
         report("Torch eager F.gelu(tanh)", x, torch_form, want, name)
         checked(lib.probe_act(0, 10, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
         torch.cuda.synchronize()
-        report("gelu_fast, device code", x, out.double().cpu().numpy()[:n], to_type(exact(x, "gelu_fast"), name), name)
+        report("gelu_fast, device code", x, out.double().cpu().numpy()[:n], round_to(exact(x, "gelu_fast"), name), name)
 
 
 def main():
@@ -173,12 +135,12 @@ def main():
     if args.lib:
         on_gpu(args.lib)
         return
-    for name in ("float16", "bfloat16"):
-        x = inputs(name)
+    for name in TYPES:
+        x = finite_inputs(name)
         for form in ("gelu_tanh", "gelu_fast"):
-            want = to_type(exact(x, form), name)
-            report(f"{form}: x * sigmoid(2u), model", x, to_type(narrow_model(x, form), name), want, name)
-            report(f"{form}: 0.5 x (1 + tanhf(u))", x, to_type(tanh_model(x, form), name), want, name)
+            want = round_to(exact(x, form), name)
+            report(f"{form}: x * sigmoid(2u), model", x, round_to(narrow_model(x, form), name), want, name)
+            report(f"{form}: 0.5 x (1 + tanhf(u))", x, round_to(tanh_model(x, form), name), want, name)
             print(f"{name:9} {form}: ex2's argument off by at most 2^{math.log2(argument_error(x, form)):.2f}")
 
 

@@ -1,0 +1,48 @@
+"""Every finite float16/bfloat16 input, and results rounded once to those types and compared in ulps.
+
+Shared by the 16-bit GELU checks of issue #32 (gelu_tail_fit.py, gelu_tanh_check.py). Values travel
+as float64 numpy arrays. Needs numpy.
+"""
+import numpy as np
+
+TYPES = ("float16", "bfloat16")
+
+
+def finite_inputs(name):
+    """Every finite value of the 16-bit type, in bit-pattern order, as float64."""
+    bits = np.arange(1 << 16, dtype=np.uint32)
+    with np.errstate(invalid="ignore"):  # the NaN patterns
+        if name == "float16":
+            x = bits.astype(np.uint16).view(np.float16).astype(np.float64)
+        else:
+            x = (bits << 16).view(np.float32).astype(np.float64)
+    return x[np.isfinite(x)]
+
+
+def round_to(v, name):
+    """v (any float array) rounded once, to nearest with ties to even, to the 16-bit type; as float64."""
+    v = np.asarray(v, dtype=np.float64)
+    if name == "float16":
+        with np.errstate(over="ignore"):
+            return v.astype(np.float16).astype(np.float64)
+    out = v.copy()
+    finite = np.isfinite(v) & (v != 0)
+    _, exponent = np.frexp(v[finite])
+    spacing = np.exp2(np.maximum(exponent - 8, -133).astype(np.float64))  # 8 significant bits; denormals 2^-133
+    out[finite] = np.round(v[finite] / spacing) * spacing
+    too_large = np.abs(out) > 3.3895313892515355e38  # past bfloat16's largest finite value
+    out[too_large] = np.copysign(np.inf, v[too_large])
+    return out
+
+
+def ordered(v, name):
+    """Values of the 16-bit type as monotone integers: the ulp distance of two is their difference."""
+    v = np.asarray(v, dtype=np.float64)
+    bits = (v.astype(np.float16).view(np.uint16).astype(np.int64) if name == "float16"
+            else (v.astype(np.float32).view(np.uint32) >> 16).astype(np.int64))
+    return np.where(bits & 0x8000, 0x8000 - (bits & 0x7FFF), 0x8000 + bits)
+
+
+def ulp_distance(a, b, name):
+    """|a - b| in ulps of the 16-bit type, for a and b already of that type."""
+    return np.abs(ordered(a, name) - ordered(b, name))
