@@ -203,17 +203,53 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// The row of a flattened index, i / d, for the gated kernel's 32-bit form
+// (every index below 2^31): a multiply-high, an add and a shift instead of a
+// division by a value only known at run time, which takes about ten
+// instructions per pack on CUDA. Granlund and Montgomery, "Division by
+// invariant integers using multiplication" (PLDI 1994), section 4: with
+// s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1, which fits in 32
+// bits, i / d = (mulhi(i, m) + i) >> s for every 32-bit i, the sum taken
+// in 33 bits; mulhi(i, m) <= i < 2^31 keeps it in 32.
+// reference/kernels/tests/row_split_check.py checks the identity.
+struct RowSplit32 {
+  using Index = uint32_t;
+  uint32_t d;
+  uint32_t magic;
+  uint32_t shift;
+
+  static RowSplit32 for_divisor(uint32_t d) {  // d >= 1
+    uint32_t s = 0;
+    while ((uint64_t{1} << s) < d) {
+      ++s;
+    }
+    const uint64_t m = ((uint64_t{1} << 32) * ((uint64_t{1} << s) - d)) / d + 1;
+    return RowSplit32{d, static_cast<uint32_t>(m), s};
+  }
+  __device__ uint32_t row(uint32_t i) const { return (__umulhi(i, magic) + i) >> shift; }
+};
+
+// The same for 64-bit indexes (inputs of 2^31 elements or more): a division.
+struct RowSplit64 {
+  using Index = int64_t;
+  int64_t d;
+
+  __device__ int64_t row(int64_t i) const { return i / d; }
+};
+
 // out[r, j] = gate(in[r, j], in[r, d + j]) for r < rows, j < d, with d
 // counted in units (d_elems / kSize in the vectorised form): output unit i of
-// the flattened [rows, d] output reads input units i + (i / d) * d and that
-// + d. IdxT is uint32_t when the input has fewer than 2^31 elements, so the
-// row split is a 32-bit division.
-template <typename scalar_t, typename Gate, typename IdxT, bool kVectorized, int kBlock, int kUnits>
+// the flattened [rows, d] output reads input units i + row(i) * d and that
+// + d, row(i) = i / d from `split` (RowSplit32 below 2^31 elements).
+template <typename scalar_t, typename Gate, typename Split, bool kVectorized, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
-    gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, IdxT rows, IdxT d, Gate gate) {
+    gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, typename Split::Index rows, Split split,
+                 Gate gate) {
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kVectorized>;
+  using IdxT = typename Split::Index;
   constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
+  const IdxT d = split.d;
   const IdxT total = rows * d;
   const U *in_u = reinterpret_cast<const U *>(in);
   U *out_u = reinterpret_cast<U *>(out);
@@ -228,7 +264,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int k = 0; k < kUnits; ++k) {
       const IdxT i = first + k * kBlock;
       if (whole || i < total) {
-        const IdxT a_idx = i + (i / d) * d;  // row * 2d + (i - row * d)
+        const IdxT a_idx = i + split.row(i) * d;  // row * 2d + (i - row * d)
         a[k] = load_unit(in_u + a_idx);
         b[k] = load_unit(in_u + a_idx + d);
       }
@@ -267,29 +303,35 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
   return gpu_compat::launch_error();
 }
 
-template <typename scalar_t, typename Gate, typename IdxT>
-const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
+template <typename scalar_t, typename Gate, typename Split>
+const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream,
+                         Split (*split_for)(int64_t)) {
   constexpr int64_t kSize = Pack<scalar_t>::kSize;
+  using IdxT = typename Split::Index;
   if (d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(dst)) {
     const int64_t d_packs = d / kSize;
-    gated_kernel<scalar_t, Gate, IdxT, true, kGatedThreads, kGatedPerThread>
+    gated_kernel<scalar_t, Gate, Split, true, kGatedThreads, kGatedPerThread>
         <<<grid_for<kGatedThreads, kGatedPerThread>(rows * d_packs), kGatedThreads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_packs), gate);
+            dst, in, static_cast<IdxT>(rows), split_for(d_packs), gate);
   } else {
-    gated_kernel<scalar_t, Gate, IdxT, false, kGatedThreads, kGatedPerThread>
+    gated_kernel<scalar_t, Gate, Split, false, kGatedThreads, kGatedPerThread>
         <<<grid_for<kGatedThreads, kGatedPerThread>(rows * d), kGatedThreads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), gate);
+            dst, in, static_cast<IdxT>(rows), split_for(d), gate);
   }
   return gpu_compat::launch_error();
 }
 
 template <typename scalar_t, typename Gate>
 const char *gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
+  if (rows <= 0 || d <= 0) {
+    return nullptr;  // nothing to write (and no divisor for the row split)
+  }
   // The input holds rows * 2d elements; below 2^31 the index math is 32-bit.
   if (rows * 2 * d <= std::numeric_limits<int32_t>::max()) {
-    return launch_gated<scalar_t, Gate, uint32_t>(dst, in, rows, d, gate, stream);
+    return launch_gated(dst, in, rows, d, gate, stream,
+                        +[](int64_t units) { return RowSplit32::for_divisor(static_cast<uint32_t>(units)); });
   }
-  return launch_gated<scalar_t, Gate, int64_t>(dst, in, rows, d, gate, stream);
+  return launch_gated(dst, in, rows, d, gate, stream, +[](int64_t units) { return RowSplit64{units}; });
 }
 
 // Calls body(scalar_t{}) with the C++ type of `kind` (AT_DISPATCH's role).
