@@ -186,48 +186,6 @@ __global__ void __launch_bounds__(kBlock) act_pairs(T *__restrict__ out, const T
     reinterpret_cast<uint4 *>(out)[i] = v;
   }
 }
-// Row splits for the gated kernel besides the launcher's RowSplit32: a
-// division by the run-time d (the kernel before RowSplit32), and d fixed at
-// compile time (a shift: what a shape-specialising compiler emits).
-struct DividedSplit {
-  using Index = uint32_t;
-  uint32_t d;
-  __device__ uint32_t row(uint32_t i) const { return i / d; }
-};
-template <uint32_t kD>
-struct FixedSplit {
-  using Index = uint32_t;
-  uint32_t d = kD;
-  __device__ uint32_t row(uint32_t i) const { return i / kD; }
-};
-
-// The gated ops with units of kElems elements (8 or 4 bytes, not the
-// launcher's 16), one output unit per thread: Inductor's 8-warp pointwise
-// config for silu_and_mul float32 is 256 threads of 8-byte loads.
-template <typename T, typename Gate, int kElems, int kBlock>
-__global__ void __launch_bounds__(kBlock)
-    gated_units(T *__restrict__ out, const T *__restrict__ in, uint32_t rows, uint32_t du, Gate gate) {
-  using U = new_act::Unit<T, kElems>;
-  using Bits = std::conditional_t<sizeof(U) == 8, uint2, uint32_t>;
-  static_assert(sizeof(U) == sizeof(Bits));
-  const uint32_t i = blockIdx.x * kBlock + threadIdx.x;
-  if (i < rows * du) {
-    const uint32_t a_idx = i + (i / du) * du;
-    const Bits a_bits = reinterpret_cast<const Bits *>(in)[a_idx];
-    const Bits b_bits = reinterpret_cast<const Bits *>(in)[a_idx + du];
-    U a, b;
-    memcpy(&a, &a_bits, sizeof a);
-    memcpy(&b, &b_bits, sizeof b);
-#pragma unroll
-    for (int j = 0; j < kElems; ++j) {
-      b.v[j] = static_cast<T>(gate(static_cast<float>(a.v[j]), static_cast<float>(b.v[j])));
-    }
-    Bits out_bits;
-    memcpy(&out_bits, &b, sizeof b);
-    reinterpret_cast<Bits *>(out)[i] = out_bits;
-  }
-}
-
 template <typename T, typename Act, int kBlock>
 __global__ void __launch_bounds__(kBlock)
     gated_pairs(T *__restrict__ out, const T *__restrict__ in, uint32_t rows, uint32_t dp, Act act) {
@@ -655,11 +613,11 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // 6-9 128 x 1, 128 x 2, 512 x 1, 1024 x 1. The gelu forms (ops 1 and 5,
 // 16-bit only), GeluPoly instead of erff: 10 256 x 1; 11 1024 x 1; 12 256 x 2;
 // 13 256 x 1 converted in pairs; 14 as 13 with erff; 15 as 13 in 1024;
-// 16 as 10 with fminf's clamp (a NaN becomes 0). Gated ops, the row split:
-// 20 the launcher's shape dividing by the run-time d; 21 the launcher's shape
-// with the large size's d fixed at compile time; 22 128 x 2. Units of 8
-// bytes, one per thread (gated_units): 23 in 256 threads, 24 512, 25 1024,
-// 27 128; 26 units of 4 bytes in 256 threads.
+// 16 as 10 with fminf's clamp (a NaN becomes 0). 0 and 5 take the launcher's
+// shape (A::gated_shape) for gated ops. 22 128 x 2 (Inductor's 4-warp pointwise shape in float32); units of 8 bytes
+// (elementwise and gated): 23 one per thread in 256 threads, 24 in 512, 27 in
+// 128, 28 two per thread in 256; gated only: 25 8 bytes in 1024, 26 4 bytes
+// in 256, 29 16 bytes in 256.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -711,66 +669,54 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
     if (gated) {
       const uint32_t dp = static_cast<uint32_t>(d / P::kSize);
       const uint32_t r = static_cast<uint32_t>(rows);
-      auto go_split = [&](auto kernel, int units, bool persistent, auto gate, int threads, auto split) {
-        const int64_t tiles = std::max<int64_t>((rows * dp + threads * units - 1) / (threads * units), 1);
-        const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
-        kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, r, split, gate);
-        return last_error();
-      };
-      auto go = [&](auto kernel, int units, bool persistent, auto gate, int threads = 256) {
-        return go_split(kernel, units, persistent, gate, threads, A::RowSplit32::for_divisor(dp));
-      };
-      auto units = [&](auto kernel, int elems, int threads, auto gate) {  // gated_units, `elems` per unit
+      // `units` units per thread of `elems` elements each (a 16-byte pack unless given)
+      auto go = [&](auto kernel, int units, bool persistent, auto gate, int threads = 256,
+                    int elems = static_cast<int>(P::kSize)) {
         const uint32_t du = static_cast<uint32_t>(d / elems);
-        const int64_t blocks = std::max<int64_t>((rows * du + threads - 1) / threads, 1);
-        kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(o, i, r, du, gate);
+        const int64_t tiles = std::max<int64_t>((rows * du + threads * units - 1) / (threads * units), 1);
+        const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
+        kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, r, du, gate);
         return last_error();
       };
+      constexpr int k8 = 8 / sizeof(T);  // elements in 8 bytes
       auto shapes = [&](auto op) -> const char * {
         const auto gate = A::form_for<T>(op);  // the launcher's form for T (GELU's narrow one in 16 bits)
         using G = std::remove_const_t<decltype(gate)>;
         switch (impl) {
           case 0:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, A::kGatedThreads, A::kGatedPerThread>, A::kGatedPerThread,
-                      false, gate, A::kGatedThreads);
+          case 5: {  // the launcher's shape (5: in a persistent grid)
+            constexpr A::GatedShape kShape = A::gated_shape<T, G>();
+            return go(A::gated_kernel<T, G, uint32_t, kShape.unit_bytes, kShape.threads, A::kGatedPerThread>,
+                      A::kGatedPerThread, impl == 5, gate, kShape.threads, kShape.unit_bytes / sizeof(T));
+          }
           case 2:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 256, 1>, 1, false, gate);
+            return go(A::gated_kernel<T, G, uint32_t, 16, 256, 1>, 1, false, gate);
           case 3:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 256, 4>, 4, false, gate);
-          case 5:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, A::kGatedThreads, A::kGatedPerThread>, A::kGatedPerThread,
-                      true, gate, A::kGatedThreads);
+            return go(A::gated_kernel<T, G, uint32_t, 16, 256, 4>, 4, false, gate);
           case 6:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 128, 1>, 1, false, gate, 128);
+            return go(A::gated_kernel<T, G, uint32_t, 16, 128, 1>, 1, false, gate, 128);
           case 7:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 128, 2>, 2, false, gate, 128);
+            return go(A::gated_kernel<T, G, uint32_t, 16, 128, 2>, 2, false, gate, 128);
           case 8:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 512, 1>, 1, false, gate, 512);
+            return go(A::gated_kernel<T, G, uint32_t, 16, 512, 1>, 1, false, gate, 512);
           case 9:
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 1024, 1>, 1, false, gate, 1024);
-          case 20:  // the launcher's shape, the row by a division (before RowSplit32)
-            return go_split(A::gated_kernel<T, G, DividedSplit, true, A::kGatedThreads, A::kGatedPerThread>,
-                            A::kGatedPerThread, false, gate, A::kGatedThreads, DividedSplit{dp});
-          case 21:  // the launcher's shape, d known at compile time (the large size's): a bound
-            if (dp == 1024)
-              return go_split(A::gated_kernel<T, G, FixedSplit<1024>, true, A::kGatedThreads, A::kGatedPerThread>,
-                              A::kGatedPerThread, false, gate, A::kGatedThreads, FixedSplit<1024>{});
-            if (dp == 2048)
-              return go_split(A::gated_kernel<T, G, FixedSplit<2048>, true, A::kGatedThreads, A::kGatedPerThread>,
-                              A::kGatedPerThread, false, gate, A::kGatedThreads, FixedSplit<2048>{});
-            return "probe_act: no fixed split for this d";
+            return go(A::gated_kernel<T, G, uint32_t, 16, 1024, 1>, 1, false, gate, 1024);
           case 22:  // 128 threads x 2 packs (Inductor's pointwise shape, XBLOCK 1024 in float32, 4 warps)
-            return go(A::gated_kernel<T, G, A::RowSplit32, true, 128, 2>, 2, false, gate, 128);
+            return go(A::gated_kernel<T, G, uint32_t, 16, 128, 2>, 2, false, gate, 128);
           case 23:
-            return units(gated_units<T, G, 8 / sizeof(T), 256>, 8 / sizeof(T), 256, gate);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 256, 1>, 1, false, gate, 256, k8);
           case 24:
-            return units(gated_units<T, G, 8 / sizeof(T), 512>, 8 / sizeof(T), 512, gate);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 512, 1>, 1, false, gate, 512, k8);
           case 25:
-            return units(gated_units<T, G, 8 / sizeof(T), 1024>, 8 / sizeof(T), 1024, gate);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 1024, 1>, 1, false, gate, 1024, k8);
           case 26:
-            return units(gated_units<T, G, 4 / sizeof(T), 256>, 4 / sizeof(T), 256, gate);
+            return go(A::gated_kernel<T, G, uint32_t, 4, 256, 1>, 1, false, gate, 256, 4 / sizeof(T));
           case 27:
-            return units(gated_units<T, G, 8 / sizeof(T), 128>, 8 / sizeof(T), 128, gate);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 128, 1>, 1, false, gate, 128, k8);
+          case 28:
+            return go(A::gated_kernel<T, G, uint32_t, 8, 256, 2>, 2, false, gate, 256, k8);
+          case 29:  // 16-byte packs in 256-thread blocks
+            return go(A::gated_kernel<T, G, uint32_t, 16, 256, 1>, 1, false, gate, 256);
           default:
             return "probe_act: unknown impl";
         }
@@ -785,11 +731,11 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           const unsigned b1024 = static_cast<unsigned>((rows * dp + 1023) / 1024);
           switch (impl) {
             case 10:
-              return go(A::gated_kernel<T, PolyMul, A::RowSplit32, true, 256, 1>, 1, false, PolyMul());
+              return go(A::gated_kernel<T, PolyMul, uint32_t, 16, 256, 1>, 1, false, PolyMul());
             case 11:
-              return go(A::gated_kernel<T, PolyMul, A::RowSplit32, true, 1024, 1>, 1, false, PolyMul(), 1024);
+              return go(A::gated_kernel<T, PolyMul, uint32_t, 16, 1024, 1>, 1, false, PolyMul(), 1024);
             case 12:
-              return go(A::gated_kernel<T, PolyMul, A::RowSplit32, true, 256, 2>, 2, false, PolyMul());
+              return go(A::gated_kernel<T, PolyMul, uint32_t, 16, 256, 2>, 2, false, PolyMul());
             case 13:
               gated_pairs<T, GeluPoly, 256><<<b256, 256, 0, stream>>>(o, i, r, dp, GeluPoly());
               return last_error();
@@ -801,7 +747,7 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
               gated_pairs<T, GeluPoly, 1024><<<b1024, 1024, 0, stream>>>(o, i, r, dp, GeluPoly());
               return last_error();
             case 16:
-              return go(A::gated_kernel<T, FastAndMul<GeluPolyT<false>>, A::RowSplit32, true, 256, 1>, 1, false,
+              return go(A::gated_kernel<T, FastAndMul<GeluPolyT<false>>, uint32_t, 16, 256, 1>, 1, false,
                         FastAndMul<GeluPolyT<false>>());
             default:
               return "probe_act: unknown impl";
@@ -810,10 +756,10 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       }
       if (impl == 4) {
         if (op == 0)
-          return go(A::gated_kernel<T, FastAndMul<SiluFast>, A::RowSplit32, true, 256, A::kGatedPerThread>,
-                    A::kGatedPerThread, false, FastAndMul<SiluFast>());
+          return go(A::gated_kernel<T, FastAndMul<SiluFast>, uint32_t, 16, 256, A::kGatedPerThread>, A::kGatedPerThread,
+                    false, FastAndMul<SiluFast>());
         if (op == 3)
-          return go(A::gated_kernel<T, FastAndMul<GeluTanhFast>, A::RowSplit32, true, 256, A::kGatedPerThread>,
+          return go(A::gated_kernel<T, FastAndMul<GeluTanhFast>, uint32_t, 16, 256, A::kGatedPerThread>,
                     A::kGatedPerThread, false, FastAndMul<GeluTanhFast>());
         return "probe_act: no fast form";
       }
@@ -831,8 +777,9 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       }
     }
     const int64_t n = rows * d;
-    auto go = [&](auto kernel, int units, bool persistent, auto act, int threads = 256) {
-      const int64_t tiles = std::max<int64_t>((n / P::kSize + threads * units - 1) / (threads * units), 1);
+    auto go = [&](auto kernel, int units, bool persistent, auto act, int threads = 256,
+                  int elems = static_cast<int>(P::kSize)) {
+      const int64_t tiles = std::max<int64_t>((n / elems + threads * units - 1) / (threads * units), 1);
       const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
       kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n, act);
       return last_error();
@@ -842,21 +789,29 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       using F = std::remove_const_t<decltype(act)>;
       switch (impl) {
         case 0:
-          return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, false, act);
+          return go(A::elementwise_kernel<T, F, 16, 256, A::kPerThread>, A::kPerThread, false, act);
         case 2:
-          return go(A::elementwise_kernel<T, F, true, 256, 1>, 1, false, act);
+          return go(A::elementwise_kernel<T, F, 16, 256, 1>, 1, false, act);
         case 3:
-          return go(A::elementwise_kernel<T, F, true, 256, 8>, 8, false, act);
+          return go(A::elementwise_kernel<T, F, 16, 256, 8>, 8, false, act);
         case 5:
-          return go(A::elementwise_kernel<T, F, true, 256, A::kPerThread>, A::kPerThread, true, act);
+          return go(A::elementwise_kernel<T, F, 16, 256, A::kPerThread>, A::kPerThread, true, act);
         case 6:
-          return go(A::elementwise_kernel<T, F, true, 128, 1>, 1, false, act, 128);
+          return go(A::elementwise_kernel<T, F, 16, 128, 1>, 1, false, act, 128);
         case 7:
-          return go(A::elementwise_kernel<T, F, true, 128, 2>, 2, false, act, 128);
+          return go(A::elementwise_kernel<T, F, 16, 128, 2>, 2, false, act, 128);
         case 8:
-          return go(A::elementwise_kernel<T, F, true, 512, 1>, 1, false, act, 512);
+          return go(A::elementwise_kernel<T, F, 16, 512, 1>, 1, false, act, 512);
         case 9:
-          return go(A::elementwise_kernel<T, F, true, 1024, 1>, 1, false, act, 1024);
+          return go(A::elementwise_kernel<T, F, 16, 1024, 1>, 1, false, act, 1024);
+        case 23:
+          return go(A::elementwise_kernel<T, F, 8, 256, 1>, 1, false, act, 256, 8 / sizeof(T));
+        case 24:
+          return go(A::elementwise_kernel<T, F, 8, 512, 1>, 1, false, act, 512, 8 / sizeof(T));
+        case 27:
+          return go(A::elementwise_kernel<T, F, 8, 128, 1>, 1, false, act, 128, 8 / sizeof(T));
+        case 28:
+          return go(A::elementwise_kernel<T, F, 8, 256, 2>, 2, false, act, 256, 8 / sizeof(T));
         default:
           return "probe_act: unknown impl";
       }
@@ -870,11 +825,11 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         const unsigned b1024 = static_cast<unsigned>((n / 8 + 1023) / 1024);
         switch (impl) {
           case 10:
-            return go(A::elementwise_kernel<T, GeluPoly, true, 256, 1>, 1, false, GeluPoly());
+            return go(A::elementwise_kernel<T, GeluPoly, 16, 256, 1>, 1, false, GeluPoly());
           case 11:
-            return go(A::elementwise_kernel<T, GeluPoly, true, 1024, 1>, 1, false, GeluPoly(), 1024);
+            return go(A::elementwise_kernel<T, GeluPoly, 16, 1024, 1>, 1, false, GeluPoly(), 1024);
           case 12:
-            return go(A::elementwise_kernel<T, GeluPoly, true, 256, 2>, 2, false, GeluPoly());
+            return go(A::elementwise_kernel<T, GeluPoly, 16, 256, 2>, 2, false, GeluPoly());
           case 13:
             act_pairs<T, GeluPoly, 256><<<b256, 256, 0, stream>>>(o, i, n, GeluPoly());
             return last_error();
@@ -885,7 +840,7 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
             act_pairs<T, GeluPoly, 1024><<<b1024, 1024, 0, stream>>>(o, i, n, GeluPoly());
             return last_error();
           case 16:
-            return go(A::elementwise_kernel<T, GeluPolyT<false>, true, 256, 1>, 1, false, GeluPolyT<false>());
+            return go(A::elementwise_kernel<T, GeluPolyT<false>, 16, 256, 1>, 1, false, GeluPolyT<false>());
           default:
             return "probe_act: unknown impl";
         }
@@ -893,10 +848,9 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
     }
     if (impl == 4) {
       if (op == 4)
-        return go(A::elementwise_kernel<T, SiluFast, true, 256, A::kPerThread>, A::kPerThread, false, SiluFast());
+        return go(A::elementwise_kernel<T, SiluFast, 16, 256, A::kPerThread>, A::kPerThread, false, SiluFast());
       if (op == 6)
-        return go(A::elementwise_kernel<T, GeluTanhFast, true, 256, A::kPerThread>, A::kPerThread, false,
-                  GeluTanhFast());
+        return go(A::elementwise_kernel<T, GeluTanhFast, 16, 256, A::kPerThread>, A::kPerThread, false, GeluTanhFast());
       return "probe_act: no fast form";
     }
     switch (op) {

@@ -1,21 +1,22 @@
 // Activation device code (CUDA and HIP).
 //
 // Memory-bound kernels, so the layout of the accesses is the whole design.
-// Each thread moves one 16-byte pack (8 halves / 4 floats) of the output per
-// tile (the gated ops load two, one from each half of the input row),
-// converts to the op-math type (float for float32/float16/bfloat16) and
+// Each thread moves one unit of the output per tile: a 16-byte pack (8 halves
+// / 4 floats) for the elementwise ops, 8 or 16 bytes for the gated ops, which
+// load two, one from each half of the input row (gated_shape says which).
+// It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
-// kThreads threads (gated: kGatedThreads), one tile of kThreads * kPerThread
-// packs each, as many blocks as tiles, so the hardware keeps every SM full of
-// short blocks (a grid-stride loop over tiles keeps any size correct).
+// kThreads threads (gated: gated_shape's), one tile of threads * units per
+// thread each, as many blocks as tiles, so the hardware keeps every SM full
+// of short blocks (a grid-stride loop over tiles keeps any size correct).
 // Measured on an H100 (reference/kernels/tests/roofline_probe.py, issue #32):
 // this shape moves 100% of the device-to-device copy bandwidth (the gated
-// ops, which read twice what they write, 100.6-101.6%); more packs per thread
+// ops, which read twice what they write, 101.5-102.9%); more packs per thread
 // (2-8, all loads issued first) or a persistent grid of resident blocks moved
 // 87-99%. The elementwise ops' fewer than 8 elements past the last whole pack
-// are done by block 0 with scalar accesses; a pointer that is not 16-byte
-// aligned, or (gated ops) d not a multiple of the pack size, makes the whole
-// tensor take the scalar form of the same kernel.
+// are done by block 0 with scalar accesses; a pointer not aligned to the
+// unit, or (gated ops) d not a multiple of the unit's elements, makes the
+// whole tensor take the scalar form of the same kernel.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -32,18 +33,12 @@ namespace {
 using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;
-// The gated ops in 16 bits moved 0.6% more in blocks of 1024 than of 256
-// (silu_and_mul, fatrelu_and_mul, gelu_and_mul: 263.2-263.7 against
-// 265.0-265.2 µs; gelu_tanh_and_mul the exception, 265.2-265.8 against
-// 263.5), float32 the same (bench/results/roofline-h100-2026-11-28-probe9.log);
-// the elementwise ops lost 1-6% in blocks of 1024.
-constexpr int kGatedThreads = 1024;
 constexpr int kPerThread = 1;       // elementwise: packs per thread and tile
-constexpr int kGatedPerThread = 1;  // gated: output packs per thread and tile (two input packs each)
+constexpr int kGatedPerThread = 1;  // gated: output units per thread and tile (two input units each)
 constexpr int kPackBytes = 16;
 
 // N elements of T moved by one access: a 16-byte pack (one vector
-// instruction: 8 halves, 4 floats, 2 doubles) or a single element.
+// instruction: 8 halves, 4 floats, 2 doubles), 8 bytes, or a single element.
 template <typename T, int N>
 struct alignas(sizeof(T) * N) Unit {
   static constexpr int kSize = N;
@@ -51,8 +46,8 @@ struct alignas(sizeof(T) * N) Unit {
 };
 template <typename T>
 using Pack = Unit<T, kPackBytes / sizeof(T)>;
-template <typename T, bool kVectorized>
-using unit_t = Unit<T, kVectorized ? kPackBytes / static_cast<int>(sizeof(T)) : 1>;
+template <typename T, int kBytes>
+using unit_t = Unit<T, kBytes / static_cast<int>(sizeof(T))>;
 
 // Exact GELU for float16/bfloat16 outputs. erff (two polynomials, selects
 // and a branch) made gelu in 16 bits compute-bound on an H100: 381-385 µs,
@@ -148,13 +143,15 @@ auto form_for(Op op) {
   }
 }
 
-bool is_pack_aligned(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % kPackBytes == 0; }
+bool is_aligned(const void *p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
-// One load of a unit; a pack as one 16-byte vector load.
+// One load of a unit: a pack as one 16-byte vector load, 8 bytes as one
+// 8-byte load.
 template <typename U>
 __device__ __forceinline__ U load_unit(const U *p) {
-  if constexpr (sizeof(U) == kPackBytes) {
-    const uint4 bits = *reinterpret_cast<const uint4 *>(p);
+  if constexpr (sizeof(U) == 16 || sizeof(U) == 8) {
+    using Bits = std::conditional_t<sizeof(U) == 16, uint4, uint2>;
+    const Bits bits = *reinterpret_cast<const Bits *>(p);
     U u;
     memcpy(&u, &bits, sizeof u);
     return u;
@@ -166,11 +163,13 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // out[i] = act(in[i]) for i < n. Tile t covers units
 // [t * kBlock * kUnits, (t + 1) * kBlock * kUnits); a thread's units are
 // threadIdx.x + k * kBlock of its tile, all loaded before the first is used.
-template <typename scalar_t, typename Act, bool kVectorized, int kBlock, int kUnits>
+// Units of kUnitBytes (sizeof(scalar_t): one element, the form for any
+// pointer).
+template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
-  using U = unit_t<scalar_t, kVectorized>;
+  using U = unit_t<scalar_t, kUnitBytes>;
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
   const int64_t units = n / U::kSize;
   const U *in_u = reinterpret_cast<const U *>(in);
@@ -195,7 +194,7 @@ __global__ void __launch_bounds__(kBlock)
       }
     }
   }
-  if (kVectorized && blockIdx.x == 0) {  // the scalar tail: fewer than one pack
+  if (U::kSize > 1 && blockIdx.x == 0) {  // the scalar tail: fewer than one unit
     const int64_t i = units * U::kSize + threadIdx.x;
     if (i < n) {
       out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
@@ -203,53 +202,17 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The row of a flattened index, i / d, for the gated kernel's 32-bit form
-// (every index below 2^31): a multiply-high, an add and a shift instead of a
-// division by a value only known at run time, which takes about ten
-// instructions per pack on CUDA. Granlund and Montgomery, "Division by
-// invariant integers using multiplication" (PLDI 1994), section 4: with
-// s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1, which fits in 32
-// bits, i / d = (mulhi(i, m) + i) >> s for every 32-bit i, the sum taken
-// in 33 bits; mulhi(i, m) <= i < 2^31 keeps it in 32.
-// reference/kernels/tests/row_split_check.py checks the identity.
-struct RowSplit32 {
-  using Index = uint32_t;
-  uint32_t d;
-  uint32_t magic;
-  uint32_t shift;
-
-  static RowSplit32 for_divisor(uint32_t d) {  // d >= 1
-    uint32_t s = 0;
-    while ((uint64_t{1} << s) < d) {
-      ++s;
-    }
-    const uint64_t m = ((uint64_t{1} << 32) * ((uint64_t{1} << s) - d)) / d + 1;
-    return RowSplit32{d, static_cast<uint32_t>(m), s};
-  }
-  __device__ uint32_t row(uint32_t i) const { return (__umulhi(i, magic) + i) >> shift; }
-};
-
-// The same for 64-bit indexes (inputs of 2^31 elements or more): a division.
-struct RowSplit64 {
-  using Index = int64_t;
-  int64_t d;
-
-  __device__ int64_t row(int64_t i) const { return i / d; }
-};
-
 // out[r, j] = gate(in[r, j], in[r, d + j]) for r < rows, j < d, with d
-// counted in units (d_elems / kSize in the vectorised form): output unit i of
-// the flattened [rows, d] output reads input units i + row(i) * d and that
-// + d, row(i) = i / d from `split` (RowSplit32 below 2^31 elements).
-template <typename scalar_t, typename Gate, typename Split, bool kVectorized, int kBlock, int kUnits>
+// counted in units of kUnitBytes (d_elems / kSize): output unit i of
+// the flattened [rows, d] output reads input units i + (i / d) * d and that
+// + d. IdxT is uint32_t when the input has fewer than 2^31 elements, so the
+// row split is a 32-bit division.
+template <typename scalar_t, typename Gate, typename IdxT, int kUnitBytes, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
-    gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, typename Split::Index rows, Split split,
-                 Gate gate) {
+    gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, IdxT rows, IdxT d, Gate gate) {
   using acc_t = opmath_t<scalar_t>;
-  using U = unit_t<scalar_t, kVectorized>;
-  using IdxT = typename Split::Index;
+  using U = unit_t<scalar_t, kUnitBytes>;
   constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
-  const IdxT d = split.d;
   const IdxT total = rows * d;
   const U *in_u = reinterpret_cast<const U *>(in);
   U *out_u = reinterpret_cast<U *>(out);
@@ -264,7 +227,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int k = 0; k < kUnits; ++k) {
       const IdxT i = first + k * kBlock;
       if (whole || i < total) {
-        const IdxT a_idx = i + split.row(i) * d;  // row * 2d + (i - row * d)
+        const IdxT a_idx = i + (i / d) * d;  // row * 2d + (i - row * d)
         a[k] = load_unit(in_u + a_idx);
         b[k] = load_unit(in_u + a_idx + d);
       }
@@ -293,45 +256,66 @@ dim3 grid_for(int64_t units) {
 
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
-  if (is_pack_aligned(in) && is_pack_aligned(dst)) {
-    elementwise_kernel<scalar_t, Act, true, kThreads, kPerThread>
+  if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
+    elementwise_kernel<scalar_t, Act, kPackBytes, kThreads, kPerThread>
         <<<grid_for<kThreads, kPerThread>(n / Pack<scalar_t>::kSize), kThreads, 0, stream>>>(dst, in, n, act);
   } else {
-    elementwise_kernel<scalar_t, Act, false, kThreads, kPerThread>
+    elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kThreads, kPerThread>
         <<<grid_for<kThreads, kPerThread>(n), kThreads, 0, stream>>>(dst, in, n, act);
   }
   return gpu_compat::launch_error();
 }
 
-template <typename scalar_t, typename Gate, typename Split>
-const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream,
-                         Split (*split_for)(int64_t)) {
-  constexpr int64_t kSize = Pack<scalar_t>::kSize;
-  using IdxT = typename Split::Index;
-  if (d % kSize == 0 && is_pack_aligned(in) && is_pack_aligned(dst)) {
-    const int64_t d_packs = d / kSize;
-    gated_kernel<scalar_t, Gate, Split, true, kGatedThreads, kGatedPerThread>
-        <<<grid_for<kGatedThreads, kGatedPerThread>(rows * d_packs), kGatedThreads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), split_for(d_packs), gate);
+// The gated kernel's launch shape for a storage type and gate form: bytes
+// per access and threads per block, one output unit per thread. Measured on
+// an H100 (bench/results/roofline-h100-2026-11-28-probe{13a,13b,14a}.log),
+// large size: 8-byte units in blocks of 256 (the shape of Inductor's 8-warp
+// pointwise config for these ops) ran every float32 gate 1.0-1.4% faster
+// than 16-byte packs in blocks of 1024 (silu_and_mul 519.9 against 526.8 µs,
+// fatrelu_and_mul 522.4 against 526.7), and the 16-bit gelu_tanh_and_mul,
+// gelu_and_mul and fatrelu_and_mul 0.1-0.8% faster (fatrelu 261.4 against
+// 263.3); 16-bit silu_and_mul ran 2% slower that way (268.3-268.9 against
+// 263.1), so silu's gates keep the packs in 16 bits. float64 keeps the packs
+// (not measured).
+struct GatedShape {
+  int unit_bytes;
+  int threads;
+};
+template <typename scalar_t, typename Gate>
+constexpr GatedShape gated_shape() {
+  constexpr bool kSiluGate =
+      std::is_same_v<Gate, activation::SiluAndMul> || std::is_same_v<Gate, activation::MulAndSilu>;
+  if constexpr (sizeof(scalar_t) == 4 || (sizeof(scalar_t) == 2 && !kSiluGate)) {
+    return GatedShape{8, 256};
   } else {
-    gated_kernel<scalar_t, Gate, Split, false, kGatedThreads, kGatedPerThread>
-        <<<grid_for<kGatedThreads, kGatedPerThread>(rows * d), kGatedThreads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), split_for(d), gate);
+    return GatedShape{kPackBytes, 1024};
+  }
+}
+
+template <typename scalar_t, typename Gate, typename IdxT>
+const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
+  constexpr GatedShape kShape = gated_shape<scalar_t, Gate>();
+  constexpr int64_t kSize = unit_t<scalar_t, kShape.unit_bytes>::kSize;
+  if (d % kSize == 0 && is_aligned(in, kShape.unit_bytes) && is_aligned(dst, kShape.unit_bytes)) {
+    const int64_t d_units = d / kSize;
+    gated_kernel<scalar_t, Gate, IdxT, kShape.unit_bytes, kShape.threads, kGatedPerThread>
+        <<<grid_for<kShape.threads, kGatedPerThread>(rows * d_units), kShape.threads, 0, stream>>>(
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_units), gate);
+  } else {
+    gated_kernel<scalar_t, Gate, IdxT, sizeof(scalar_t), kShape.threads, kGatedPerThread>
+        <<<grid_for<kShape.threads, kGatedPerThread>(rows * d), kShape.threads, 0, stream>>>(
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), gate);
   }
   return gpu_compat::launch_error();
 }
 
 template <typename scalar_t, typename Gate>
 const char *gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
-  if (rows <= 0 || d <= 0) {
-    return nullptr;  // nothing to write (and no divisor for the row split)
-  }
   // The input holds rows * 2d elements; below 2^31 the index math is 32-bit.
   if (rows * 2 * d <= std::numeric_limits<int32_t>::max()) {
-    return launch_gated(dst, in, rows, d, gate, stream,
-                        +[](int64_t units) { return RowSplit32::for_divisor(static_cast<uint32_t>(units)); });
+    return launch_gated<scalar_t, Gate, uint32_t>(dst, in, rows, d, gate, stream);
   }
-  return launch_gated(dst, in, rows, d, gate, stream, +[](int64_t units) { return RowSplit64{units}; });
+  return launch_gated<scalar_t, Gate, int64_t>(dst, in, rows, d, gate, stream);
 }
 
 // Calls body(scalar_t{}) with the C++ type of `kind` (AT_DISPATCH's role).
