@@ -18,7 +18,8 @@ DEVICE is `cpu` (default) or `cuda`.
 Every op of the kernel found in TARGET is compared with Torch's own
 implementation (computed in float32 from the same input and rounded once to
 the input dtype) with per-dtype tolerances, for several shapes including
-odd sizes and 16-byte-misaligned inputs; argument checks (bad dtype,
+odd sizes and inputs that start one element or 8 bytes past a 16-byte
+boundary; argument checks (bad dtype,
 non-contiguous input, wrong out shape) must raise. One line per case, then
 `N passed, N failed`; the exit status is 1 on any failure.
 """
@@ -121,15 +122,19 @@ KERNELS = {
     "rms_norm": [Op("rms_norm", "rms_norm", _rms_norm)],
 }
 
-# (input shape, misaligned): misaligned inputs start one element past a
-# 16-byte boundary, which exercises the kernels' scalar fallback.
+# (input shape, offset): the input starts `offset` past a 16-byte boundary,
+# ELEMENT (one element: the kernels' scalar fallback) or 8 bytes (2 floats, 4
+# halves: the gated kernels' 8-byte units still apply, 16-byte packs not).
+# Gated rows of d = 6 or 13 (an input row of 12 or 26) are a whole number of
+# 8-byte units in float32 but not of 16-byte packs, or neither.
+ELEMENT = "element"
 SHAPES = {
-    "elementwise": [((7,), False), ((3, 129), False), ((4, 16, 257), False),
-                    ((1024, 2048), False), ((5, 64), True)],
-    "gated": [((1, 16), False), ((5, 26), False), ((3, 4, 128), False),
-              ((257, 2048), False), ((7, 128), True)],
-    "rms_norm": [((1, 8), False), ((7, 33), False), ((4, 5, 128), False),
-                 ((512, 4096), False), ((3, 4100), False), ((6, 256), True)],
+    "elementwise": [((7,), 0), ((3, 129), 0), ((4, 16, 257), 0),
+                    ((1024, 2048), 0), ((5, 64), ELEMENT), ((5, 64), 8)],
+    "gated": [((1, 16), 0), ((5, 26), 0), ((9, 12), 0), ((3, 4, 128), 0),
+              ((257, 2048), 0), ((7, 128), ELEMENT), ((7, 128), 8), ((9, 12), 8)],
+    "rms_norm": [((1, 8), 0), ((7, 33), 0), ((4, 5, 128), 0),
+                 ((512, 4096), 0), ((3, 4100), 0), ((6, 256), ELEMENT), ((6, 256), 8)],
 }
 SHAPES["fatrelu"] = SHAPES["gated"]
 FATRELU_THRESHOLDS = (0.0, 0.5, -0.25)
@@ -246,9 +251,16 @@ class Results:
         print(("PASS  " if ok else "FAIL  ") + line, flush=True)
 
 
-def make_input(shape, dtype, device, misaligned, generator, scale=3.0):
+def offset_elements(offset, dtype):
+    """Elements of dtype that start the input `offset` (SHAPES) past its storage."""
+    if offset == ELEMENT:
+        return 1
+    return max(offset // torch.empty((), dtype=dtype).element_size(), 1) if offset else 0
+
+
+def make_input(shape, dtype, device, offset, generator, scale=3.0):
     numel = math.prod(shape)
-    offset = 1 if misaligned else 0
+    offset = offset_elements(offset, dtype)
     base = torch.randn(numel + offset, generator=generator, dtype=torch.float32) * scale
     return base.to(device=device, dtype=dtype)[offset:].view(shape)
 
@@ -290,9 +302,9 @@ def _cases(op):
     return [("", (), op.reference)]
 
 
-def run_case(target, op, dtype, shape, misaligned, extra, ref_fn, device, generator, use_api):
+def run_case(target, op, dtype, shape, offset, extra, ref_fn, device, generator, use_api):
     compute = torch.float64 if dtype == torch.float64 else torch.float32
-    x = make_input(shape, dtype, device, misaligned, generator)
+    x = make_input(shape, dtype, device, offset, generator)
     out_shape = _out_shape(op, shape)
     if op.kind == "rms_norm":
         weight = (torch.randn(shape[-1], generator=generator) * 0.2 + 1.0).to(device, dtype)
@@ -314,18 +326,24 @@ def run_case(target, op, dtype, shape, misaligned, extra, ref_fn, device, genera
     return compare(out, ref, dtype, op.exact)
 
 
+def offset_label(offset):
+    if offset == ELEMENT:
+        return "misaligned "
+    return f"offset {offset} B " if offset else ""
+
+
 def check_numerics(target, op, dtypes, device, results):
     generator = torch.Generator().manual_seed(1234)
     for dtype in dtypes:
         dname = str(dtype).replace("torch.", "")
         for label, extra, ref_fn in _cases(op):
-            for shape, misaligned in SHAPES[op.kind]:
+            for shape, offset in SHAPES[op.kind]:
                 for use_api in ([True, False] if target.api is not None else [False]):
                     via = "api" if use_api else "raw"
                     desc = (f"{op.name:<18} {dname:<8} {str(tuple(shape)):<14} "
-                            f"{'misaligned ' if misaligned else ''}{label} [{via}]").rstrip()
+                            f"{offset_label(offset)}{label} [{via}]").rstrip()
                     try:
-                        ok, err = run_case(target, op, dtype, shape, misaligned, extra, ref_fn,
+                        ok, err = run_case(target, op, dtype, shape, offset, extra, ref_fn,
                                            device, generator, use_api)
                         results.record(ok, f"{desc}  max_abs_err={err:.3g}")
                     except Exception as exc:

@@ -608,16 +608,17 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 //     10 gelu_fast (the launcher only, impl 0: gelu_tanh_check.py).
 // Gated ops: rows x 2d input, rows x d output; elementwise: rows x d both.
 // impl: 0 the launcher; 1 the old launcher; 2 one pack (gated: output pack) per
-// thread; 3 4 per thread (gated) / 8 (elementwise); 4 the launcher's shape
-// with the fast forms (ops 0, 3, 4, 6); 5 persistent grid of the launcher's shape;
-// 6-9 128 x 1, 128 x 2, 512 x 1, 1024 x 1. The gelu forms (ops 1 and 5,
-// 16-bit only), GeluPoly instead of erff: 10 256 x 1; 11 1024 x 1; 12 256 x 2;
-// 13 256 x 1 converted in pairs; 14 as 13 with erff; 15 as 13 in 1024;
-// 16 as 10 with fminf's clamp (a NaN becomes 0). 0 and 5 take the launcher's
-// shape (A::gated_shape) for gated ops. 22 128 x 2 (Inductor's 4-warp pointwise shape in float32); units of 8 bytes
-// (elementwise and gated): 23 one per thread in 256 threads, 24 in 512, 27 in
-// 128, 28 two per thread in 256; gated only: 25 8 bytes in 1024, 26 4 bytes
-// in 256, 29 16 bytes in 256.
+// thread; 3 4 per thread (gated) / 8 (elementwise); 4 16-byte packs in
+// 256-thread blocks with the fast forms (ops 0, 3, 4, 6); 5 persistent grid of
+// the launcher's shape; 6-9 128 x 1, 128 x 2, 512 x 1, 1024 x 1 (packs). The
+// gelu forms (ops 1 and 5, 16-bit only), GeluPoly instead of erff: 10 256 x 1;
+// 11 1024 x 1; 12 256 x 2; 13 256 x 1 converted in pairs; 14 as 13 with erff;
+// 15 as 13 in 1024; 16 as 10 with fminf's clamp (a NaN becomes 0). Units of 8
+// bytes: 23 one per thread in 256 threads, 24 in 512, 27 in 128, 28 two per
+// thread in 256; gated only: 25 8 bytes in 1024, 26 4 bytes in 256, 22 = 7
+// and 29 = 2 (their numbers in probe12a and probe14a). Older logs: 20 and 21
+// (probe12) timed row splits since removed, and 23-27 in probe13 a probe-only
+// kernel of the same unit shapes (a7b0e27).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -669,54 +670,50 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
     if (gated) {
       const uint32_t dp = static_cast<uint32_t>(d / P::kSize);
       const uint32_t r = static_cast<uint32_t>(rows);
-      // `units` units per thread of `elems` elements each (a 16-byte pack unless given)
-      auto go = [&](auto kernel, int units, bool persistent, auto gate, int threads = 256,
-                    int elems = static_cast<int>(P::kSize)) {
-        const uint32_t du = static_cast<uint32_t>(d / elems);
+      // `units` units per thread of `unit_bytes` each (the kernel's kUnitBytes)
+      auto go = [&](auto kernel, int units, bool persistent, auto gate, int threads = 256, int unit_bytes = 16) {
+        const uint32_t du = static_cast<uint32_t>(d / (unit_bytes / static_cast<int>(sizeof(T))));
         const int64_t tiles = std::max<int64_t>((rows * du + threads * units - 1) / (threads * units), 1);
         const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
         kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, r, du, gate);
         return last_error();
       };
-      constexpr int k8 = 8 / sizeof(T);  // elements in 8 bytes
       auto shapes = [&](auto op) -> const char * {
         const auto gate = A::form_for<T>(op);  // the launcher's form for T (GELU's narrow one in 16 bits)
         using G = std::remove_const_t<decltype(gate)>;
         switch (impl) {
           case 0:
           case 5: {  // the launcher's shape (5: in a persistent grid)
-            constexpr A::GatedShape kShape = A::gated_shape<T, G>();
+            constexpr A::GatedShape kShape = A::gated_shape<T, decltype(op)>();
             return go(A::gated_kernel<T, G, uint32_t, kShape.unit_bytes, kShape.threads, A::kGatedPerThread>,
-                      A::kGatedPerThread, impl == 5, gate, kShape.threads, kShape.unit_bytes / sizeof(T));
+                      A::kGatedPerThread, impl == 5, gate, kShape.threads, kShape.unit_bytes);
           }
           case 2:
+          case 29:  // 16-byte packs in 256-thread blocks (29 in probe14a)
             return go(A::gated_kernel<T, G, uint32_t, 16, 256, 1>, 1, false, gate);
           case 3:
             return go(A::gated_kernel<T, G, uint32_t, 16, 256, 4>, 4, false, gate);
           case 6:
             return go(A::gated_kernel<T, G, uint32_t, 16, 128, 1>, 1, false, gate, 128);
           case 7:
+          case 22:  // 128 threads x 2 packs: Inductor's 4-warp config for float32 silu_and_mul (22 in probe12a)
             return go(A::gated_kernel<T, G, uint32_t, 16, 128, 2>, 2, false, gate, 128);
           case 8:
             return go(A::gated_kernel<T, G, uint32_t, 16, 512, 1>, 1, false, gate, 512);
           case 9:
             return go(A::gated_kernel<T, G, uint32_t, 16, 1024, 1>, 1, false, gate, 1024);
-          case 22:  // 128 threads x 2 packs (Inductor's pointwise shape, XBLOCK 1024 in float32, 4 warps)
-            return go(A::gated_kernel<T, G, uint32_t, 16, 128, 2>, 2, false, gate, 128);
           case 23:
-            return go(A::gated_kernel<T, G, uint32_t, 8, 256, 1>, 1, false, gate, 256, k8);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 256, 1>, 1, false, gate, 256, 8);
           case 24:
-            return go(A::gated_kernel<T, G, uint32_t, 8, 512, 1>, 1, false, gate, 512, k8);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 512, 1>, 1, false, gate, 512, 8);
           case 25:
-            return go(A::gated_kernel<T, G, uint32_t, 8, 1024, 1>, 1, false, gate, 1024, k8);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 1024, 1>, 1, false, gate, 1024, 8);
           case 26:
-            return go(A::gated_kernel<T, G, uint32_t, 4, 256, 1>, 1, false, gate, 256, 4 / sizeof(T));
+            return go(A::gated_kernel<T, G, uint32_t, 4, 256, 1>, 1, false, gate, 256, 4);
           case 27:
-            return go(A::gated_kernel<T, G, uint32_t, 8, 128, 1>, 1, false, gate, 128, k8);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 128, 1>, 1, false, gate, 128, 8);
           case 28:
-            return go(A::gated_kernel<T, G, uint32_t, 8, 256, 2>, 2, false, gate, 256, k8);
-          case 29:  // 16-byte packs in 256-thread blocks
-            return go(A::gated_kernel<T, G, uint32_t, 16, 256, 1>, 1, false, gate, 256);
+            return go(A::gated_kernel<T, G, uint32_t, 8, 256, 2>, 2, false, gate, 256, 8);
           default:
             return "probe_act: unknown impl";
         }
@@ -777,8 +774,8 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       }
     }
     const int64_t n = rows * d;
-    auto go = [&](auto kernel, int units, bool persistent, auto act, int threads = 256,
-                  int elems = static_cast<int>(P::kSize)) {
+    auto go = [&](auto kernel, int units, bool persistent, auto act, int threads = 256, int unit_bytes = 16) {
+      const int64_t elems = unit_bytes / static_cast<int>(sizeof(T));
       const int64_t tiles = std::max<int64_t>((n / elems + threads * units - 1) / (threads * units), 1);
       const int64_t cap = persistent ? int64_t(sms()) * resident(kernel, threads) : INT_MAX;
       kernel<<<static_cast<unsigned>(std::min(tiles, cap)), threads, 0, stream>>>(o, i, n, act);
@@ -789,13 +786,15 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
       using F = std::remove_const_t<decltype(act)>;
       switch (impl) {
         case 0:
-          return go(A::elementwise_kernel<T, F, 16, 256, A::kPerThread>, A::kPerThread, false, act);
+          return go(A::elementwise_kernel<T, F, A::kPackBytes, A::kThreads, A::kPerThread>, A::kPerThread, false, act,
+                    A::kThreads);
         case 2:
           return go(A::elementwise_kernel<T, F, 16, 256, 1>, 1, false, act);
         case 3:
           return go(A::elementwise_kernel<T, F, 16, 256, 8>, 8, false, act);
         case 5:
-          return go(A::elementwise_kernel<T, F, 16, 256, A::kPerThread>, A::kPerThread, true, act);
+          return go(A::elementwise_kernel<T, F, A::kPackBytes, A::kThreads, A::kPerThread>, A::kPerThread, true, act,
+                    A::kThreads);
         case 6:
           return go(A::elementwise_kernel<T, F, 16, 128, 1>, 1, false, act, 128);
         case 7:
@@ -805,13 +804,13 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         case 9:
           return go(A::elementwise_kernel<T, F, 16, 1024, 1>, 1, false, act, 1024);
         case 23:
-          return go(A::elementwise_kernel<T, F, 8, 256, 1>, 1, false, act, 256, 8 / sizeof(T));
+          return go(A::elementwise_kernel<T, F, 8, 256, 1>, 1, false, act, 256, 8);
         case 24:
-          return go(A::elementwise_kernel<T, F, 8, 512, 1>, 1, false, act, 512, 8 / sizeof(T));
+          return go(A::elementwise_kernel<T, F, 8, 512, 1>, 1, false, act, 512, 8);
         case 27:
-          return go(A::elementwise_kernel<T, F, 8, 128, 1>, 1, false, act, 128, 8 / sizeof(T));
+          return go(A::elementwise_kernel<T, F, 8, 128, 1>, 1, false, act, 128, 8);
         case 28:
-          return go(A::elementwise_kernel<T, F, 8, 256, 2>, 2, false, act, 256, 8 / sizeof(T));
+          return go(A::elementwise_kernel<T, F, 8, 256, 2>, 2, false, act, 256, 8);
         default:
           return "probe_act: unknown impl";
       }

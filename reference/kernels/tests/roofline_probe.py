@@ -300,11 +300,14 @@ def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
 
 
 def odd_shapes(lib):
-    """The launchers (impl 0) on odd sizes and misaligned pointers, against Torch."""
+    """The launchers (impl 0) on odd sizes and misaligned pointers, against Torch: buffers
+    that start 0, 1 element or 8 bytes (the gated ops' 8-byte units, not 16-byte packs)
+    past an allocation; a gated row of 9 x 12 (d = 6: whole 8-byte units of float32,
+    no whole pack)."""
     failures = 0
     for name, (code, dt) in DTYPES.items():
-        for rows, d in ((1, 1), (3, 7), (7, 129), (5, 4104), (3, 70000), (2, 8200)):
-            for offset in (0, 1):
+        for rows, d in ((1, 1), (3, 7), (9, 12), (7, 129), (5, 4104), (3, 70000), (2, 8200)):
+            for offset in sorted({0, 1, 8 // dt.itemsize}):
                 x = torch.rand(rows * d + offset, device="cuda").mul_(8).sub_(4).to(dt)[offset:].view(rows, d)
                 out = torch.empty(rows * d + offset, device="cuda", dtype=dt)[offset:].view(rows, d)
                 checked(lib.probe_relu(0, code, out.data_ptr(), x.data_ptr(), rows * d, stream()))
@@ -312,7 +315,8 @@ def odd_shapes(lib):
                 w = torch.rand(d + offset, device="cuda").add_(0.5).to(dt)[offset:]
                 checked(lib.probe_rms(0, code, out.data_ptr(), x.data_ptr(), w.data_ptr(), rows, d, EPS, stream()))
                 failures += not close(out, F.rms_norm(x.double(), (d,), w.double(), EPS), name)
-                for op in ("silu_and_mul", "fatrelu_and_mul", "gelu_tanh", "gelu"):
+                for op in ("silu_and_mul", "gelu_and_mul", "fatrelu_and_mul", "gelu_tanh_and_mul", "gelu_tanh",
+                           "gelu"):
                     pcode, gated, form = ACT_OPS[op]
                     if gated and d % 2:
                         continue

@@ -9,9 +9,10 @@
 // kThreads threads (gated: gated_shape's), one tile of threads * units per
 // thread each, as many blocks as tiles, so the hardware keeps every SM full
 // of short blocks (a grid-stride loop over tiles keeps any size correct).
-// Measured on an H100 (reference/kernels/tests/roofline_probe.py, issue #32):
+// Measured on an H100 (issue #32; `kcheck bench`, five runs, bench/RESULTS.md):
 // this shape moves 100% of the device-to-device copy bandwidth (the gated
-// ops, which read twice what they write, 101.5-102.9%); more packs per thread
+// ops, which read twice what they write, 101.5-102.9%); in the probe
+// (reference/kernels/tests/roofline_probe.py) more packs per thread
 // (2-8, all loads issued first) or a persistent grid of resident blocks moved
 // 87-99%. The elementwise ops' fewer than 8 elements past the last whole pack
 // are done by block 0 with scalar accesses; a pointer not aligned to the
@@ -47,7 +48,12 @@ struct alignas(sizeof(T) * N) Unit {
 template <typename T>
 using Pack = Unit<T, kPackBytes / sizeof(T)>;
 template <typename T, int kBytes>
-using unit_t = Unit<T, kBytes / static_cast<int>(sizeof(T))>;
+struct UnitOfBytes {
+  static_assert(kBytes >= static_cast<int>(sizeof(T)) && kBytes % sizeof(T) == 0, "a unit holds whole elements");
+  using type = Unit<T, kBytes / static_cast<int>(sizeof(T))>;
+};
+template <typename T, int kBytes>
+using unit_t = typename UnitOfBytes<T, kBytes>::type;
 
 // Exact GELU for float16/bfloat16 outputs. erff (two polynomials, selects
 // and a branch) made gelu in 16 bits compute-bound on an H100: 381-385 µs,
@@ -266,25 +272,26 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
   return gpu_compat::launch_error();
 }
 
-// The gated kernel's launch shape for a storage type and gate form: bytes
-// per access and threads per block, one output unit per thread. Measured on
-// an H100 (bench/results/roofline-h100-2026-11-28-probe{13a,13b,14a}.log),
-// large size: 8-byte units in blocks of 256 (the shape of Inductor's 8-warp
-// pointwise config for these ops) ran every float32 gate 1.0-1.4% faster
-// than 16-byte packs in blocks of 1024 (silu_and_mul 519.9 against 526.8 µs,
-// fatrelu_and_mul 522.4 against 526.7), and the 16-bit gelu_tanh_and_mul,
-// gelu_and_mul and fatrelu_and_mul 0.1-0.8% faster (fatrelu 261.4 against
-// 263.3); 16-bit silu_and_mul ran 2% slower that way (268.3-268.9 against
-// 263.1), so silu's gates keep the packs in 16 bits. float64 keeps the packs
-// (not measured).
+// The gated kernel's launch shape for a storage type and gate op: bytes per
+// access and threads per block, one output unit per thread. Measured on an
+// H100 at the large size (bench/results/roofline-h100-2026-11-28-probe14a.log,
+// impl 23 against impl 1, the 16-byte packs in blocks of 1024 used before):
+// 8-byte units in blocks of 256 (the shape of one of the two configs
+// Inductor autotunes for float32 silu_and_mul and fatrelu_and_mul) ran the
+// float32 silu, gelu, gelu_tanh and fatrelu gates 0.8-1.4% faster (silu_and_mul
+// 519.9 against 526.8-527.1 µs) and the 16-bit gelu, gelu_tanh and fatrelu
+// gates 0.2-0.8% faster (fatrelu_and_mul 261.4 against 263.4); 16-bit
+// silu_and_mul ran 2.0-2.2% slower that way (268.3-269.0 against 263.1-263.2),
+// so silu's gates (mul_and_silu too, not probed) keep the packs in 16 bits.
+// bench/RESULTS.md has the five-run bench of this choice, mul_and_silu
+// included. float64 keeps the packs (not measured).
 struct GatedShape {
   int unit_bytes;
   int threads;
 };
-template <typename scalar_t, typename Gate>
+template <typename scalar_t, typename Op>
 constexpr GatedShape gated_shape() {
-  constexpr bool kSiluGate =
-      std::is_same_v<Gate, activation::SiluAndMul> || std::is_same_v<Gate, activation::MulAndSilu>;
+  constexpr bool kSiluGate = std::is_same_v<Op, activation::SiluAndMul> || std::is_same_v<Op, activation::MulAndSilu>;
   if constexpr (sizeof(scalar_t) == 4 || (sizeof(scalar_t) == 2 && !kSiluGate)) {
     return GatedShape{8, 256};
   } else {
@@ -292,30 +299,34 @@ constexpr GatedShape gated_shape() {
   }
 }
 
-template <typename scalar_t, typename Gate, typename IdxT>
-const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
-  constexpr GatedShape kShape = gated_shape<scalar_t, Gate>();
+// `op` computed in the form form_for gives for scalar_t, in the shape
+// gated_shape gives for the op.
+template <typename scalar_t, typename Op, typename IdxT>
+const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Op op, cudaStream_t stream) {
+  constexpr GatedShape kShape = gated_shape<scalar_t, Op>();
   constexpr int64_t kSize = unit_t<scalar_t, kShape.unit_bytes>::kSize;
+  const auto form = form_for<scalar_t>(op);
+  using Form = std::remove_const_t<decltype(form)>;
   if (d % kSize == 0 && is_aligned(in, kShape.unit_bytes) && is_aligned(dst, kShape.unit_bytes)) {
     const int64_t d_units = d / kSize;
-    gated_kernel<scalar_t, Gate, IdxT, kShape.unit_bytes, kShape.threads, kGatedPerThread>
+    gated_kernel<scalar_t, Form, IdxT, kShape.unit_bytes, kShape.threads, kGatedPerThread>
         <<<grid_for<kShape.threads, kGatedPerThread>(rows * d_units), kShape.threads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_units), gate);
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_units), form);
   } else {
-    gated_kernel<scalar_t, Gate, IdxT, sizeof(scalar_t), kShape.threads, kGatedPerThread>
+    gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kShape.threads, kGatedPerThread>
         <<<grid_for<kShape.threads, kGatedPerThread>(rows * d), kShape.threads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), gate);
+            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), form);
   }
   return gpu_compat::launch_error();
 }
 
-template <typename scalar_t, typename Gate>
-const char *gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Gate gate, cudaStream_t stream) {
+template <typename scalar_t, typename Op>
+const char *gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Op op, cudaStream_t stream) {
   // The input holds rows * 2d elements; below 2^31 the index math is 32-bit.
   if (rows * 2 * d <= std::numeric_limits<int32_t>::max()) {
-    return launch_gated<scalar_t, Gate, uint32_t>(dst, in, rows, d, gate, stream);
+    return launch_gated<scalar_t, Op, uint32_t>(dst, in, rows, d, op, stream);
   }
-  return launch_gated<scalar_t, Gate, int64_t>(dst, in, rows, d, gate, stream);
+  return launch_gated<scalar_t, Op, int64_t>(dst, in, rows, d, op, stream);
 }
 
 // Calls body(scalar_t{}) with the C++ type of `kind` (AT_DISPATCH's role).
@@ -349,7 +360,7 @@ const char *gated_as(activation_gpu::ScalarKind kind, void *out, const void *in,
                      void *stream) {
   return with_scalar_type(kind, [&](auto tag) {
     using scalar_t = decltype(tag);
-    return gated(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in), rows, d, form_for<scalar_t>(gate),
+    return gated(static_cast<scalar_t *>(out), static_cast<const scalar_t *>(in), rows, d, gate,
                  static_cast<cudaStream_t>(stream));
   });
 }
