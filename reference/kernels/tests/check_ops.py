@@ -125,8 +125,8 @@ KERNELS = {
 # (input shape, offset): the input starts `offset` past a 16-byte boundary,
 # ELEMENT (one element: the kernels' scalar fallback) or 8 bytes (2 floats, 4
 # halves: the gated kernels' 8-byte units still apply, 16-byte packs not).
-# Gated rows of d = 6 or 13 (an input row of 12 or 26) are a whole number of
-# 8-byte units in float32 but not of 16-byte packs, or neither.
+# A gated input row of 12 (d = 6) is whole 8-byte units of float32 but no
+# whole 16-byte pack; one of 26 (d = 13) is neither.
 ELEMENT = "element"
 SHAPES = {
     "elementwise": [((7,), 0), ((3, 129), 0), ((4, 16, 257), 0),
