@@ -10,8 +10,9 @@
 #                         reports of several calls when RUNS do not fit in one);
 #                         KCHECK_GPU_REPEAT_SIZES="large,medium" for more sizes
 #                         scripts/gpu-check.sh check: only `kcheck run` of each carried kernel
-#                         (every op against its reference: three sizes, misaligned inputs),
-#                         no timing
+#                         (every op against its reference at three sizes), and for the
+#                         reference kernels check_ops.py on the GPU (odd shapes, inputs
+#                         one element or 8 bytes past a 16-byte boundary), no timing
 #
 # `build` runs `kcheck build --backends cuda` for each reference kernel (the
 # build fails unless the variant's self-audit is clean), and puts kcheck,
@@ -214,6 +215,17 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
       "$carry/bin/kcheck" report "$out/run-$kernel.json" --format text | tail -n 5 || true
       "$python" -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['dynamic']['op_checks']; \
 print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['findings']), 'findings')" "$out/run-$kernel.json"
+      # The reference kernels also through check_ops.py on the GPU: odd shapes and
+      # inputs one element or 8 bytes past a 16-byte boundary, which kcheck run's
+      # aligned buffers never give (our own kernels, so outside the sandbox).
+      case $kernel in
+        relu | activation | rms_norm)
+          echo "== check_ops.py $kernel cuda"
+          "$python" reference/kernels/tests/check_ops.py "$carry/$kernel" cuda --loader importlib \
+            >"$out/check-ops-$kernel.txt" 2>&1 || status=1
+          tail -n 1 "$out/check-ops-$kernel.txt"
+          ;;
+      esac
     done
     exit $status
     ;;
