@@ -210,11 +210,6 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     for kernel in "${kernels[@]}"; do
       echo "== kcheck run $kernel"
       "$carry/bin/kcheck" run "$carry/$kernel" --python "$python" --format json -o "$out/run-$kernel.json" || status=1
-      # A run that wrote no report (exit 2: nothing could run) is said so; the other kernels still run.
-      [[ -s $out/run-$kernel.json ]] || { echo "no report for $kernel"; continue; }
-      "$carry/bin/kcheck" report "$out/run-$kernel.json" --format text | tail -n 5 || true
-      "$python" -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['dynamic']['op_checks']; \
-print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['findings']), 'findings')" "$out/run-$kernel.json"
       # The reference kernels also through check_ops.py on the GPU: odd shapes and
       # inputs one element or 8 bytes past a 16-byte boundary, which kcheck run's
       # aligned buffers never give (our own kernels, so outside the sandbox).
@@ -226,6 +221,11 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
           tail -n 1 "$out/check-ops-$kernel.txt"
           ;;
       esac
+      # A run that wrote no report (exit 2: nothing could run) is said so; the other kernels still run.
+      [[ -s $out/run-$kernel.json ]] || { echo "no report for $kernel"; continue; }
+      "$carry/bin/kcheck" report "$out/run-$kernel.json" --format text | tail -n 5 || true
+      "$python" -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['dynamic']['op_checks']; \
+print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['findings']), 'findings')" "$out/run-$kernel.json"
     done
     exit $status
     ;;

@@ -255,7 +255,7 @@ def offset_elements(offset, dtype):
     """Elements of dtype that start the input `offset` (SHAPES) past its storage."""
     if offset == ELEMENT:
         return 1
-    return max(offset // torch.empty((), dtype=dtype).element_size(), 1) if offset else 0
+    return offset // dtype.itemsize
 
 
 def make_input(shape, dtype, device, offset, generator, scale=3.0):

@@ -45,8 +45,6 @@ struct alignas(sizeof(T) * N) Unit {
   static constexpr int kSize = N;
   T v[N];
 };
-template <typename T>
-using Pack = Unit<T, kPackBytes / sizeof(T)>;
 template <typename T, int kBytes>
 struct UnitOfBytes {
   static_assert(kBytes >= static_cast<int>(sizeof(T)) && kBytes % sizeof(T) == 0, "a unit holds whole elements");
@@ -54,6 +52,8 @@ struct UnitOfBytes {
 };
 template <typename T, int kBytes>
 using unit_t = typename UnitOfBytes<T, kBytes>::type;
+template <typename T>
+using Pack = unit_t<T, kPackBytes>;
 
 // Exact GELU for float16/bfloat16 outputs. erff (two polynomials, selects
 // and a branch) made gelu in 16 bits compute-bound on an H100: 381-385 µs,
