@@ -8,6 +8,7 @@
 // templates. Exploration only: the published figures come from
 // `scripts/gpu-check.sh repeat` (kcheck bench) on the variants kcheck builds.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -304,12 +305,22 @@ __global__ void __launch_bounds__(kUnits <= 4 ? 1024 : 4096 / kUnits)
   }
 }
 
-// L2 cache policies (sm_80+ createpolicy): 0 none, 1 evict_first, 2 evict_last.
+// L2 cache policies (sm_80+ createpolicy): 0 none, 1 evict_first, 2 evict_last;
+// L1 eviction priorities (what Triton's eviction_policy emits): 3 evict_last,
+// 4 evict_first.
 template <int kPolicy>
 __device__ __forceinline__ uint4 load16_l2(const void *p) {
   uint4 v;
   if constexpr (kPolicy == 0) {
     v = *static_cast<const uint4 *>(p);
+  } else if constexpr (kPolicy == 3) {
+    asm volatile("ld.global.L1::evict_last.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+  } else if constexpr (kPolicy == 4) {
+    asm volatile("ld.global.L1::evict_first.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   } else {
     uint64_t policy;
     if constexpr (kPolicy == 1) {
@@ -397,8 +408,9 @@ __global__ void __launch_bounds__(1024) rms_hinted(T *__restrict__ out, const T 
 // Inductor's form (its max-autotune kernel for rms_norm at 16384 x 8192):
 // two loops over the row in chunks of blockDim.x * kUnits packs, the first
 // summing with the row kept in L2 (evict_last), the second re-reading it
-// (evict_first) with the weight (evict_last), scaling and storing.
-template <typename T, int kUnits>
+// (evict_first) with the weight (evict_last), scaling and storing; kFirst
+// and kSecond (L2 policies as load16_l2's) change the two loops' row loads.
+template <typename T, int kUnits, int kFirst = 2, int kSecond = 1, int kWeight = 2>
 __global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const T *__restrict__ in,
                                                       const T *__restrict__ weight, int64_t rows, int d, float eps) {
   using P = new_rms::Pack<T>;
@@ -414,7 +426,7 @@ __global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load16_l2<2>(x_u + i);
+      xb[k] = load16_l2<kFirst>(x_u + i);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -436,8 +448,8 @@ __global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load16_l2<1>(x_u + i);
-      wb[k] = load16_l2<2>(w_u + i);
+      xb[k] = load16_l2<kSecond>(x_u + i);
+      wb[k] = load16_l2<kWeight>(w_u + i);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -451,6 +463,210 @@ __global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const
           x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
         }
         o_u[i] = x;
+      }
+    }
+  }
+}
+
+// The one-pass kernel with fewer live registers across the reduction: the
+// row's raw packs are loaded first, the weight (evict_last) only after the
+// block's sum, and kMinBlocks (0: none) asks the compiler for that many
+// resident blocks of 8192 / (pack * kUnits) threads (a row of 8192; half as
+// many in float32, whose blocks are twice as large).
+template <typename T, int kUnits, int kMinBlocks>
+__global__ void __launch_bounds__(8192 / (16 / sizeof(T)) / kUnits,
+                                  kMinBlocks > 0 ? (sizeof(T) == 4 ? kMinBlocks / 2 : kMinBlocks) : 1)
+    rms_lean(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d,
+             float eps) {
+  using P = new_rms::Pack<T>;
+  const int width = d / P::kSize;
+  const P *w_u = reinterpret_cast<const P *>(weight);
+  __shared__ float partial[2][32];
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const P *x_u = reinterpret_cast<const P *>(in + row * d);
+    P *o_u = reinterpret_cast<P *>(out + row * d);
+    uint4 xb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      xb[k] = load16_l2<0>(x_u + min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1));
+    }
+    float sum = 0;
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (threadIdx.x + k * blockDim.x < width) {
+        P x;
+        memcpy(&x, &xb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          const float v = static_cast<float>(x.v[j]);
+          sum += v * v;
+        }
+      }
+    }
+    sum = new_rms::block_sum(sum, partial[parity]);
+    const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
+    uint4 wb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      wb[k] = load16_l2<2>(w_u + min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1));
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        P x, w;
+        memcpy(&x, &xb[k], 16);
+        memcpy(&w, &wb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
+        }
+        o_u[i] = x;
+      }
+    }
+  }
+}
+
+// Software-pipelined over rows: a grid of resident blocks, each issuing the
+// loads of its next row before it reduces, scales and stores the row it
+// holds, so that its loads stay in flight through the barrier and the stores.
+template <typename T, int kUnits>
+__global__ void __launch_bounds__(1024) rms_pipelined(T *__restrict__ out, const T *__restrict__ in,
+                                                      const T *__restrict__ weight, int64_t rows, int d, float eps) {
+  using P = new_rms::Pack<T>;
+  const int width = d / P::kSize;
+  const P *w_u = reinterpret_cast<const P *>(weight);
+  __shared__ float partial[2][32];
+  int idx[kUnits];
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) idx[k] = min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1);
+  int64_t row = blockIdx.x;
+  if (row >= rows) return;
+  uint4 xb[kUnits];
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) xb[k] = load16_l2<0>(reinterpret_cast<const P *>(in + row * d) + idx[k]);
+  int parity = 0;
+  for (; row < rows; row += gridDim.x, parity ^= 1) {
+    const int64_t next = row + gridDim.x;
+    uint4 nb[kUnits];
+    if (next < rows) {
+#pragma unroll
+      for (int k = 0; k < kUnits; ++k) nb[k] = load16_l2<0>(reinterpret_cast<const P *>(in + next * d) + idx[k]);
+    }
+    float sum = 0;
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (threadIdx.x + k * blockDim.x < width) {
+        P x;
+        memcpy(&x, &xb[k], 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          const float v = static_cast<float>(x.v[j]);
+          sum += v * v;
+        }
+      }
+    }
+    sum = new_rms::block_sum(sum, partial[parity]);
+    const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
+    P *o_u = reinterpret_cast<P *>(out + row * d);
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        const uint4 wv = load16_l2<2>(w_u + i);
+        P x, w;
+        memcpy(&x, &xb[k], 16);
+        memcpy(&w, &wv, 16);
+#pragma unroll
+        for (int j = 0; j < P::kSize; ++j) {
+          x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
+        }
+        o_u[i] = x;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) xb[k] = nb[k];
+  }
+}
+
+// Triton's rms_norm kernel on an H200 as its PTX reads
+// (bench/results/roofline-h200-2026-11-28-triton-rms-ptx.txt): two loops, 8-byte
+// loads, L1 and L2 hints together (the first loop's row and the weight
+// evict_last, the second loop's row evict_first). kUnits 8-byte units per
+// thread and chunk of the row.
+template <bool kLast>
+__device__ __forceinline__ uint2 load8_hinted(const void *p) {
+  uint64_t policy;
+  uint2 v;
+  if constexpr (kLast) {
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
+                 : "=r"(v.x), "=r"(v.y)
+                 : "l"(p), "l"(policy));
+  } else {
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("ld.global.L1::evict_first.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
+                 : "=r"(v.x), "=r"(v.y)
+                 : "l"(p), "l"(policy));
+  }
+  return v;
+}
+template <typename T, int kUnits>
+__global__ void __launch_bounds__(1024) rms_triton_like(T *__restrict__ out, const T *__restrict__ in,
+                                                        const T *__restrict__ weight, int64_t rows, int d, float eps) {
+  constexpr int kSize = 8 / sizeof(T);
+  using U = new_rms::Unit<T, kSize>;
+  const int width = d / kSize;
+  const uint2 *w_u = reinterpret_cast<const uint2 *>(weight);
+  __shared__ float partial[2][32];
+  const int64_t row = blockIdx.x;
+  const uint2 *x_u = reinterpret_cast<const uint2 *>(in + row * d);
+  uint2 *o_u = reinterpret_cast<uint2 *>(out + row * d);
+  float sum = 0;
+  for (int base = 0; base < width; base += blockDim.x * kUnits) {
+    uint2 xb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      xb[k] = load8_hinted<true>(x_u + min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1));
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (base + threadIdx.x + k * blockDim.x < width) {
+        U x;
+        memcpy(&x, &xb[k], 8);
+#pragma unroll
+        for (int j = 0; j < kSize; ++j) {
+          const float v = static_cast<float>(x.v[j]);
+          sum += v * v;
+        }
+      }
+    }
+  }
+  sum = new_rms::block_sum(sum, partial[0]);
+  const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
+  for (int base = 0; base < width; base += blockDim.x * kUnits) {
+    uint2 xb[kUnits], wb[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
+      xb[k] = load8_hinted<false>(x_u + i);
+      wb[k] = load8_hinted<true>(w_u + i);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = base + threadIdx.x + k * blockDim.x;
+      if (i < width) {
+        U x, w;
+        memcpy(&x, &xb[k], 8);
+        memcpy(&w, &wb[k], 8);
+#pragma unroll
+        for (int j = 0; j < kSize; ++j) {
+          x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
+        }
+        uint2 v;
+        memcpy(&v, &x, 8);
+        o_u[i] = v;
       }
     }
   }
@@ -489,6 +705,9 @@ size_t smem_for_blocks(Kernel kernel, int threads, int max_blocks) {
 extern "C" {
 
 int probe_sms() { return sms(); }
+
+// The launchers' key for their launch shapes (gpu_compat::memory_bandwidth_per_sm).
+double probe_memory_bandwidth_per_sm() { return new_act::gpu_compat::memory_bandwidth_per_sm(); }
 
 // Registers per thread and resident blocks per SM of the rms_norm kernel at
 // `units` packs per thread (2, 4, 8) for a row of `d` (dtype as above).
@@ -898,6 +1117,100 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
                                                                                           static_cast<float>(eps));
       return last_error();
     };
+    if (impl >= 600) {  // two loops, L1 eviction priorities as Triton's (first loop, second, weight):
+                        // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
+                        // 61X Triton's form in 8-byte units (see rms_triton_like)
+      auto two = [&](auto kernel, int threads) {
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
+            o, i, w, rows, d, static_cast<float>(eps));
+        return last_error();
+      };
+      switch (impl) {
+        case 601:
+          return two(rms_two_loops<T, 2, 3, 4, 3>, 512);
+        case 602:
+          return two(rms_two_loops<T, 4, 3, 4, 3>, 512);
+        case 603:
+          return two(rms_two_loops<T, 4, 3, 4, 3>, 256);
+        case 604:
+          return two(rms_two_loops<T, 2, 3, 0, 3>, 512);
+        case 611:  // Triton's H200 shape: 4 8-byte units x 512 threads (16-bit; float32 two chunks)
+          return two(rms_triton_like<T, 4>, 512);
+        case 612:  // 8 x 512 (float32's row in one chunk)
+          return two(rms_triton_like<T, 8>, 512);
+        case 613:  // 4 x 1024
+          return two(rms_triton_like<T, 4>, 1024);
+        case 614:  // 2 x 1024
+          return two(rms_triton_like<T, 2>, 1024);
+        default:
+          return "probe_rms: unknown impl";
+      }
+    }
+    if (impl >= 500) {  // 501 one-pass 2 packs, weight evict_last; 51X two loops: 510 4 packs x 256 no hints,
+                        // 511 8 x 128, 512 4 x 256 second loop no hint, 513 2 x 512 no hints
+      auto hinted = [&](auto kernel, int threads) {
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
+            o, i, w, rows, d, static_cast<float>(eps));
+        return last_error();
+      };
+      switch (impl) {
+        case 501:
+          return hinted(rms_hinted<T, 2, 0, 2, 0>, new_rms::threads_for(width, 2));
+        case 510:
+          return hinted(rms_two_loops<T, 4, 0, 0>, 256);
+        case 511:
+          return hinted(rms_two_loops<T, 8, 2, 1>, 128);
+        case 512:
+          return hinted(rms_two_loops<T, 4, 2, 0>, 256);
+        case 513:
+          return hinted(rms_two_loops<T, 2, 0, 0>, 512);
+        default:
+          return "probe_rms: unknown impl";
+      }
+    }
+    if (impl >= 400) {  // 40M / 41M / 42M: lean one-pass, 4 / 8 / 2 packs, M: 0 none, 1 6 (4 packs) / 10 (8) /
+                        // 3 (2) blocks min, 2 8 / 12 / 4; 43U: pipelined over rows, U packs (2, 4, 8), resident grid
+      auto lean = [&](auto kernel, int units) {
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), new_rms::threads_for(width, units), 0,
+                 stream>>>(o, i, w, rows, d, static_cast<float>(eps));
+        return last_error();
+      };
+      auto pipelined = [&](auto kernel, int units) {
+        const int threads = new_rms::threads_for(width, units);
+        const int64_t cap = int64_t(sms()) * resident(kernel, threads);
+        kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, cap)), threads, 0, stream>>>(o, i, w, rows, d,
+                                                                                            static_cast<float>(eps));
+        return last_error();
+      };
+      switch (impl) {
+        case 400:
+          return lean(rms_lean<T, 4, 0>, 4);
+        case 401:
+          return lean(rms_lean<T, 4, 6>, 4);
+        case 402:
+          return lean(rms_lean<T, 4, 8>, 4);
+        case 410:
+          return lean(rms_lean<T, 8, 0>, 8);
+        case 411:
+          return lean(rms_lean<T, 8, 10>, 8);
+        case 412:
+          return lean(rms_lean<T, 8, 12>, 8);
+        case 420:
+          return lean(rms_lean<T, 2, 0>, 2);
+        case 421:
+          return lean(rms_lean<T, 2, 3>, 2);
+        case 422:
+          return lean(rms_lean<T, 2, 4>, 2);
+        case 432:
+          return pipelined(rms_pipelined<T, 2>, 2);
+        case 434:
+          return pipelined(rms_pipelined<T, 4>, 4);
+        case 438:
+          return pipelined(rms_pipelined<T, 8>, 8);
+        default:
+          return "probe_rms: unknown impl";
+      }
+    }
     if (impl >= 200) {  // 2XY: hinted one-pass (4 packs), X = row policy, Y = 0 / store evict_first (1) / 3 blocks per
                         // SM (2); 3UT: two loops, U packs per thread per chunk (1, 2, 4), T * 128 threads
       auto hinted = [&](auto kernel, int threads, int max_blocks) {

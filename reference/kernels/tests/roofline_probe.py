@@ -374,7 +374,9 @@ def main():
     if args.ncu:
         ncu_mode(lib)
         return 0
-    print(torch.cuda.get_device_name(), torch.__version__, "SMs", lib.probe_sms(), flush=True)
+    lib.probe_memory_bandwidth_per_sm.restype = ctypes.c_double
+    print(torch.cuda.get_device_name(), torch.__version__, "SMs", lib.probe_sms(),
+          f"memory bandwidth per SM {lib.probe_memory_bandwidth_per_sm() / 1e9:.1f} GB/s", flush=True)
     for units in (2, 4, 8):
         for name, (code, _) in DTYPES.items():
             registers, blocks = ctypes.c_int(), ctypes.c_int()

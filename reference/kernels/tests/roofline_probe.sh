@@ -34,6 +34,6 @@ for which in new old; do
 done
 [[ -n $base ]] && defines+=(-DPROBE_OLD)
 "$nvcc" -std=c++17 -O3 -arch="${PROBE_ARCH:-sm_90}" -shared -Xcompiler -fPIC "${defines[@]}" \
-  "$here/roofline_probe.cu" -o "$out/libprobe.so"
+  ${PROBE_NVCC_FLAGS:-} "$here/roofline_probe.cu" -o "$out/libprobe.so"
 rm -rf "$out/src"
 ls -l "$out/libprobe.so"

@@ -33,9 +33,10 @@ namespace {
 
 using gpu_compat::opmath_t;
 
-constexpr int kThreads = 256;
-constexpr int kPerThread = 1;       // elementwise: packs per thread and tile
-constexpr int kGatedPerThread = 1;  // gated: output units per thread and tile (two input units each)
+constexpr int kThreads = 256;            // elementwise, an H100's best
+constexpr int kThreadsFastMemory = 128;  // elementwise, an H200's (see elementwise())
+constexpr int kPerThread = 1;            // elementwise: packs per thread and tile
+constexpr int kGatedPerThread = 1;       // gated: output units per thread and tile (two input units each)
 constexpr int kPackBytes = 16;
 
 // N elements of T moved by one access: a 16-byte pack (one vector
@@ -129,8 +130,40 @@ struct GeluTanhAndMulNarrow {
   __device__ float operator()(float a, float b) const { return GeluTanhNarrow()(a) * b; }
 };
 
-// The functor a storage type computes `op` with: the GELU ops take their
-// narrow form for 16-bit types, everything else is `op` itself.
+// silu and gelu_quick for float16/bfloat16 outputs, without expf and the
+// IEEE division: x * sigmoid(c x) = x / (1 + e^(-c x)), e^(-c x) one
+// ex2.approx and the reciprocal one rcp.approx that keeps denormal results
+// (Torch's float32 x / (1 + e^-x) keeps them, down to x = -88.7 where its
+// expf overflows, and so does this form). On an H200 the float32 forms made
+// silu in 16 bits compute-bound: 272.8-279.1 µs against 252.4-253.1 for a
+// plain copy of the same bytes and Inductor's 257.1
+// (bench/results/roofline-h200-2026-11-28-probe17c.log). Errors: over the
+// 16-bit inputs, -c log2(e) x as float32 computes it is off by at most
+// 128 * 2^-24 while e^(-c x) is finite, so the result is off by a relative
+// 2^-17.5 plus ex2's and rcp's own 2^-22, far under a 16-bit ulp (2^-11,
+// 2^-8).
+__device__ __forceinline__ float x_times_sigmoid(float x, float c_log2e) {
+  return x * gpu_compat::reciprocal_approx_denormal(1.0f + gpu_compat::exp2_approx(-c_log2e * x));
+}
+
+struct SiluNarrow {  // x * sigmoid(x), as activation::Silu
+  __device__ float operator()(float x) const { return x_times_sigmoid(x, 1.4426950408889634f); }
+};
+
+struct GeluQuickNarrow {  // x * sigmoid(1.702 x), as activation::GeluQuick
+  __device__ float operator()(float x) const { return x_times_sigmoid(x, 1.702f * 1.4426950408889634f); }
+};
+
+struct SiluAndMulNarrow {
+  __device__ float operator()(float a, float b) const { return SiluNarrow()(a) * b; }
+};
+
+struct MulAndSiluNarrow {
+  __device__ float operator()(float a, float b) const { return a * SiluNarrow()(b); }
+};
+
+// The functor a storage type computes `op` with: the GELU and silu ops take
+// their narrow form for 16-bit types, everything else is `op` itself.
 template <typename scalar_t, typename Op>
 auto form_for(Op op) {
   constexpr bool kNarrow = sizeof(scalar_t) == 2;
@@ -144,6 +177,14 @@ auto form_for(Op op) {
     return GeluFastNarrow();
   } else if constexpr (kNarrow && std::is_same_v<Op, activation::GeluTanhAndMul>) {
     return GeluTanhAndMulNarrow();
+  } else if constexpr (kNarrow && std::is_same_v<Op, activation::Silu>) {
+    return SiluNarrow();
+  } else if constexpr (kNarrow && std::is_same_v<Op, activation::GeluQuick>) {
+    return GeluQuickNarrow();
+  } else if constexpr (kNarrow && std::is_same_v<Op, activation::SiluAndMul>) {
+    return SiluAndMulNarrow();
+  } else if constexpr (kNarrow && std::is_same_v<Op, activation::MulAndSilu>) {
+    return MulAndSiluNarrow();
   } else {
     return op;
   }
@@ -260,16 +301,29 @@ dim3 grid_for(int64_t units) {
   return dim3(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
 }
 
-template <typename scalar_t, typename Act>
-const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
+template <typename scalar_t, typename Act, int kBlock>
+const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kThreads, kPerThread>
-        <<<grid_for<kThreads, kPerThread>(n / Pack<scalar_t>::kSize), kThreads, 0, stream>>>(dst, in, n, act);
+    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kPerThread>
+        <<<grid_for<kBlock, kPerThread>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
   } else {
-    elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kThreads, kPerThread>
-        <<<grid_for<kThreads, kPerThread>(n), kThreads, 0, stream>>>(dst, in, n, act);
+    elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kPerThread>
+        <<<grid_for<kBlock, kPerThread>(n), kBlock, 0, stream>>>(dst, in, n, act);
   }
   return gpu_compat::launch_error();
+}
+
+// Blocks of kThreads, or of kThreadsFastMemory on devices whose memory
+// outruns an H100's per SM (gpu_compat::memory_outruns_h100): on an H200
+// (2026-11-28, bench/results/roofline-h200-2026-11-28-probe18c.log) blocks of
+// 128 ran every elementwise op 0.9-1.7% faster than blocks of 256 (silu
+// bfloat16 251.6 against 254.5 us, gelu_quick 251.1 against 254.2-254.4).
+template <typename scalar_t, typename Act>
+const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
+  if (gpu_compat::memory_outruns_h100()) {
+    return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory>(dst, in, n, act, stream);
+  }
+  return elementwise_in_blocks<scalar_t, Act, kThreads>(dst, in, n, act, stream);
 }
 
 // The gated kernel's launch shape for a storage type and gate op: bytes per
@@ -299,25 +353,54 @@ constexpr GatedShape gated_shape() {
   }
 }
 
-// `op` computed in the form form_for gives for scalar_t, in the shape
-// gated_shape gives for the op.
-template <typename scalar_t, typename Op, typename IdxT>
-const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Op op, cudaStream_t stream) {
-  constexpr GatedShape kShape = gated_shape<scalar_t, Op>();
-  constexpr int64_t kSize = unit_t<scalar_t, kShape.unit_bytes>::kSize;
+// On devices whose memory outruns an H100's per SM (gpu_compat::
+// memory_outruns_h100), every gate takes 16-byte packs in blocks of 1024 but
+// 16-bit gelu_and_mul, in blocks of 128. On an H200 (2026-11-28,
+// bench/results/roofline-h200-2026-11-28-probe17c.log and probe18c) the
+// 8-byte units above left too few bytes in flight: float32 gates ran
+// 394.4-398.6 us in them against 366.6-366.9 in this shape (Inductor
+// 370.3-370.8), the 16-bit gelu and gelu_tanh gates 199.0-203.6 against
+// 185.1 (Inductor 188.8-214.7); blocks of 1024 ran bfloat16 gelu_and_mul at
+// 203.1-203.5, blocks of 128 at 185.3-185.6.
+template <typename scalar_t, typename Op>
+constexpr GatedShape gated_shape_fast_memory() {
+  if constexpr (sizeof(scalar_t) == 2 && std::is_same_v<Op, activation::GeluAndMul>) {
+    return GatedShape{kPackBytes, 128};
+  } else {
+    return GatedShape{kPackBytes, 1024};
+  }
+}
+
+// `op` computed in the form form_for gives for scalar_t, in units of
+// kUnitBytes in blocks of kBlock.
+template <typename scalar_t, typename Op, typename IdxT, int kUnitBytes, int kBlock>
+const char *launch_gated_shaped(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Op op,
+                                cudaStream_t stream) {
+  constexpr int64_t kSize = unit_t<scalar_t, kUnitBytes>::kSize;
   const auto form = form_for<scalar_t>(op);
   using Form = std::remove_const_t<decltype(form)>;
-  if (d % kSize == 0 && is_aligned(in, kShape.unit_bytes) && is_aligned(dst, kShape.unit_bytes)) {
+  if (d % kSize == 0 && is_aligned(in, kUnitBytes) && is_aligned(dst, kUnitBytes)) {
     const int64_t d_units = d / kSize;
-    gated_kernel<scalar_t, Form, IdxT, kShape.unit_bytes, kShape.threads, kGatedPerThread>
-        <<<grid_for<kShape.threads, kGatedPerThread>(rows * d_units), kShape.threads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d_units), form);
+    gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread>
+        <<<grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
+                                                                                   static_cast<IdxT>(d_units), form);
   } else {
-    gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kShape.threads, kGatedPerThread>
-        <<<grid_for<kShape.threads, kGatedPerThread>(rows * d), kShape.threads, 0, stream>>>(
-            dst, in, static_cast<IdxT>(rows), static_cast<IdxT>(d), form);
+    gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread>
+        <<<grid_for<kBlock, kGatedPerThread>(rows * d), kBlock, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
+                                                                             static_cast<IdxT>(d), form);
   }
   return gpu_compat::launch_error();
+}
+
+// `op` in the shape gated_shape or gated_shape_fast_memory gives for the op.
+template <typename scalar_t, typename Op, typename IdxT>
+const char *launch_gated(scalar_t *dst, const scalar_t *in, int64_t rows, int64_t d, Op op, cudaStream_t stream) {
+  if (gpu_compat::memory_outruns_h100()) {
+    constexpr GatedShape kShape = gated_shape_fast_memory<scalar_t, Op>();
+    return launch_gated_shaped<scalar_t, Op, IdxT, kShape.unit_bytes, kShape.threads>(dst, in, rows, d, op, stream);
+  }
+  constexpr GatedShape kShape = gated_shape<scalar_t, Op>();
+  return launch_gated_shaped<scalar_t, Op, IdxT, kShape.unit_bytes, kShape.threads>(dst, in, rows, d, op, stream);
 }
 
 template <typename scalar_t, typename Op>

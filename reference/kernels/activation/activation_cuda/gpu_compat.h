@@ -6,6 +6,7 @@
 // pointers, sizes and a stream, and the 16-bit float types are defined here
 // with Torch's layout (2 bytes of bits; arithmetic in float).
 
+#include <atomic>
 #include <cstring>
 
 #if defined(__HIPCC__)
@@ -20,6 +21,8 @@
 #define cudaGetDevice hipGetDevice
 #define cudaDeviceGetAttribute hipDeviceGetAttribute
 #define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
+#define cudaDevAttrMemoryClockRate hipDeviceAttributeMemoryClockRate
+#define cudaDevAttrGlobalMemoryBusWidth hipDeviceAttributeMemoryBusWidth
 // Warps of 32 lanes: on wave64 GPUs a wavefront holds two, and the width
 // keeps the butterfly inside each.
 #define __shfl_xor_sync(mask, value, lane_mask) __shfl_xor((value), (lane_mask), 32)
@@ -88,6 +91,18 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #endif
 }
 
+// 1 / x to about 1 ulp, denormal results kept (1 / inf = 0): rcp.approx
+// without .ftz on CUDA (a few instructions more); a division on HIP.
+__device__ __forceinline__ float reciprocal_approx_denormal(float x) {
+#if defined(__HIPCC__)
+  return 1.0f / x;
+#else
+  float y;
+  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#endif
+}
+
 // 1 / x to about 1 ulp, denormal results flushed to 0 (1 / inf = 0): one
 // rcp.approx on CUDA; a division on HIP.
 __device__ __forceinline__ float reciprocal_approx(float x) {
@@ -109,6 +124,48 @@ inline int multiprocessor_count() {
     return 1;  // the launch reports the runtime's error
   }
   return count;
+}
+
+// The current device's peak memory bandwidth per SM, in bytes per second:
+// twice the memory clock times the bus width, over the SMs (an H100 SXM
+// 3.35e12 / 132 = 25 GB/s, an H200 4.9e12 / 132 = 37 GB/s); 0 where the
+// runtime does not say. An SM must keep that bandwidth times the memory's
+// latency in flight to take its share (Little's law), so the launch shapes
+// of these bandwidth-bound kernels key on it (issue #32).
+inline double memory_bandwidth_per_sm() {
+  int device = 0;
+  int clock_khz = 0;
+  int bus_bits = 0;
+  int sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {
+    return 0;
+  }
+  return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / sms;
+}
+
+// Whether the current device's memory moves more per SM than an H100's (30
+// GB/s per SM: between the H100's 25 and the H200's 37). The launch shapes
+// measured best on an H100 leave too few bytes in flight on an H200.
+// The memory clock query asks the driver each time (relu at 16384 x 8192
+// ran 519-692 us instead of 128 with it in every launch on an H200,
+// bench/results/roofline-h200-2026-11-28-probe18b.log), so the answer is
+// kept per device for the process: a device's memory does not change.
+inline bool memory_outruns_h100() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> answers[kMaxDevices];  // per device: 0 not asked yet, 1 no, 2 yes
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+    return false;
+  }
+  int answer = answers[device].load(std::memory_order_relaxed);
+  if (answer == 0) {
+    answer = memory_bandwidth_per_sm() > 30e9 ? 2 : 1;
+    answers[device].store(answer, std::memory_order_relaxed);
+  }
+  return answer == 2;
 }
 
 // nullptr, or the runtime's text for the last launch error.
