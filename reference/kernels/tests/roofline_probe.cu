@@ -824,7 +824,7 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 
 // op: 0 silu_and_mul, 1 gelu_and_mul, 2 fatrelu_and_mul (0.5), 3 gelu_tanh_and_mul,
 //     4 silu, 5 gelu, 6 gelu_tanh, 7 gelu_quick, 8 a*b (gated, no math), 9 identity (elementwise, no math),
-//     10 gelu_fast (the launcher only, impl 0: gelu_tanh_check.py).
+//     10 gelu_fast (the launcher only, impl 0: gelu_tanh_check.py), 11 mul_and_silu.
 // Gated ops: rows x 2d input, rows x d output; elementwise: rows x d both.
 // impl: 0 the launcher; 1 the old launcher; 2 one pack (gated: output pack) per
 // thread; 3 4 per thread (gated) / 8 (elementwise); 4 16-byte packs in
@@ -842,13 +842,14 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
                       void *stream_ptr) {
   namespace A = new_act;
   auto stream = static_cast<cudaStream_t>(stream_ptr);
-  const bool gated = op <= 3 || op == 8;
+  const bool gated = op <= 3 || op == 8 || op == 11;
   const auto kind = static_cast<A::activation_gpu::ScalarKind>(dtype == 0 ? 0 : dtype + 1);
-  if (impl == 0 && op <= 3) {
-    return A::activation_gpu::launch_gated(static_cast<A::activation_gpu::GatedOp>(op == 0   ? 0
-                                                                                   : op == 1 ? 2
-                                                                                   : op == 2 ? 4
-                                                                                             : 3),
+  if (impl == 0 && (op <= 3 || op == 11)) {
+    return A::activation_gpu::launch_gated(static_cast<A::activation_gpu::GatedOp>(op == 0    ? 0
+                                                                                   : op == 11 ? 1
+                                                                                   : op == 1  ? 2
+                                                                                   : op == 2  ? 4
+                                                                                              : 3),
                                            kind, out, in, rows, d, 0.5, stream);
   }
   if (impl == 0 && op >= 4 && op <= 7) {
@@ -988,6 +989,8 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return shapes(A::activation::FatReluAndMul{0.5});
         case 3:
           return shapes(A::activation::GeluTanhAndMul());
+        case 11:
+          return shapes(A::activation::MulAndSilu());
         default:
           return shapes(MulGate());
       }

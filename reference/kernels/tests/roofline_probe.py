@@ -46,6 +46,7 @@ SIZES = {
 }
 ACT_OPS = {  # name: (probe op, gated, torch form)
     "silu_and_mul": (0, True, lambda x, d: F.silu(x[..., :d]) * x[..., d:]),
+    "mul_and_silu": (11, True, lambda x, d: x[..., :d] * F.silu(x[..., d:])),
     "gelu_and_mul": (1, True, lambda x, d: F.gelu(x[..., :d]) * x[..., d:]),
     "fatrelu_and_mul": (2, True, lambda x, d: torch.where(x[..., :d] > 0.5, x[..., :d], 0) * x[..., d:]),
     "gelu_tanh_and_mul": (3, True, lambda x, d: F.gelu(x[..., :d], approximate="tanh") * x[..., d:]),

@@ -356,12 +356,12 @@ constexpr GatedShape gated_shape() {
 // On devices whose memory outruns an H100's per SM (gpu_compat::
 // memory_outruns_h100), every gate takes 16-byte packs in blocks of 1024 but
 // 16-bit gelu_and_mul, in blocks of 128. On an H200 (2026-11-28,
-// bench/results/roofline-h200-2026-11-28-probe17c.log and probe18c) the
+// bench/results/roofline-h200-2026-11-28-probe17c.log to probe19b) the
 // 8-byte units above left too few bytes in flight: float32 gates ran
-// 394.4-398.6 us in them against 366.6-366.9 in this shape (Inductor
-// 370.3-370.8), the 16-bit gelu and gelu_tanh gates 199.0-203.6 against
-// 185.1 (Inductor 188.8-214.7); blocks of 1024 ran bfloat16 gelu_and_mul at
-// 203.1-203.5, blocks of 128 at 185.3-185.6.
+// 394.4-398.6 us in them against 366.5-367.2 in this shape (Inductor
+// 370.0-370.8), the 16-bit gelu and gelu_tanh gates 199.0-203.6 against
+// 184.9-185.4 (Inductor 188.8-214.7); blocks of 1024 ran bfloat16
+// gelu_and_mul at 203.1-203.5, blocks of 128 at 185.3-185.8.
 template <typename scalar_t, typename Op>
 constexpr GatedShape gated_shape_fast_memory() {
   if constexpr (sizeof(scalar_t) == 2 && std::is_same_v<Op, activation::GeluAndMul>) {
