@@ -124,7 +124,9 @@ KERNELS = {
 
 # (input shape, offset): the input starts `offset` past a 16-byte boundary,
 # ELEMENT (one element: the kernels' scalar fallback) or 8 bytes (2 floats, 4
-# halves: the gated kernels' 8-byte units still apply, 16-byte packs not).
+# halves: the gated kernels' 8-byte units still apply where the launcher uses
+# them, an H100's float32 and 16-bit gelu, gelu_tanh and fatrelu gates; on an
+# H200 every gate is in 16-byte packs and takes the scalar form here).
 # A gated input row of 12 (d = 6) is whole 8-byte units of float32 but no
 # whole 16-byte pack; one of 26 (d = 13) is neither.
 ELEMENT = "element"

@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(kUnits <= 4 ? 1024 : 4096 / kUnits)
   }
 }
 
-// L2 cache policies (sm_80+ createpolicy): 0 none, 1 evict_first, 2 evict_last;
+// Load hints: L2 policies (sm_80+ createpolicy): 0 none, 1 evict_first, 2 evict_last;
 // L1 eviction priorities (what Triton's eviction_policy emits): 3 evict_last,
 // 4 evict_first.
 template <int kPolicy>
@@ -829,7 +829,7 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // impl: 0 the launcher; 1 the old launcher; 2 one pack (gated: output pack) per
 // thread; 3 4 per thread (gated) / 8 (elementwise); 4 16-byte packs in
 // 256-thread blocks with the fast forms (ops 0, 3, 4, 6); 5 persistent grid of
-// the launcher's shape; 6-9 128 x 1, 128 x 2, 512 x 1, 1024 x 1 (packs). The
+// an H100's shape (gated_shape, kThreads); 6-9 128 x 1, 128 x 2, 512 x 1, 1024 x 1 (packs). The
 // gelu forms (ops 1 and 5, 16-bit only), GeluPoly instead of erff: 10 256 x 1;
 // 11 1024 x 1; 12 256 x 2; 13 256 x 1 converted in pairs; 14 as 13 with erff;
 // 15 as 13 in 1024; 16 as 10 with fminf's clamp (a NaN becomes 0). Units of 8
@@ -903,7 +903,7 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         using G = std::remove_const_t<decltype(gate)>;
         switch (impl) {
           case 0:
-          case 5: {  // the launcher's shape (5: in a persistent grid)
+          case 5: {  // an H100's shape, gated_shape (5: in a persistent grid; 0 comes here for op 8 only)
             constexpr A::GatedShape kShape = A::gated_shape<T, decltype(op)>();
             return go(A::gated_kernel<T, G, uint32_t, kShape.unit_bytes, kShape.threads, A::kGatedPerThread>,
                       A::kGatedPerThread, impl == 5, gate, kShape.threads, kShape.unit_bytes);
@@ -1149,8 +1149,9 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           return "probe_rms: unknown impl";
       }
     }
-    if (impl >= 500) {  // 501 one-pass 2 packs, weight evict_last; 51X two loops: 510 4 packs x 256 no hints,
-                        // 511 8 x 128, 512 4 x 256 second loop no hint, 513 2 x 512 no hints
+    if (impl >= 500) {  // 501 one-pass 2 packs, weight evict_last; 51X two loops: 510 4 packs x 256 no row hints,
+                        // 511 8 x 128, 512 4 x 256 second loop no hint, 513 2 x 512 no row
+                        // hints (the weight evict_last in all)
       auto hinted = [&](auto kernel, int threads) {
         kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
             o, i, w, rows, d, static_cast<float>(eps));

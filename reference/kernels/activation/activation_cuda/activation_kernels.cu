@@ -3,7 +3,10 @@
 // Memory-bound kernels, so the layout of the accesses is the whole design.
 // Each thread moves one unit of the output per tile: a 16-byte pack (8 halves
 // / 4 floats) for the elementwise ops, 8 or 16 bytes for the gated ops, which
-// load two, one from each half of the input row (gated_shape says which).
+// load two, one from each half of the input row (gated_shape says which; on
+// a device whose memory outruns an H100's per SM, gated_shape_fast_memory,
+// and the elementwise ops take kThreadsFastMemory: gpu_compat::
+// memory_outruns_h100).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
 // kThreads threads (gated: gated_shape's), one tile of threads * units per
@@ -132,16 +135,19 @@ struct GeluTanhAndMulNarrow {
 
 // silu and gelu_quick for float16/bfloat16 outputs, without expf and the
 // IEEE division: x * sigmoid(c x) = x / (1 + e^(-c x)), e^(-c x) one
-// ex2.approx and the reciprocal one rcp.approx that keeps denormal results
-// (Torch's float32 x / (1 + e^-x) keeps them, down to x = -88.7 where its
-// expf overflows, and so does this form). On an H200 the float32 forms made
-// silu in 16 bits compute-bound: 272.8-279.1 µs against 252.4-253.1 for a
-// plain copy of the same bytes and Inductor's 257.1
-// (bench/results/roofline-h200-2026-11-28-probe17c.log). Errors: over the
-// 16-bit inputs, -c log2(e) x as float32 computes it is off by at most
-// 128 * 2^-24 while e^(-c x) is finite, so the result is off by a relative
-// 2^-17.5 plus ex2's and rcp's own 2^-22, far under a 16-bit ulp (2^-11,
-// 2^-8).
+// ex2.approx and the reciprocal one rcp.approx without .ftz (x_times_sigmoid_2u
+// flushes): where 1 + e^(-c x) passes 2^126 its reciprocal is a float32
+// denormal, and x times it a normal bfloat16 (silu at x in (-88.7, -87.3]),
+// as Torch's float32 x / (1 + e^(-c x)) gives; past ex2's overflow (silu
+// x <= -88.7, gelu_quick x <= -52.1) the result is -0, as Torch's is. On an
+// H200 the float32 forms made silu in 16 bits compute-bound: 272.7-279.1 µs
+// against 252.1-253.1 for a plain copy of the same bytes and Inductor's
+// 256.9-257.1 (bench/results/roofline-h200-2026-11-28-probe17c.log,
+// probe18c). Errors: over the 16-bit inputs, the float32 constant c log2(e)
+// and the product -c log2(e) x are each off by a relative 2^-24, so the
+// exponent is off by at most 2 * 128 * 2^-24 while e^(-c x) is finite, and
+// the result by a relative 2^-16 plus ex2's and rcp's own 2^-22, far under
+// a 16-bit ulp (2^-11, 2^-8).
 __device__ __forceinline__ float x_times_sigmoid(float x, float c_log2e) {
   return x * gpu_compat::reciprocal_approx_denormal(1.0f + gpu_compat::exp2_approx(-c_log2e * x));
 }
@@ -361,7 +367,9 @@ constexpr GatedShape gated_shape() {
 // 394.4-398.6 us in them against 366.5-367.2 in this shape (Inductor
 // 370.0-370.8), the 16-bit gelu and gelu_tanh gates 199.0-203.6 against
 // 184.9-185.4 (Inductor 188.8-214.7); blocks of 1024 ran bfloat16
-// gelu_and_mul at 203.1-203.5, blocks of 128 at 185.3-185.8.
+// gelu_and_mul at 203.1-203.5, blocks of 128 at 185.3-185.8 (float16
+// gelu_and_mul takes 128 too, as benched: 185.9-186.3 there against
+// 184.9-185.3 in 1024, both far ahead of Inductor's erf).
 template <typename scalar_t, typename Op>
 constexpr GatedShape gated_shape_fast_memory() {
   if constexpr (sizeof(scalar_t) == 2 && std::is_same_v<Op, activation::GeluAndMul>) {

@@ -79,23 +79,14 @@ struct OpMath<BFloat16> {
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
 
-// Streaming multiprocessors (compute units on AMD) of the current device.
-inline int multiprocessor_count() {
-  int device = 0;
-  int count = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    return 1;  // the launch reports the runtime's error
-  }
-  return count;
-}
-
 // The current device's peak memory bandwidth per SM, in bytes per second:
 // twice the memory clock times the bus width, over the SMs (an H100 SXM
-// 3.35e12 / 132 = 25 GB/s, an H200 4.9e12 / 132 = 37 GB/s); 0 where the
-// runtime does not say. An SM must keep that bandwidth times the memory's
-// latency in flight to take its share (Little's law), so the launch shapes
-// of these bandwidth-bound kernels key on it (issue #32).
+// about 3.35e12 / 132 = 25 GB/s; an H200 4.8e12 / 132 = 36.5 GB/s, as
+// roofline_probe.py prints it); 0 where the runtime does not say (its error
+// cleared, so that the next launch_error() does not report it). An SM must
+// keep that bandwidth times the memory's latency in flight to take its share
+// (Little's law), so the launch shapes of these bandwidth-bound kernels key
+// on it (issue #32).
 inline double memory_bandwidth_per_sm() {
   int device = 0;
   int clock_khz = 0;
@@ -105,31 +96,42 @@ inline double memory_bandwidth_per_sm() {
       cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {
+    cudaGetLastError();
     return 0;
   }
   return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / sms;
 }
 
-// Whether the current device's memory moves more per SM than an H100's (30
-// GB/s per SM: between the H100's 25 and the H200's 37). The launch shapes
-// measured best on an H100 leave too few bytes in flight on an H200.
+// Whether the current device's memory moves more per SM than an H100's:
+// over 30 GB/s per SM, between the two devices measured (an H100's 25, an
+// H200's 36.5; parts in between, e.g. an H100 NVL near 29.5 or a GH200 near
+// 30, were not measured). The launch shapes measured best on an H100 leave
+// too few bytes in flight on an H200.
 // The memory clock query asks the driver each time (relu at 16384 x 8192
-// ran 519-692 us instead of 128 with it in every launch on an H200,
+// ran 512-695 us instead of 128-252 with it in every launch on an H200,
 // bench/results/roofline-h200-2026-11-28-probe18b.log), so the answer is
-// kept per device for the process: a device's memory does not change.
+// kept per device for the process: a device's memory does not change. A
+// query that fails is not kept (the H100's shapes, asked again next time).
+enum MemoryAnswer : int { kNotAsked = 0, kNo = 1, kYes = 2 };
 inline bool memory_outruns_h100() {
   constexpr int kMaxDevices = 64;
-  static std::atomic<int> answers[kMaxDevices];  // per device: 0 not asked yet, 1 no, 2 yes
+  static std::atomic<int> answers[kMaxDevices];  // a MemoryAnswer per device, kNotAsked at first
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+    cudaGetLastError();
     return false;
   }
-  int answer = answers[device].load(std::memory_order_relaxed);
-  if (answer == 0) {
-    answer = memory_bandwidth_per_sm() > 30e9 ? 2 : 1;
-    answers[device].store(answer, std::memory_order_relaxed);
+  const int answer = answers[device].load(std::memory_order_relaxed);
+  if (answer != kNotAsked) {
+    return answer == kYes;
   }
-  return answer == 2;
+  const double bandwidth = memory_bandwidth_per_sm();
+  if (bandwidth <= 0) {
+    return false;
+  }
+  const bool yes = bandwidth > 30e9;
+  answers[device].store(yes ? kYes : kNo, std::memory_order_relaxed);
+  return yes;
 }
 
 // nullptr, or the runtime's text for the last launch error.

@@ -17,11 +17,12 @@
 // elements past the last whole pack are done by block 0 with scalar
 // accesses, and a pointer that is not 16-byte aligned makes the whole tensor
 // take the scalar form of the kernel.
-// On an H200 (2026-11-28, bench/results/roofline-h200-2026-11-28-probe16b.log
-// and probe17b) blocks of 1024 moved 7% less than blocks of 256 (136.3
-// against 127.7 us in bfloat16, 264.7 against 251.5 in float32), 512 2% less,
-// 128 the same: on devices whose memory outruns an H100's per SM
-// (gpu_compat::memory_outruns_h100) the blocks are of 256 threads.
+// On an H200 (2026-11-28, bench/results/roofline-h200-2026-11-28-probe17b.log;
+// probe16b for 1024 against 128) blocks of 1024 moved 5.0-6.3% less than
+// blocks of 256 (136.3 against 127.7 us in bfloat16, 264.7 against 251.5 in
+// float32), 512 1.3-2.0% less, 128 the same: on devices whose memory outruns
+// an H100's per SM (gpu_compat::memory_outruns_h100) the blocks are of 256
+// threads.
 #include <algorithm>
 #include <climits>
 #include <cstdint>

@@ -76,17 +76,6 @@ struct OpMath<BFloat16> {
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
 
-// Streaming multiprocessors (compute units on AMD) of the current device.
-inline int multiprocessor_count() {
-  int device = 0;
-  int count = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    return 1;  // the launch reports the runtime's error
-  }
-  return count;
-}
-
 // nullptr, or the runtime's text for the last launch error.
 inline const char *launch_error() {
   const cudaError_t error = cudaGetLastError();
