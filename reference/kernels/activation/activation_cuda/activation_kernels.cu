@@ -281,8 +281,17 @@ __global__ void __launch_bounds__(kBlock)
       const IdxT i = first + k * kBlock;
       if (whole || i < total) {
         const IdxT a_idx = i + (i / d) * d;  // row * 2d + (i - row * d)
-        a[k] = load_unit(in_u + a_idx);
+        // b first: with a loaded first, ptxas (CUDA 13.0, sm_90) issued
+        // mul_and_silu's load of a only after silu(b)'s math in float16 (and
+        // split the two loads in three other instantiations), one load in
+        // flight per thread instead of two; on an H200 mul_and_silu float16
+        // ran 202.0 us against silu_and_mul's 185.0
+        // (bench/results/roofline-h200-2026-11-28-summary-activation.md). In
+        // this order every instantiation but float64 gelu_and_mul issues both
+        // loads before any math (reference/kernels/tests/sass_load_order.py;
+        // not yet timed on a GPU).
         b[k] = load_unit(in_u + a_idx + d);
+        a[k] = load_unit(in_u + a_idx);
       }
     }
 #pragma unroll
