@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(kBlock)
         // (bench/results/roofline-h200-2026-11-28-summary-activation.md). In
         // this order every instantiation but float64 gelu_and_mul issues both
         // loads before any math (reference/kernels/tests/sass_load_order.py;
-        // not yet timed on a GPU).
+        // not yet run on a GPU).
         b[k] = load_unit(in_u + a_idx + d);
         a[k] = load_unit(in_u + a_idx);
       }
