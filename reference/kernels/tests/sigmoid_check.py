@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""How close silu's and gelu_quick's 16-bit form is, over every 16-bit input (issue #32).
+
+    sigmoid_check.py                  # a float32 model of the form, here (numpy)
+    sigmoid_check.py --lib LIBPROBE   # the device code itself, on a GPU (torch)
+
+The activation kernels compute silu, silu_and_mul, mul_and_silu and
+gelu_quick for float16/bfloat16 outputs as x * sigmoid(c x) =
+x / (1 + e^(-c x)) (c = 1 for silu, 1.702 for gelu_quick), e^(-c x) one
+ex2.approx of -c log2(e) x and the reciprocal one rcp.approx that keeps
+denormal results (reference/kernels/activation/activation_cuda/
+activation_kernels.cu, x_times_sigmoid). For each 16-bit type and each
+finite input this counts the results that differ from the exact value
+(float64, rounded once to the type), where they are and by how many ulps,
+beside the same count for the float32 form the float32 kernels and Torch's
+eager silu use, x / (1 + expf(-c x)).
+
+Without --lib the form is modelled in float32 (numpy): every operation
+rounded once, 2^t and the reciprocal exact before their rounding (the GPU's
+ex2.approx and rcp.approx add up to about 2 ulp of float32, 2^-22), ex2's
+results below 2^-126 flushed to 0 as its .ftz does. With --lib (the library
+reference/kernels/tests/roofline_probe.sh builds) the production launchers
+run the inputs on the GPU: silu and gelu_quick (elementwise), silu_and_mul
+with b = 1 and mul_and_silu with a = 1.
+"""
+import argparse
+
+import numpy as np
+
+from sixteen_bit import TYPES, finite_inputs, round_to, ulp_distance
+
+LOG2_E = 1.4426950408889634
+FORMS = {"silu": 1.0, "gelu_quick": 1.702}
+
+
+def exact(x, c):
+    x = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        return x / (1.0 + np.exp(-c * x))
+
+
+def narrow_model(x, c):
+    """x * rcp(1 + ex2(-c log2(e) x)) in float32, as x_times_sigmoid writes it."""
+    f = np.float32
+    c_log2e = f(f(c) * f(LOG2_E))  # the constant as the kernel folds it (float * float)
+    x = x.astype(f)
+    with np.errstate(over="ignore", divide="ignore"):
+        t = (f(-c_log2e) * x).astype(np.float64)
+        e = np.exp2(t).astype(f)
+        e[np.abs(e) < np.finfo(f).tiny] = 0  # ex2.approx.ftz
+        r = (1.0 / (f(1) + e).astype(np.float64)).astype(f)  # rcp.approx without .ftz: denormals kept
+        return (x * r).astype(np.float64)
+
+
+def float32_form(x, c):
+    """x / (1 + expf(-c x)) in float32: the float32 kernels' and Torch's form."""
+    f = np.float32
+    x = x.astype(f)
+    with np.errstate(over="ignore"):
+        return (x / (f(1) + np.exp(f(-c) * x))).astype(np.float64)
+
+
+def report(label, x, got, want, name):
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    differ = ~same
+    line = f"{name:9} {label:40} {int(differ.sum()):6} of {x.size} differ"
+    if differ.any():
+        d = ulp_distance(got[differ], want[differ], name)
+        where = x[differ]
+        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {d.max()} ulp"
+    print(line)
+    return int(differ.sum())
+
+
+def on_gpu(lib_path):
+    import torch
+
+    from roofline_probe import DTYPES, checked, load
+
+    lib = load(lib_path)
+    stream = torch.cuda.current_stream().cuda_stream
+    for name in TYPES:
+        code, dtype = DTYPES[name]
+        x = finite_inputs(name)
+        n = x.size
+        rows, pad = 256, (-n) % 256
+        xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
+        d = xt.numel() // rows
+        out = torch.empty_like(xt)
+        for op, form in ((4, "silu"), (7, "gelu_quick")):
+            checked(lib.probe_act(0, op, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
+            torch.cuda.synchronize()
+            report(f"{form}, device code", x, out.double().cpu().numpy()[:n], round_to(exact(x, FORMS[form]), name),
+                   name)
+        want = round_to(exact(x, 1.0), name)
+        ones = torch.ones(rows, d, dtype=dtype, device="cuda")
+        gated_out = torch.empty(rows, d, dtype=dtype, device="cuda")
+        for op, label, halves in ((0, "silu_and_mul (b = 1), device", (xt.view(rows, d), ones)),
+                                  (11, "mul_and_silu (a = 1), device", (ones, xt.view(rows, d)))):
+            gated_in = torch.cat(halves, dim=1).contiguous()
+            checked(lib.probe_act(0, op, code, gated_out.data_ptr(), gated_in.data_ptr(), rows, d, stream))
+            torch.cuda.synchronize()
+            report(label, x, gated_out.double().cpu().numpy().reshape(-1)[:n], want, name)
+        report("Torch eager F.silu", x, torch.nn.functional.silu(xt).double().cpu().numpy()[:n], want, name)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lib", help="the probe library: check the device code on the GPU")
+    args = parser.parse_args()
+    if args.lib:
+        on_gpu(args.lib)
+        return
+    for name in TYPES:
+        x = finite_inputs(name)
+        for form, c in FORMS.items():
+            want = round_to(exact(x, c), name)
+            report(f"{form}: x * rcp(1 + ex2), model", x, round_to(narrow_model(x, c), name), want, name)
+            report(f"{form}: x / (1 + expf(-c x))", x, round_to(float32_form(x, c), name), want, name)
+
+
+if __name__ == "__main__":
+    main()
