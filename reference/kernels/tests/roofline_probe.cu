@@ -590,51 +590,67 @@ __global__ void __launch_bounds__(1024) rms_pipelined(T *__restrict__ out, const
   }
 }
 
-// Triton's rms_norm kernel on an H200 as its PTX reads
-// (bench/results/roofline-h200-2026-11-28-triton-rms-ptx.txt): two loops, 8-byte
-// loads, L1 and L2 hints together (the first loop's row and the weight
-// evict_last, the second loop's row evict_first). kUnits 8-byte units per
-// thread and chunk of the row.
-template <bool kLast>
-__device__ __forceinline__ uint2 load8_hinted(const void *p) {
+// Triton's rms_norm kernel as its PTX reads
+// (bench/results/roofline-h200-2026-11-28-triton-rms-ptx.txt, 8-byte loads,
+// and Inductor's kernel compiled here with Triton 3.6 for sm_90a: 16-byte
+// loads, 32 registers in 16-bit, 40 in float32): two loops, L1 and L2 hints
+// together (the first loop's row and the weight evict_last, the second
+// loop's row evict_first). kUnits units of kBytes per thread and chunk of the row.
+template <int kBytes>
+using bits_t = std::conditional_t<kBytes == 16, uint4, uint2>;
+template <int kBytes, bool kLast>
+__device__ __forceinline__ bits_t<kBytes> load_hinted(const void *p) {
   uint64_t policy;
-  uint2 v;
+  bits_t<kBytes> v;
   if constexpr (kLast) {
     asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  } else {
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  }
+  if constexpr (kBytes == 16 && kLast) {
+    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(policy));
+  } else if constexpr (kBytes == 16) {
+    asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(policy));
+  } else if constexpr (kLast) {
     asm volatile("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
                  : "=r"(v.x), "=r"(v.y)
                  : "l"(p), "l"(policy));
   } else {
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
     asm volatile("ld.global.L1::evict_first.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
                  : "=r"(v.x), "=r"(v.y)
                  : "l"(p), "l"(policy));
   }
   return v;
 }
-template <typename T, int kUnits>
-__global__ void __launch_bounds__(1024) rms_triton_like(T *__restrict__ out, const T *__restrict__ in,
-                                                        const T *__restrict__ weight, int64_t rows, int d, float eps) {
-  constexpr int kSize = 8 / sizeof(T);
+template <typename T, int kBytes, int kUnits, int kMaxThreads = 1024>
+__global__ void __launch_bounds__(kMaxThreads)
+    rms_triton_like(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d,
+                    float eps) {
+  constexpr int kSize = kBytes / sizeof(T);
   using U = new_rms::Unit<T, kSize>;
+  using B = bits_t<kBytes>;
   const int width = d / kSize;
-  const uint2 *w_u = reinterpret_cast<const uint2 *>(weight);
+  const B *w_u = reinterpret_cast<const B *>(weight);
   __shared__ float partial[2][32];
   const int64_t row = blockIdx.x;
-  const uint2 *x_u = reinterpret_cast<const uint2 *>(in + row * d);
-  uint2 *o_u = reinterpret_cast<uint2 *>(out + row * d);
+  const B *x_u = reinterpret_cast<const B *>(in + row * d);
+  B *o_u = reinterpret_cast<B *>(out + row * d);
   float sum = 0;
   for (int base = 0; base < width; base += blockDim.x * kUnits) {
-    uint2 xb[kUnits];
+    B xb[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
-      xb[k] = load8_hinted<true>(x_u + min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1));
+      xb[k] = load_hinted<kBytes, true>(x_u + min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1));
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       if (base + threadIdx.x + k * blockDim.x < width) {
         U x;
-        memcpy(&x, &xb[k], 8);
+        memcpy(&x, &xb[k], kBytes);
 #pragma unroll
         for (int j = 0; j < kSize; ++j) {
           const float v = static_cast<float>(x.v[j]);
@@ -646,29 +662,86 @@ __global__ void __launch_bounds__(1024) rms_triton_like(T *__restrict__ out, con
   sum = new_rms::block_sum(sum, partial[0]);
   const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
   for (int base = 0; base < width; base += blockDim.x * kUnits) {
-    uint2 xb[kUnits], wb[kUnits];
+    B xb[kUnits], wb[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load8_hinted<false>(x_u + i);
-      wb[k] = load8_hinted<true>(w_u + i);
+      xb[k] = load_hinted<kBytes, false>(x_u + i);
+      wb[k] = load_hinted<kBytes, true>(w_u + i);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = base + threadIdx.x + k * blockDim.x;
       if (i < width) {
         U x, w;
-        memcpy(&x, &xb[k], 8);
-        memcpy(&w, &wb[k], 8);
+        memcpy(&x, &xb[k], kBytes);
+        memcpy(&w, &wb[k], kBytes);
 #pragma unroll
         for (int j = 0; j < kSize; ++j) {
           x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
         }
-        uint2 v;
-        memcpy(&v, &x, 8);
+        B v;
+        memcpy(&v, &x, kBytes);
         o_u[i] = v;
       }
     }
+  }
+}
+
+// Inductor's kernel with its static shape: the row exactly kUnits 16-byte
+// units per thread of the block (the caller checks), so no loop and no bounds
+// check (Triton's SASS for it: 200 instructions against rms_triton_like's
+// 400, whose loop and bounds checks put branches between its loads), 1/d
+// passed in (Inductor divides by 8192.0, a power of two) and rsqrt.approx.
+// kTwoLoops: the row re-read (L1 evict_last, then evict_first) as Inductor's;
+// otherwise kept in registers (one pass).
+template <typename T, int kUnits, bool kTwoLoops>
+__global__ void __launch_bounds__(512)
+    rms_static(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, float inv_d, float eps) {
+  constexpr int kSize = 16 / sizeof(T);
+  using U = new_rms::Unit<T, kSize>;
+  __shared__ float partial[2][32];
+  const int64_t row = blockIdx.x;
+  const int width = blockDim.x * kUnits;
+  const uint4 *x_u = reinterpret_cast<const uint4 *>(in) + row * width;
+  const uint4 *w_u = reinterpret_cast<const uint4 *>(weight);
+  uint4 *o_u = reinterpret_cast<uint4 *>(out) + row * width;
+  uint4 xb[kUnits];
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) {
+    xb[k] = kTwoLoops ? load_hinted<16, true>(x_u + threadIdx.x + k * blockDim.x) : x_u[threadIdx.x + k * blockDim.x];
+  }
+  float sum = 0;
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) {
+    U x;
+    memcpy(&x, &xb[k], 16);
+#pragma unroll
+    for (int j = 0; j < kSize; ++j) {
+      const float v = static_cast<float>(x.v[j]);
+      sum += v * v;
+    }
+  }
+  sum = new_rms::block_sum(sum, partial[0]);
+  float scale;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(scale) : "f"(sum * inv_d + eps));
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) {
+    const int i = threadIdx.x + k * blockDim.x;
+    if constexpr (kTwoLoops) {
+      xb[k] = load_hinted<16, false>(x_u + i);
+    }
+    const uint4 wv = load_hinted<16, true>(w_u + i);
+    U x, w;
+    memcpy(&x, &xb[k], 16);
+    memcpy(&w, &wv, 16);
+#pragma unroll
+    for (int j = 0; j < kSize; ++j) {
+      x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
+    }
+    uint4 v;
+    memcpy(&v, &x, 16);
+    o_u[i] = v;
   }
 }
 
@@ -1122,7 +1195,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
     };
     if (impl >= 600) {  // two loops, L1 eviction priorities as Triton's (first loop, second, weight):
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
-                        // 61X Triton's form in 8-byte units (see rms_triton_like)
+                        // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (see rms_triton_like),
+                        // 623-624 with Inductor's static shape (rms_static)
       auto two = [&](auto kernel, int threads) {
         kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
             o, i, w, rows, d, static_cast<float>(eps));
@@ -1137,14 +1211,41 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           return two(rms_two_loops<T, 4, 3, 4, 3>, 256);
         case 604:
           return two(rms_two_loops<T, 2, 3, 0, 3>, 512);
-        case 611:  // Triton's H200 shape: 4 8-byte units x 512 threads (16-bit; float32 two chunks)
-          return two(rms_triton_like<T, 4>, 512);
+        case 611:  // the captured PTX's shape: 4 8-byte units x 512 threads (16-bit; float32 two chunks)
+          return two(rms_triton_like<T, 8, 4>, 512);
         case 612:  // 8 x 512 (float32's row in one chunk)
-          return two(rms_triton_like<T, 8>, 512);
+          return two(rms_triton_like<T, 8, 8>, 512);
         case 613:  // 4 x 1024
-          return two(rms_triton_like<T, 4>, 1024);
+          return two(rms_triton_like<T, 8, 4>, 1024);
         case 614:  // 2 x 1024
-          return two(rms_triton_like<T, 2>, 1024);
+          return two(rms_triton_like<T, 8, 2>, 1024);
+        case 621:  // Inductor's kernel as Triton 3.6 compiles it: 16-byte units, 512 threads, the row in one
+                   // chunk (2 units in 16-bit, 4 in float32), launch bounds of 512
+          if constexpr (sizeof(T) == 4) {
+            return two(rms_triton_like<T, 16, 4, 512>, 512);
+          } else {
+            return two(rms_triton_like<T, 16, 2, 512>, 512);
+          }
+        case 623:    // rms_static, two loops: 512 threads, the row in one chunk (d = 8192 in 16 bits or float32 only)
+        case 624: {  // rms_static, one pass
+          constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
+          if (width != 512 * kUnits) return "probe_rms: 623/624 need d = 8192";
+          const float inv_d = 1.0f / static_cast<float>(d);
+          if (impl == 623) {
+            rms_static<T, kUnits, true>
+                <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, inv_d, static_cast<float>(eps));
+          } else {
+            rms_static<T, kUnits, false>
+                <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, inv_d, static_cast<float>(eps));
+          }
+          return last_error();
+        }
+        case 622:  // as 621 with launch bounds of 1024
+          if constexpr (sizeof(T) == 4) {
+            return two(rms_triton_like<T, 16, 4>, 512);
+          } else {
+            return two(rms_triton_like<T, 16, 2>, 512);
+          }
         default:
           return "probe_rms: unknown impl";
       }
