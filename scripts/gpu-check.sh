@@ -10,7 +10,7 @@
 #                         reports of several calls when RUNS do not fit in one);
 #                         KCHECK_GPU_REPEAT_SIZES="large,medium" for more sizes
 #                         KCHECK_GPU_REPEAT_BUDGET=SECONDS: start no further run after that many
-#                         seconds (fit a device call; the rest go to the next call)
+#                         seconds (a device call's limit less one run; the rest go to the next call)
 #                         scripts/gpu-check.sh check: only `kcheck run` of each carried kernel
 #                         (every op against its reference at three sizes), and for the
 #                         reference kernels check_ops.py on the GPU (odd shapes, inputs
@@ -243,7 +243,8 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
     started=$SECONDS
     for run in $(seq "${3:-1}" $((${3:-1} + ${2:-5} - 1))); do
       # KCHECK_GPU_REPEAT_BUDGET=SECONDS: start no run after that many seconds
-      # (a device call's limit; the runs not started go to the next call as FIRST).
+      # (a run started before then still runs to its end: set it to the call's
+      # limit less one run; the runs not started go to the next call as FIRST).
       if [[ -n ${KCHECK_GPU_REPEAT_BUDGET:-} && $run != "${3:-1}" ]] &&
         ((SECONDS - started > KCHECK_GPU_REPEAT_BUDGET)); then
         echo "stopping before run $run: $((SECONDS - started)) s used (KCHECK_GPU_REPEAT_BUDGET=$KCHECK_GPU_REPEAT_BUDGET)"

@@ -1229,7 +1229,7 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
         case 623:    // rms_static, two loops: 512 threads, the row in one chunk (d = 8192 in 16 bits or float32 only)
         case 624: {  // rms_static, one pass
           constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
-          if (width != 512 * kUnits) return "probe_rms: 623/624 need d = 8192";
+          if (d != 512 * kUnits * P::kSize) return "probe_rms: 623/624 need d = 8192 (--sizes large)";
           const float inv_d = 1.0f / static_cast<float>(d);
           if (impl == 623) {
             rms_static<T, kUnits, true>

@@ -9,9 +9,13 @@ on an H200).
 
 Compiles KERNEL_CU (default: the activation kernels) with nvcc to a cubin,
 disassembles it with NVDISASM (not part of the CUDA toolkit on this machine:
-the `nvidia-cuda-nvdisasm` wheel on PyPI has it, in nvidia/cu13/bin), and
-prints each gated_kernel instantiation with arithmetic between its first two
-loads. Exit status 1 if there is any. Exploration only, like the probe.
+the Triton in the repository's venv ships one, in
+.venv/lib/python3.*/site-packages/triton/backends/nvidia/bin), and prints
+each gated_kernel instantiation with arithmetic between its first two loads
+(a heuristic: SHF, PRMT and IMAD.U32 can also be address arithmetic; a
+register dependency test would be exact). Exit status 1 if any but float64
+gelu_and_mul (known, not benched) splits them. Exploration only, like the
+probe.
 """
 import argparse
 import re
@@ -22,7 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CU = HERE.parent / "activation" / "activation_cuda" / "activation_kernels.cu"
-ARITHMETIC = re.compile(r"(FMUL|FADD|FFMA|MUFU|HADD2|HFMA2|HMUL2|PRMT|FSETP|FSEL|FMNMX|DMUL|DADD|DFMA|SHF)")
+ARITHMETIC = re.compile(r"(@!?P\d+\s+)?(FMUL|FADD|FFMA|MUFU|HADD2|HFMA2|HMUL2|IMAD\.U32|PRMT|FSETP|FSEL|FMNMX|DMUL|DADD|DFMA|SHF)")
 
 
 def split_loads(sass):
@@ -60,7 +64,9 @@ def main(argv=None):
     for name, count in found:
         print(f"{count} arithmetic instructions between the loads: {name}")
     print(f"{len(found)} of {total} gated kernels split their two loads")
-    return 1 if found else 0
+    unexpected = [name for name, _ in found if not name.startswith("void (anonymous namespace)::gated_kernel<double, "
+                                                                    "activation::ActAndMul<activation::GeluErf>")]
+    return 1 if unexpected else 0
 
 
 if __name__ == "__main__":

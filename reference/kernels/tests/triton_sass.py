@@ -7,9 +7,10 @@ ptxas and nvdisasm say of each: registers, instructions, and its global loads, s
 LOG is Inductor's output code as TORCH_LOGS=output_code writes it (e.g.
 bench/results/roofline-h200-2026-11-28-inductor-rms-output-code.txt, the rms_norm kernels of
 torch.compile max-autotune on an H200); the config is the one its autotuning chose there
-(bench/results/roofline-h200-2026-11-28-inductor-best-configs.txt). NVDISASM is not part of the CUDA
-toolkit on this machine: the `nvidia-cuda-nvdisasm` wheel on PyPI has it, in nvidia/cu13/bin. Needs the
-repository's venv (Triton comes with the torch wheel). The kernel text is the log's, compiled as it is;
+(bench/results/roofline-h200-2026-11-28-inductor-best-configs.txt), applied to every kernel of the log,
+with every non-constexpr argument taken as 16-byte divisible. NVDISASM is not part of the CUDA toolkit on
+this machine: the Triton in the repository's venv ships one (triton/backends/nvidia/bin). Needs the
+repository's venv (Triton comes with the torch wheel). Instruction counts include NOP padding. The kernel text is the log's, compiled as it is;
 nothing from a kernel repository is run. Exploration only, like roofline_probe.py.
 """
 import argparse

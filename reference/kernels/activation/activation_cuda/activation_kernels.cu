@@ -149,8 +149,9 @@ struct GeluTanhAndMulNarrow {
 // the result by a relative 2^-16 plus ex2's and rcp's own 2^-22, far under
 // a 16-bit ulp (2^-11, 2^-8). reference/kernels/tests/sigmoid_check.py
 // counts the 16-bit results that differ from the exact ones rounded once:
-// in its float32 model as many as for x / (1 + expf(-c x)) (3-4 float16
-// inputs by 1 ulp; 17-20 bfloat16 ones past expf's overflow).
+// in its float32 model about as many as for x / (1 + e^(-c x)) in float32
+// (3-4 float16 inputs off by 1 ulp; 17-20 bfloat16 ones, all but one past
+// e^(-c x)'s overflow).
 __device__ __forceinline__ float x_times_sigmoid(float x, float c_log2e) {
   return x * gpu_compat::reciprocal_approx_denormal(1.0f + gpu_compat::exp2_approx(-c_log2e * x));
 }
@@ -285,10 +286,11 @@ __global__ void __launch_bounds__(kBlock)
       if (whole || i < total) {
         const IdxT a_idx = i + (i / d) * d;  // row * 2d + (i - row * d)
         // b first: with a loaded first, ptxas (CUDA 13.0, sm_90) issued
-        // mul_and_silu's load of a only after silu(b)'s math in float16 (and
+        // mul_and_silu's load of a only after part of silu(b)'s math in float16 (and
         // split the two loads in three other instantiations), one load in
         // flight per thread instead of two; on an H200 mul_and_silu float16
-        // ran 202.0 us against silu_and_mul's 185.0
+        // ran 202.0 us against silu_and_mul's 185.0 (this split is the
+        // suspected cause, not yet confirmed by timing)
         // (bench/results/roofline-h200-2026-11-28-summary-activation.md). In
         // this order every instantiation but float64 gelu_and_mul issues both
         // loads before any math (reference/kernels/tests/sass_load_order.py;
