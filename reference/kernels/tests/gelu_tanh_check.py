@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from sixteen_bit import TYPES, finite_inputs, round_to, ulp_distance
+from sixteen_bit import TYPES, finite_inputs, on_device, report, round_to
 
 C = 0.7978845608028654  # sqrt(2/pi)
 K = 0.044715
@@ -83,18 +83,6 @@ def tanh_model(x, form="gelu_tanh"):
         return (f(0.5) * x * (f(1) + np.tanh(u))).astype(np.float64)
 
 
-def report(label, x, got, want, name):
-    same = (got == want) | (np.isnan(got) & np.isnan(want))
-    differ = ~same
-    line = f"{name:9} {label:34} {int(differ.sum()):6} of {x.size} differ"
-    if differ.any():
-        d = ulp_distance(got[differ], want[differ], name)
-        where = x[differ]
-        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {d.max()} ulp"
-        line += f", |exact| <= {np.abs(want[differ]).max():.3g}"
-    print(line)
-
-
 def on_gpu(lib_path):
     import torch
 
@@ -106,9 +94,7 @@ def on_gpu(lib_path):
         code, dtype = DTYPES[name]
         x = finite_inputs(name)
         n = x.size
-        rows, pad = 256, (-n) % 256
-        xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
-        d = xt.numel() // rows
+        xt, rows, d = on_device(x, dtype)
         want = round_to(exact(x), name)
         out = torch.empty_like(xt)
         checked(lib.probe_act(0, 6, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))

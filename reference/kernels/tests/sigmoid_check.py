@@ -27,7 +27,7 @@ import argparse
 
 import numpy as np
 
-from sixteen_bit import TYPES, finite_inputs, round_to, ulp_distance
+from sixteen_bit import TYPES, finite_inputs, on_device, report, round_to
 
 LOG2_E = 1.4426950408889634
 FORMS = {"silu": 1.0, "gelu_quick": 1.702}
@@ -60,18 +60,6 @@ def float32_form(x, c):
         return (x / (f(1) + np.exp(f(-c) * x))).astype(np.float64)
 
 
-def report(label, x, got, want, name):
-    same = (got == want) | (np.isnan(got) & np.isnan(want))
-    differ = ~same
-    line = f"{name:9} {label:40} {int(differ.sum()):6} of {x.size} differ"
-    if differ.any():
-        d = ulp_distance(got[differ], want[differ], name)
-        where = x[differ]
-        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {d.max()} ulp"
-    print(line)
-    return int(differ.sum())
-
-
 def on_gpu(lib_path):
     import torch
 
@@ -83,9 +71,7 @@ def on_gpu(lib_path):
         code, dtype = DTYPES[name]
         x = finite_inputs(name)
         n = x.size
-        rows, pad = 256, (-n) % 256
-        xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
-        d = xt.numel() // rows
+        xt, rows, d = on_device(x, dtype)
         out = torch.empty_like(xt)
         for op, form in ((4, "silu"), (7, "gelu_quick")):
             checked(lib.probe_act(0, op, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))

@@ -1,6 +1,6 @@
 """Every finite float16/bfloat16 input, and results rounded once to those types and compared in ulps.
 
-Shared by the 16-bit GELU checks of issue #32 (gelu_tail_fit.py, gelu_tanh_check.py). Values travel
+Shared by the 16-bit checks of issue #32 (gelu_tail_fit.py, gelu_tanh_check.py, sigmoid_check.py). Values travel
 as float64 numpy arrays. Needs numpy.
 """
 import numpy as np
@@ -46,3 +46,27 @@ def ordered(v, name):
 def ulp_distance(a, b, name):
     """|a - b| in ulps of the 16-bit type, for a and b already of that type."""
     return np.abs(ordered(a, name) - ordered(b, name))
+
+
+def report(label, x, got, want, name):
+    """Prints how many of the results `got` (of the 16-bit type, for inputs x) differ from `want`, where and by
+    how many ulps at most; NaN equals NaN."""
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    differ = ~same
+    line = f"{name:9} {label:40} {int(differ.sum()):6} of {x.size} differ"
+    if differ.any():
+        d = ulp_distance(got[differ], want[differ], name)
+        where = x[differ]
+        line += f"; x in [{where.min():.4g}, {where.max():.4g}], at most {d.max()} ulp"
+        line += f", |exact| <= {np.abs(want[differ]).max():.3g}"
+    print(line)
+
+
+def on_device(x, dtype, rows=256):
+    """(xt, rows, d): x (float64, numpy) as a flat CUDA tensor of `dtype`, zero-padded to rows x d, the
+    layout the device checks give the probe's launchers (needs torch)."""
+    import torch
+
+    pad = (-x.size) % rows
+    xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
+    return xt, rows, xt.numel() // rows

@@ -153,7 +153,7 @@ struct GeluTanhAndMulNarrow {
 // (3-4 float16 inputs off by 1 ulp; 17-20 bfloat16 ones, all but one past
 // e^(-c x)'s overflow).
 __device__ __forceinline__ float x_times_sigmoid(float x, float c_log2e) {
-  return x * gpu_compat::reciprocal_approx_denormal(1.0f + gpu_compat::exp2_approx(-c_log2e * x));
+  return x * gpu_compat::reciprocal_approx<true>(1.0f + gpu_compat::exp2_approx(-c_log2e * x));
 }
 
 struct SiluNarrow {  // x * sigmoid(x), as activation::Silu

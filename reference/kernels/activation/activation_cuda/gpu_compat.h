@@ -91,26 +91,20 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #endif
 }
 
-// 1 / x to about 1 ulp, denormal results kept (1 / inf = 0): rcp.approx
-// without .ftz on CUDA (a few instructions more); a division on HIP.
-__device__ __forceinline__ float reciprocal_approx_denormal(float x) {
-#if defined(__HIPCC__)
-  return 1.0f / x;
-#else
-  float y;
-  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-#endif
-}
-
-// 1 / x to about 1 ulp, denormal results flushed to 0 (1 / inf = 0): one
-// rcp.approx on CUDA; a division on HIP.
+// 1 / x to about 1 ulp (1 / inf = 0): one rcp.approx on CUDA, denormal
+// results flushed to 0 (.ftz) unless kKeepDenormals (a few instructions
+// more); a division on HIP.
+template <bool kKeepDenormals = false>
 __device__ __forceinline__ float reciprocal_approx(float x) {
 #if defined(__HIPCC__)
   return 1.0f / x;
 #else
   float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  if constexpr (kKeepDenormals) {
+    asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  } else {
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  }
   return y;
 #endif
 }
