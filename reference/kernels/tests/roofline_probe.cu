@@ -305,35 +305,50 @@ __global__ void __launch_bounds__(kUnits <= 4 ? 1024 : 4096 / kUnits)
   }
 }
 
-// Load hints: L2 policies (sm_80+ createpolicy): 0 none, 1 evict_first, 2 evict_last;
-// L1 eviction priorities (what Triton's eviction_policy emits): 3 evict_last,
-// 4 evict_first.
-template <int kPolicy>
-__device__ __forceinline__ uint4 load16_l2(const void *p) {
-  uint4 v;
+// Load hints, kPolicy: 0 none; L2 policies (sm_80+ createpolicy) 1 evict_first,
+// 2 evict_last; L1 eviction priorities (Triton's eviction_policy emits them
+// with the L2 policy) 3 evict_last, 4 evict_first; both together 5 evict_last,
+// 6 evict_first. kBytes: 16 (one v4 load) or 8 (v2).
+template <int kBytes>
+using bits_t = std::conditional_t<kBytes == 16, uint4, uint2>;
+#define PROBE_LOAD_HINTED(L1)                                                                                          \
+  if constexpr (kBytes == 16 && kL2) {                                                                                 \
+    asm volatile("ld.global" L1 ".L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"                                      \
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)                                                          \
+                 : "l"(p), "l"(policy));                                                                               \
+  } else if constexpr (kBytes == 16) {                                                                                 \
+    asm volatile("ld.global" L1 ".v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); \
+  } else if constexpr (kL2) {                                                                                          \
+    asm volatile("ld.global" L1 ".L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"                                            \
+                 : "=r"(v.x), "=r"(v.y)                                                                                \
+                 : "l"(p), "l"(policy));                                                                               \
+  } else {                                                                                                             \
+    asm volatile("ld.global" L1 ".v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));                             \
+  }
+template <int kBytes, int kPolicy>
+__device__ __forceinline__ bits_t<kBytes> load_hinted(const void *p) {
+  bits_t<kBytes> v;
   if constexpr (kPolicy == 0) {
-    v = *static_cast<const uint4 *>(p);
-  } else if constexpr (kPolicy == 3) {
-    asm volatile("ld.global.L1::evict_last.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-  } else if constexpr (kPolicy == 4) {
-    asm volatile("ld.global.L1::evict_first.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
+    v = *static_cast<const bits_t<kBytes> *>(p);
   } else {
-    uint64_t policy;
-    if constexpr (kPolicy == 1) {
+    constexpr bool kL2 = kPolicy == 1 || kPolicy == 2 || kPolicy >= 5;
+    uint64_t policy = 0;
+    if constexpr (kPolicy == 1 || kPolicy == 6) {
       asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    } else {
+    } else if constexpr (kL2) {
       asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
     }
-    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p), "l"(policy));
+    if constexpr (kPolicy == 3 || kPolicy == 5) {
+      PROBE_LOAD_HINTED(".L1::evict_last")
+    } else if constexpr (kPolicy == 4 || kPolicy == 6) {
+      PROBE_LOAD_HINTED(".L1::evict_first")
+    } else {
+      PROBE_LOAD_HINTED("")
+    }
   }
   return v;
 }
+#undef PROBE_LOAD_HINTED
 template <int kPolicy>
 __device__ __forceinline__ void store16_l2(void *p, uint4 v) {
   if constexpr (kPolicy == 0) {
@@ -368,8 +383,8 @@ __global__ void __launch_bounds__(1024) rms_hinted(T *__restrict__ out, const T 
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load16_l2<kX>(x_u + i);
-      wb[k] = load16_l2<kW>(w_u + i);
+      xb[k] = load_hinted<16, kX>(x_u + i);
+      wb[k] = load_hinted<16, kW>(w_u + i);
     }
     float sum = 0;
 #pragma unroll
@@ -406,35 +421,44 @@ __global__ void __launch_bounds__(1024) rms_hinted(T *__restrict__ out, const T 
 }
 
 // Inductor's form (its max-autotune kernel for rms_norm at 16384 x 8192):
-// two loops over the row in chunks of blockDim.x * kUnits packs, the first
-// summing with the row kept in L2 (evict_last), the second re-reading it
-// (evict_first) with the weight (evict_last), scaling and storing; kFirst
-// and kSecond (L2 policies as load16_l2's) change the two loops' row loads.
-template <typename T, int kUnits, int kFirst = 2, int kSecond = 1, int kWeight = 2>
-__global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const T *__restrict__ in,
-                                                      const T *__restrict__ weight, int64_t rows, int d, float eps) {
-  using P = new_rms::Pack<T>;
-  const int width = d / P::kSize;
-  const P *w_u = reinterpret_cast<const P *>(weight);
+// two loops over the row in chunks of blockDim.x * kUnits units of kBytes,
+// the first summing with the row kept in L2 (evict_last), the second
+// re-reading it (evict_first) with the weight (evict_last), scaling and
+// storing; kFirst, kSecond and kWeight (load_hinted's policies) change the
+// loads' hints. Triton's own kernel (Inductor's compiled here with Triton 3.6
+// for sm_90a, results/roofline-h200-2026-11-28-triton-rms-sass.txt: 16-byte
+// loads, 32 registers in float16, 40 in float32; the captured PTX in
+// results/roofline-h200-2026-11-28-triton-rms-ptx.txt has 8-byte ones) is
+// this with policies 5, 6, 5.
+template <typename T, int kUnits, int kFirst = 2, int kSecond = 1, int kWeight = 2, int kBytes = 16,
+          int kMaxThreads = 1024>
+__global__ void __launch_bounds__(kMaxThreads)
+    rms_two_loops(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d,
+                  float eps) {
+  constexpr int kSize = kBytes / sizeof(T);
+  using U = new_rms::Unit<T, kSize>;
+  using B = bits_t<kBytes>;
+  const int width = d / kSize;
+  const B *w_u = reinterpret_cast<const B *>(weight);
   __shared__ float partial[2][32];
   const int64_t row = blockIdx.x;
-  const P *x_u = reinterpret_cast<const P *>(in + row * d);
-  P *o_u = reinterpret_cast<P *>(out + row * d);
+  const B *x_u = reinterpret_cast<const B *>(in + row * d);
+  B *o_u = reinterpret_cast<B *>(out + row * d);
   float sum = 0;
   for (int base = 0; base < width; base += blockDim.x * kUnits) {
-    uint4 xb[kUnits];
+    B xb[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load16_l2<kFirst>(x_u + i);
+      xb[k] = load_hinted<kBytes, kFirst>(x_u + i);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       if (base + threadIdx.x + k * blockDim.x < width) {
-        P x;
-        memcpy(&x, &xb[k], 16);
+        U x;
+        memcpy(&x, &xb[k], kBytes);
 #pragma unroll
-        for (int j = 0; j < P::kSize; ++j) {
+        for (int j = 0; j < kSize; ++j) {
           const float v = static_cast<float>(x.v[j]);
           sum += v * v;
         }
@@ -444,25 +468,27 @@ __global__ void __launch_bounds__(1024) rms_two_loops(T *__restrict__ out, const
   sum = new_rms::block_sum(sum, partial[0]);
   const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
   for (int base = 0; base < width; base += blockDim.x * kUnits) {
-    uint4 xb[kUnits], wb[kUnits];
+    B xb[kUnits], wb[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load16_l2<kSecond>(x_u + i);
-      wb[k] = load16_l2<kWeight>(w_u + i);
+      xb[k] = load_hinted<kBytes, kSecond>(x_u + i);
+      wb[k] = load_hinted<kBytes, kWeight>(w_u + i);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = base + threadIdx.x + k * blockDim.x;
       if (i < width) {
-        P x, w;
-        memcpy(&x, &xb[k], 16);
-        memcpy(&w, &wb[k], 16);
+        U x, w;
+        memcpy(&x, &xb[k], kBytes);
+        memcpy(&w, &wb[k], kBytes);
 #pragma unroll
-        for (int j = 0; j < P::kSize; ++j) {
+        for (int j = 0; j < kSize; ++j) {
           x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
         }
-        o_u[i] = x;
+        B v;
+        memcpy(&v, &x, kBytes);
+        o_u[i] = v;
       }
     }
   }
@@ -489,7 +515,7 @@ __global__ void __launch_bounds__(8192 / (16 / sizeof(T)) / kUnits,
     uint4 xb[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
-      xb[k] = load16_l2<0>(x_u + min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1));
+      xb[k] = load_hinted<16, 0>(x_u + min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1));
     }
     float sum = 0;
 #pragma unroll
@@ -509,7 +535,7 @@ __global__ void __launch_bounds__(8192 / (16 / sizeof(T)) / kUnits,
     uint4 wb[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
-      wb[k] = load16_l2<2>(w_u + min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1));
+      wb[k] = load_hinted<16, 2>(w_u + min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1));
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -545,14 +571,14 @@ __global__ void __launch_bounds__(1024) rms_pipelined(T *__restrict__ out, const
   if (row >= rows) return;
   uint4 xb[kUnits];
 #pragma unroll
-  for (int k = 0; k < kUnits; ++k) xb[k] = load16_l2<0>(reinterpret_cast<const P *>(in + row * d) + idx[k]);
+  for (int k = 0; k < kUnits; ++k) xb[k] = load_hinted<16, 0>(reinterpret_cast<const P *>(in + row * d) + idx[k]);
   int parity = 0;
   for (; row < rows; row += gridDim.x, parity ^= 1) {
     const int64_t next = row + gridDim.x;
     uint4 nb[kUnits];
     if (next < rows) {
 #pragma unroll
-      for (int k = 0; k < kUnits; ++k) nb[k] = load16_l2<0>(reinterpret_cast<const P *>(in + next * d) + idx[k]);
+      for (int k = 0; k < kUnits; ++k) nb[k] = load_hinted<16, 0>(reinterpret_cast<const P *>(in + next * d) + idx[k]);
     }
     float sum = 0;
 #pragma unroll
@@ -574,7 +600,7 @@ __global__ void __launch_bounds__(1024) rms_pipelined(T *__restrict__ out, const
     for (int k = 0; k < kUnits; ++k) {
       const int i = threadIdx.x + k * blockDim.x;
       if (i < width) {
-        const uint4 wv = load16_l2<2>(w_u + i);
+        const uint4 wv = load_hinted<16, 2>(w_u + i);
         P x, w;
         memcpy(&x, &xb[k], 16);
         memcpy(&w, &wv, 16);
@@ -590,107 +616,9 @@ __global__ void __launch_bounds__(1024) rms_pipelined(T *__restrict__ out, const
   }
 }
 
-// Triton's rms_norm kernel as its PTX reads
-// (bench/results/roofline-h200-2026-11-28-triton-rms-ptx.txt, 8-byte loads,
-// and Inductor's kernel compiled here with Triton 3.6 for sm_90a: 16-byte
-// loads, 32 registers in 16-bit, 40 in float32): two loops, L1 and L2 hints
-// together (the first loop's row and the weight evict_last, the second
-// loop's row evict_first). kUnits units of kBytes per thread and chunk of the row.
-template <int kBytes>
-using bits_t = std::conditional_t<kBytes == 16, uint4, uint2>;
-template <int kBytes, bool kLast>
-__device__ __forceinline__ bits_t<kBytes> load_hinted(const void *p) {
-  uint64_t policy;
-  bits_t<kBytes> v;
-  if constexpr (kLast) {
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  } else {
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  }
-  if constexpr (kBytes == 16 && kLast) {
-    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p), "l"(policy));
-  } else if constexpr (kBytes == 16) {
-    asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p), "l"(policy));
-  } else if constexpr (kLast) {
-    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
-                 : "=r"(v.x), "=r"(v.y)
-                 : "l"(p), "l"(policy));
-  } else {
-    asm volatile("ld.global.L1::evict_first.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
-                 : "=r"(v.x), "=r"(v.y)
-                 : "l"(p), "l"(policy));
-  }
-  return v;
-}
-template <typename T, int kBytes, int kUnits, int kMaxThreads = 1024>
-__global__ void __launch_bounds__(kMaxThreads)
-    rms_triton_like(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int64_t rows, int d,
-                    float eps) {
-  constexpr int kSize = kBytes / sizeof(T);
-  using U = new_rms::Unit<T, kSize>;
-  using B = bits_t<kBytes>;
-  const int width = d / kSize;
-  const B *w_u = reinterpret_cast<const B *>(weight);
-  __shared__ float partial[2][32];
-  const int64_t row = blockIdx.x;
-  const B *x_u = reinterpret_cast<const B *>(in + row * d);
-  B *o_u = reinterpret_cast<B *>(out + row * d);
-  float sum = 0;
-  for (int base = 0; base < width; base += blockDim.x * kUnits) {
-    B xb[kUnits];
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      xb[k] = load_hinted<kBytes, true>(x_u + min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1));
-    }
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      if (base + threadIdx.x + k * blockDim.x < width) {
-        U x;
-        memcpy(&x, &xb[k], kBytes);
-#pragma unroll
-        for (int j = 0; j < kSize; ++j) {
-          const float v = static_cast<float>(x.v[j]);
-          sum += v * v;
-        }
-      }
-    }
-  }
-  sum = new_rms::block_sum(sum, partial[0]);
-  const float scale = rsqrtf(sum / static_cast<float>(d) + eps);
-  for (int base = 0; base < width; base += blockDim.x * kUnits) {
-    B xb[kUnits], wb[kUnits];
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      xb[k] = load_hinted<kBytes, false>(x_u + i);
-      wb[k] = load_hinted<kBytes, true>(w_u + i);
-    }
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      const int i = base + threadIdx.x + k * blockDim.x;
-      if (i < width) {
-        U x, w;
-        memcpy(&x, &xb[k], kBytes);
-        memcpy(&w, &wb[k], kBytes);
-#pragma unroll
-        for (int j = 0; j < kSize; ++j) {
-          x.v[j] = static_cast<T>(static_cast<float>(x.v[j]) * scale * static_cast<float>(w.v[j]));
-        }
-        B v;
-        memcpy(&v, &x, kBytes);
-        o_u[i] = v;
-      }
-    }
-  }
-}
-
 // Inductor's kernel with its static shape: the row exactly kUnits 16-byte
 // units per thread of the block (the caller checks), so no loop and no bounds
-// check (Triton's SASS for it: 200 instructions against rms_triton_like's
+// check (Triton's SASS for it: 200 instructions against rms_two_loops's
 // 400, whose loop and bounds checks put branches between its loads), 1/d
 // passed in (Inductor divides by 8192.0, a power of two) and rsqrt.approx.
 // kTwoLoops: the row re-read (L1 evict_last, then evict_first) as Inductor's;
@@ -709,7 +637,7 @@ __global__ void __launch_bounds__(512)
   uint4 xb[kUnits];
 #pragma unroll
   for (int k = 0; k < kUnits; ++k) {
-    xb[k] = kTwoLoops ? load_hinted<16, true>(x_u + threadIdx.x + k * blockDim.x) : x_u[threadIdx.x + k * blockDim.x];
+    xb[k] = kTwoLoops ? load_hinted<16, 5>(x_u + threadIdx.x + k * blockDim.x) : x_u[threadIdx.x + k * blockDim.x];
   }
   float sum = 0;
 #pragma unroll
@@ -729,9 +657,9 @@ __global__ void __launch_bounds__(512)
   for (int k = 0; k < kUnits; ++k) {
     const int i = threadIdx.x + k * blockDim.x;
     if constexpr (kTwoLoops) {
-      xb[k] = load_hinted<16, false>(x_u + i);
+      xb[k] = load_hinted<16, 6>(x_u + i);
     }
-    const uint4 wv = load_hinted<16, true>(w_u + i);
+    const uint4 wv = load_hinted<16, 5>(w_u + i);
     U x, w;
     memcpy(&x, &xb[k], 16);
     memcpy(&w, &wv, 16);
@@ -1195,8 +1123,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
     };
     if (impl >= 600) {  // two loops, L1 eviction priorities as Triton's (first loop, second, weight):
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
-                        // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (see rms_triton_like),
-                        // 623-624 with Inductor's static shape (rms_static)
+                        // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (rms_two_loops with policies 5, 6,
+                        // 5), 623-624 with Inductor's static shape (rms_static)
       auto two = [&](auto kernel, int threads) {
         kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
             o, i, w, rows, d, static_cast<float>(eps));
@@ -1212,19 +1140,19 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
         case 604:
           return two(rms_two_loops<T, 2, 3, 0, 3>, 512);
         case 611:  // the captured PTX's shape: 4 8-byte units x 512 threads (16-bit; float32 two chunks)
-          return two(rms_triton_like<T, 8, 4>, 512);
+          return two(rms_two_loops<T, 4, 5, 6, 5, 8>, 512);
         case 612:  // 8 x 512 (float32's row in one chunk)
-          return two(rms_triton_like<T, 8, 8>, 512);
+          return two(rms_two_loops<T, 8, 5, 6, 5, 8>, 512);
         case 613:  // 4 x 1024
-          return two(rms_triton_like<T, 8, 4>, 1024);
+          return two(rms_two_loops<T, 4, 5, 6, 5, 8>, 1024);
         case 614:  // 2 x 1024
-          return two(rms_triton_like<T, 8, 2>, 1024);
+          return two(rms_two_loops<T, 2, 5, 6, 5, 8>, 1024);
         case 621:  // Inductor's kernel as Triton 3.6 compiles it: 16-byte units, 512 threads, the row in one
                    // chunk (2 units in 16-bit, 4 in float32), launch bounds of 512
           if constexpr (sizeof(T) == 4) {
-            return two(rms_triton_like<T, 16, 4, 512>, 512);
+            return two(rms_two_loops<T, 4, 5, 6, 5, 16, 512>, 512);
           } else {
-            return two(rms_triton_like<T, 16, 2, 512>, 512);
+            return two(rms_two_loops<T, 2, 5, 6, 5, 16, 512>, 512);
           }
         case 623:    // rms_static, two loops: 512 threads, the row in one chunk (d = 8192 in 16 bits or float32 only)
         case 624: {  // rms_static, one pass
@@ -1242,9 +1170,9 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
         }
         case 622:  // as 621 with launch bounds of 1024
           if constexpr (sizeof(T) == 4) {
-            return two(rms_triton_like<T, 16, 4>, 512);
+            return two(rms_two_loops<T, 4, 5, 6, 5, 16>, 512);
           } else {
-            return two(rms_triton_like<T, 16, 2>, 512);
+            return two(rms_two_loops<T, 2, 5, 6, 5, 16>, 512);
           }
         default:
           return "probe_rms: unknown impl";
