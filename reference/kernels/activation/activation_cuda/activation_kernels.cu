@@ -321,29 +321,45 @@ dim3 grid_for(int64_t units) {
   return dim3(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
 }
 
-template <typename scalar_t, typename Act, int kBlock>
+template <typename scalar_t, typename Act, int kBlock, int kUnits>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kPerThread>
-        <<<grid_for<kBlock, kPerThread>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
+    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits>
+        <<<grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
   } else {
-    elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kPerThread>
-        <<<grid_for<kBlock, kPerThread>(n), kBlock, 0, stream>>>(dst, in, n, act);
+    elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>
+        <<<grid_for<kBlock, kUnits>(n), kBlock, 0, stream>>>(dst, in, n, act);
   }
   return gpu_compat::launch_error();
+}
+
+// Packs per thread and tile on devices whose memory outruns an H100's per
+// SM: 2 for GELU (erf) in float32 and float16, whose erf is the costliest
+// math here, 1 (kPerThread) for the rest. On an H200 (2026-11-28,
+// bench/results/roofline-h200-2026-11-28-probe18c.log, impl 7 against 6,
+// blocks of 128) two packs ran gelu float32 504.5 us against 505.8 and
+// float16 253.5 against 262.1-262.3, but bfloat16 273.9 against 265.4-266.3
+// and silu and gelu_quick 0.3-1.2% slower.
+template <typename scalar_t, typename Act>
+constexpr int elementwise_units_fast_memory() {
+  constexpr bool kErf = std::is_same_v<Act, activation::GeluErf> || std::is_same_v<Act, GeluErfNarrow>;
+  constexpr bool kBFloat16 = std::is_same_v<scalar_t, gpu_compat::BFloat16>;
+  return kErf && !kBFloat16 && sizeof(scalar_t) <= 4 ? 2 : kPerThread;
 }
 
 // Blocks of kThreads, or of kThreadsFastMemory on devices whose memory
 // outruns an H100's per SM (gpu_compat::memory_outruns_h100): on an H200
 // (2026-11-28, bench/results/roofline-h200-2026-11-28-probe18c.log) blocks of
 // 128 ran every elementwise op 0.9-1.7% faster than blocks of 256 (silu
-// bfloat16 251.6 against 254.5 us, gelu_quick 251.1 against 254.2-254.4).
+// bfloat16 251.6 against 254.5 us, gelu_quick 251.1 against 254.2-254.4),
+// with elementwise_units_fast_memory's packs per thread.
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
-    return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory>(dst, in, n, act, stream);
+    constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
+    return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits>(dst, in, n, act, stream);
   }
-  return elementwise_in_blocks<scalar_t, Act, kThreads>(dst, in, n, act, stream);
+  return elementwise_in_blocks<scalar_t, Act, kThreads, kPerThread>(dst, in, n, act, stream);
 }
 
 // The gated kernel's launch shape for a storage type and gate op: bytes per

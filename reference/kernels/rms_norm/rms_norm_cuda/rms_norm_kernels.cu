@@ -19,7 +19,9 @@
 // (reference/kernels/tests/roofline_probe.py, issue #32): 98-100% of the
 // device-to-device copy bandwidth at 16384 x 8192; the same kernel with 2
 // or 8 units per thread within 1%; a persistent grid of resident blocks 88-93%;
-// the earlier two-pass kernel 88-91%.
+// the earlier two-pass kernel 88-91%. On devices whose memory outruns an
+// H100's per SM (an H200) packed rows take Inductor's two-loop form instead
+// (rms_norm_two_loop_kernel).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -38,6 +40,11 @@ constexpr int kMaxThreads = 1024;
 constexpr int kMaxWarps = kMaxThreads / kWarpSize;
 constexpr int kUnitsPerThread = 4;
 constexpr int kPackBytes = 16;
+// The two-loop kernel's blocks (Inductor's for rms_norm at 16384 x 8192, 16
+// warps) and elements per thread and chunk (its 8192-element chunk over
+// those threads: 2 packs in 16 bits, 4 in float32).
+constexpr int kTwoLoopThreads = 512;
+constexpr int kTwoLoopElements = 16;
 
 // N elements of T moved by one access: a 16-byte pack (one vector
 // instruction: 8 halves, 4 floats, 2 doubles) or a single element.
@@ -90,6 +97,36 @@ __device__ __forceinline__ raw_t<U> load_raw_kept(const U *p) {
     asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p), "l"(policy));
+    return v;
+  }
+#endif
+  return load_raw(p);
+}
+
+// A pack's load with eviction priorities in L1 and L2 both: kKeep
+// (evict_last, for a line read again soon) or kStream (evict_first, for a
+// line read for the last time). The two-loop kernel's loads, as Triton
+// issues them for Inductor's rms_norm (see rms_norm_two_loop_kernel). CUDA
+// sm_80+ only (createpolicy, .L1::evict_*); elsewhere a plain load.
+enum class Eviction { kKeep, kStream };
+
+template <Eviction kEviction, typename U>
+__device__ __forceinline__ raw_t<U> load_raw_evicting(const U *p) {
+#if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(U) == kPackBytes) {
+    uint64_t policy;
+    uint4 v;
+    if constexpr (kEviction == Eviction::kKeep) {
+      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+      asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(p), "l"(policy));
+    } else {
+      asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+      asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(p), "l"(policy));
+    }
     return v;
   }
 #endif
@@ -230,6 +267,81 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
 }
 
+// Inductor's form, for devices whose memory outruns an H100's per SM
+// (gpu_compat::memory_outruns_h100): two loops over the row in chunks of
+// blockDim.x * kUnits packs, kUnits packs per thread issued before any is
+// used. The first loop sums, its loads asking L1 and L2 to keep the row
+// (Eviction::kKeep); the second reads the row again (from L2: the rows in
+// flight are a few MB) for the last time (kStream) with the weight (kKeep),
+// scales and stores. On an H200 (2026-11-28, bench/results/
+// roofline-h200-2026-11-28-probe20b.log, 16384 x 8192; impl 621 there) this
+// ran 128.0 us in 16-bit and 252.4 in float32 against 131.9 and 255.1 for
+// the one-pass kernel above, Inductor 127.4 and 252.0: the one-pass kernel's
+// row held in registers across the block's sum leaves fewer loads in flight
+// than re-reading it from L2. Packs only (the launcher's vectorized case).
+template <typename scalar_t, int kUnits>
+__global__ void __launch_bounds__(kTwoLoopThreads)
+    rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
+                             const scalar_t *__restrict__ weight, int64_t rows, int d, opmath_t<scalar_t> eps) {
+  using acc_t = opmath_t<scalar_t>;
+  using U = Pack<scalar_t>;
+  const int width = d / U::kSize;
+  const int chunk = blockDim.x * kUnits;
+  const U *w_u = reinterpret_cast<const U *>(weight);
+  __shared__ acc_t partial[2][kMaxWarps];
+
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const U *x_u = reinterpret_cast<const U *>(in + row * d);
+    U *o_u = reinterpret_cast<U *>(out + row * d);
+    acc_t sum_sq = 0;
+    for (int base = 0; base < width; base += chunk) {
+      raw_t<U> x_bits[kUnits];
+#pragma unroll
+      for (int k = 0; k < kUnits; ++k) {  // past the row: its last pack again, never used
+        x_bits[k] = load_raw_evicting<Eviction::kKeep>(
+            x_u + min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1));
+      }
+#pragma unroll
+      for (int k = 0; k < kUnits; ++k) {
+        if (base + threadIdx.x + k * blockDim.x < width) {
+          const U x = unpack<U>(x_bits[k]);
+#pragma unroll
+          for (int j = 0; j < U::kSize; ++j) {
+            const acc_t v = static_cast<acc_t>(x.v[j]);
+            sum_sq += v * v;
+          }
+        }
+      }
+    }
+    sum_sq = block_sum(sum_sq, partial[parity]);
+    const acc_t scale = reciprocal_sqrt(sum_sq / static_cast<acc_t>(d) + eps);
+    for (int base = 0; base < width; base += chunk) {
+      raw_t<U> x_bits[kUnits];
+      raw_t<U> w_bits[kUnits];
+#pragma unroll
+      for (int k = 0; k < kUnits; ++k) {
+        const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
+        x_bits[k] = load_raw_evicting<Eviction::kStream>(x_u + i);
+        w_bits[k] = load_raw_evicting<Eviction::kKeep>(w_u + i);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnits; ++k) {
+        const int i = base + threadIdx.x + k * blockDim.x;
+        if (i < width) {
+          U x = unpack<U>(x_bits[k]);
+          const U w = unpack<U>(w_bits[k]);
+#pragma unroll
+          for (int j = 0; j < U::kSize; ++j) {
+            x.v[j] = static_cast<scalar_t>(static_cast<acc_t>(x.v[j]) * scale * static_cast<acc_t>(w.v[j]));
+          }
+          o_u[i] = x;
+        }
+      }
+    }
+  }
+}
+
 // Threads for `width` units at `units` each: whole warps, at least one.
 int threads_for(int width, int units) {
   return std::max(kWarpSize, ((width + units - 1) / units + kWarpSize - 1) / kWarpSize * kWarpSize);
@@ -241,6 +353,14 @@ void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t
   const int width = d / unit_t<scalar_t, kVectorized>::kSize;
   // One block per row (at most INT_MAX blocks; the kernels loop over rows past that).
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)));
+  if constexpr (kVectorized && sizeof(scalar_t) <= 4) {
+    if (gpu_compat::memory_outruns_h100()) {
+      constexpr int kUnits = kTwoLoopElements / Pack<scalar_t>::kSize;
+      rms_norm_two_loop_kernel<scalar_t, kUnits>
+          <<<grid, std::min(kTwoLoopThreads, threads_for(width, kUnits)), 0, stream>>>(dst, in, w, rows, d, eps);
+      return;
+    }
+  }
   if (width <= kMaxThreads * kUnitsPerThread) {
     rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread>
         <<<grid, threads_for(width, kUnitsPerThread), 0, stream>>>(dst, in, w, rows, d, eps);
