@@ -1124,7 +1124,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
     if (impl >= 600) {  // two loops, L1 eviction priorities as Triton's (first loop, second, weight):
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
                         // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (rms_two_loops with policies 5, 6,
-                        // 5), 623-624 with Inductor's static shape (rms_static)
+                        // 5), 623-624 with Inductor's static shape (rms_static); 631-634 the launcher's two-loop
+                        // kernel (631-632) and rms_static's (633-634) at most 3 / 2 blocks per SM
       auto two = [&](auto kernel, int threads) {
         kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
             o, i, w, rows, d, static_cast<float>(eps));
@@ -1165,6 +1166,27 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           } else {
             rms_static<T, kUnits, false>
                 <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, inv_d, static_cast<float>(eps));
+          }
+          return last_error();
+        }
+        case 631:    // the launcher's two-loop kernel, at most 3 blocks per SM (dynamic shared memory)
+        case 632:    // at most 2
+        case 633:    // rms_static two loops, at most 3 blocks per SM
+        case 634: {  // rms_static two loops, at most 2
+          constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
+          if (impl >= 633 && d != 512 * kUnits * P::kSize) return "probe_rms: 633/634 need d = 8192 (--sizes large)";
+          if (d % P::kSize != 0) return "probe_rms: 631-634 need whole packs";
+          const int max_blocks = impl % 2 == 1 ? 3 : 2;
+          if (impl <= 632) {
+            auto kernel = new_rms::rms_norm_two_loop_kernel<T, kUnits>;
+            const int threads = std::min(512, (d / P::kSize / kUnits + 31) / 32 * 32);
+            const size_t smem = smem_for_blocks(kernel, threads, max_blocks);
+            kernel<<<static_cast<unsigned>(rows), threads, smem, stream>>>(o, i, w, d, static_cast<float>(eps));
+          } else {
+            auto kernel = rms_static<T, kUnits, true>;
+            const size_t smem = smem_for_blocks(kernel, 512, max_blocks);
+            kernel<<<static_cast<unsigned>(rows), 512, smem, stream>>>(o, i, w, 1.0f / static_cast<float>(d),
+                                                                       static_cast<float>(eps));
           }
           return last_error();
         }
