@@ -838,7 +838,9 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // thread in 256; gated only: 25 8 bytes in 1024, 26 4 bytes in 256, 22 = 7
 // and 29 = 2 (their numbers in probe12a and probe14a). Older logs: 20 and 21
 // (probe12) timed row splits since removed, and 23-27 in probe13 a probe-only
-// kernel of the same unit shapes (a7b0e27).
+// kernel of the same unit shapes (a7b0e27). Elementwise only: 30 the op's own
+// form in 16 bits too (float32's: expf and an IEEE division for silu and
+// gelu_quick, not form_for's narrow one), one pack per thread in 128 threads.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1034,6 +1036,8 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, 8, 128, 1>, 1, false, act, 128, 8);
         case 28:
           return go(A::elementwise_kernel<T, F, 8, 256, 2>, 2, false, act, 256, 8);
+        case 30:  // the op's own form (float32's: silu and gelu_quick with expf and an IEEE division) in 16 bits
+          return go(A::elementwise_kernel<T, decltype(op), 16, 128, 1>, 1, false, op, 128);
         default:
           return "probe_act: unknown impl";
       }
