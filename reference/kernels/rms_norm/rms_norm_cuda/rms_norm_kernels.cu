@@ -81,52 +81,41 @@ __device__ __forceinline__ U unpack(const raw_t<U> &bits) {
   return u;
 }
 
-// The same load, asking L2 to keep the line (evict_last): for the weight,
-// which every row reads again, while the rows stream through L2 once. On an
-// H100 this took rms_norm at 16384 x 8192 from 181.7 to 180.9 us in 16-bit
-// (roofline_probe.py impl 220 against 0, issue #32; `kcheck bench`, five
-// runs: 181.2 -> 180.5 us); float32 unchanged.
-// CUDA sm_80+ only (createpolicy); elsewhere a plain load.
-template <typename U>
-__device__ __forceinline__ raw_t<U> load_raw_kept(const U *p) {
+// A pack's load with cache eviction hints. kL2Keep asks L2 to keep the line
+// (evict_last): the one-pass kernel's weight loads, as every row reads the
+// weight again while the rows stream through L2 once (on an H100 this took
+// rms_norm at 16384 x 8192 from 181.7 to 180.9 us in 16-bit, roofline_probe.py
+// impl 220 against 0, issue #32; `kcheck bench`, five runs: 181.2 -> 180.5
+// us; float32 unchanged). kKeep and kStream ask L1 and L2 both to keep the
+// line (evict_last, read again soon) or to drop it first (evict_first, read
+// for the last time): the two-loop kernel's loads, as Triton issues them for
+// Inductor's rms_norm (see rms_norm_two_loop_kernel). CUDA sm_80+ only
+// (createpolicy); elsewhere a plain load.
+enum class CacheHint { kL2Keep, kKeep, kStream };
+
+template <CacheHint kHint, typename U>
+__device__ __forceinline__ raw_t<U> load_raw_hinted(const U *p) {
 #if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (sizeof(U) == kPackBytes) {
     uint64_t policy;
     uint4 v;
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p), "l"(policy));
-    return v;
-  }
-#endif
-  return load_raw(p);
-}
-
-// A pack's load with eviction priorities in L1 and L2 both: kKeep
-// (evict_last, for a line read again soon) or kStream (evict_first, for a
-// line read for the last time). The two-loop kernel's loads, as Triton
-// issues them for Inductor's rms_norm (see rms_norm_two_loop_kernel). CUDA
-// sm_80+ only (createpolicy, .L1::evict_*); elsewhere a plain load.
-enum class Eviction { kKeep, kStream };
-
-template <Eviction kEviction, typename U>
-__device__ __forceinline__ raw_t<U> load_raw_evicting(const U *p) {
-#if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (sizeof(U) == kPackBytes) {
-    uint64_t policy;
-    uint4 v;
-    if constexpr (kEviction == Eviction::kKeep) {
-      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-      asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "l"(p), "l"(policy));
-    } else {
+    if constexpr (kHint == CacheHint::kStream) {
       asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-      asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "l"(p), "l"(policy));
+    } else {
+      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
     }
+#define RMS_NORM_LOAD_HINTED(L1)                                                \
+  asm volatile("ld.global" L1 ".L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;" \
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)                     \
+               : "l"(p), "l"(policy))
+    if constexpr (kHint == CacheHint::kL2Keep) {
+      RMS_NORM_LOAD_HINTED("");
+    } else if constexpr (kHint == CacheHint::kKeep) {
+      RMS_NORM_LOAD_HINTED(".L1::evict_last");
+    } else {
+      RMS_NORM_LOAD_HINTED(".L1::evict_first");
+    }
+#undef RMS_NORM_LOAD_HINTED
     return v;
   }
 #endif
@@ -196,7 +185,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(threadIdx.x + k * blockDim.x), width - 1);
       x_bits[k] = load_raw(x_u + i);
-      w_bits[k] = load_raw_kept(w_u + i);
+      w_bits[k] = load_raw_hinted<CacheHint::kL2Keep>(w_u + i);
     }
     acc_t sum_sq = 0;
 #pragma unroll
@@ -271,7 +260,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 // (gpu_compat::memory_outruns_h100): two loops over the row in chunks of
 // blockDim.x * kUnits packs, kUnits packs per thread issued before any is
 // used. The first loop sums, its loads asking L1 and L2 to keep the row
-// (Eviction::kKeep); the second reads the row again (from L2: the rows in
+// (CacheHint::kKeep); the second reads the row again (from L2: the rows in
 // flight are a few MB) for the last time (kStream) with the weight (kKeep),
 // scales and stores. On an H200 (2026-11-28, bench/results/
 // roofline-h200-2026-11-28-probe20b.log, 16384 x 8192; impl 621 there) this
@@ -302,7 +291,7 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
     raw_t<U> x_bits[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {  // past the row: its last pack again, never used
-      x_bits[k] = load_raw_evicting<Eviction::kKeep>(
+      x_bits[k] = load_raw_hinted<CacheHint::kKeep>(
           x_u + min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1));
     }
 #pragma unroll
@@ -325,8 +314,8 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       const int i = min(static_cast<int>(base + threadIdx.x + k * blockDim.x), width - 1);
-      x_bits[k] = load_raw_evicting<Eviction::kStream>(x_u + i);
-      w_bits[k] = load_raw_evicting<Eviction::kKeep>(w_u + i);
+      x_bits[k] = load_raw_hinted<CacheHint::kStream>(x_u + i);
+      w_bits[k] = load_raw_hinted<CacheHint::kKeep>(w_u + i);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
