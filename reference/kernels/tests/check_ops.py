@@ -136,7 +136,10 @@ SHAPES = {
     "gated": [((1, 16), 0), ((5, 26), 0), ((9, 12), 0), ((3, 4, 128), 0),
               ((257, 2048), 0), ((7, 128), ELEMENT), ((7, 128), 8), ((9, 12), 8)],
     "rms_norm": [((1, 8), 0), ((7, 33), 0), ((4, 5, 128), 0),
-                 ((512, 4096), 0), ((3, 4100), 0), ((6, 256), ELEMENT), ((6, 256), 8)],
+                 ((512, 4096), 0), ((3, 4100), 0), ((6, 256), ELEMENT), ((6, 256), 8),
+                 # packed rows longer than one chunk of the two-loop kernel (an H200's:
+                 # 8192 elements), one chunk and a part, and 2.5 chunks
+                 ((3, 8200), 0), ((2, 20480), 0)],
 }
 SHAPES["fatrelu"] = SHAPES["gated"]
 FATRELU_THRESHOLDS = (0.0, 0.5, -0.25)

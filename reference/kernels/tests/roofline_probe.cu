@@ -1183,7 +1183,7 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           const int max_blocks = impl % 2 == 1 ? 3 : 2;
           if (impl <= 632) {
             auto kernel = new_rms::rms_norm_two_loop_kernel<T, kUnits>;
-            const int threads = std::min(512, (d / P::kSize / kUnits + 31) / 32 * 32);
+            const int threads = std::min(512, new_rms::threads_for(d / P::kSize, kUnits));
             const size_t smem = smem_for_blocks(kernel, threads, max_blocks);
             kernel<<<static_cast<unsigned>(rows), threads, smem, stream>>>(o, i, w, d, static_cast<float>(eps));
           } else {

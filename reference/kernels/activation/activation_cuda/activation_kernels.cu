@@ -5,8 +5,8 @@
 // / 4 floats) for the elementwise ops, 8 or 16 bytes for the gated ops, which
 // load two, one from each half of the input row (gated_shape says which; on
 // a device whose memory outruns an H100's per SM, gated_shape_fast_memory,
-// and the elementwise ops take kThreadsFastMemory: gpu_compat::
-// memory_outruns_h100).
+// and the elementwise ops take kThreadsFastMemory, exact GELU in float32 and
+// float16 two packs per thread: gpu_compat::memory_outruns_h100).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
 // kThreads threads (gated: gated_shape's), one tile of threads * units per
@@ -38,7 +38,7 @@ using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;            // elementwise, an H100's best
 constexpr int kThreadsFastMemory = 128;  // elementwise, an H200's (see elementwise())
-constexpr int kPerThread = 1;            // elementwise: packs per thread and tile
+constexpr int kPerThread = 1;            // elementwise: packs per thread and tile (see elementwise_units_fast_memory)
 constexpr int kGatedPerThread = 1;       // gated: output units per thread and tile (two input units each)
 constexpr int kPackBytes = 16;
 
@@ -289,12 +289,12 @@ __global__ void __launch_bounds__(kBlock)
         // mul_and_silu's load of a only after part of silu(b)'s math in float16 (and
         // split the two loads in three other instantiations), one load in
         // flight per thread instead of two; on an H200 mul_and_silu float16
-        // ran 202.0 us against silu_and_mul's 185.0 (this split is the
-        // suspected cause, not yet confirmed by timing)
-        // (bench/results/roofline-h200-2026-11-28-summary-activation.md). In
-        // this order every instantiation but float64 gelu_and_mul issues both
-        // loads before any math (reference/kernels/tests/sass_load_order.py;
-        // not yet run on a GPU).
+        // ran 202.0 us against silu_and_mul's 185.0
+        // (bench/results/roofline-h200-2026-11-28-summary-activation.md), and
+        // 184.7 in this order (roofline-h200-2026-11-28b-summary-activation.md,
+        // five runs). In this order every instantiation but float64
+        // gelu_and_mul issues both loads before any math
+        // (reference/kernels/tests/sass_load_order.py).
         b[k] = load_unit(in_u + a_idx + d);
         a[k] = load_unit(in_u + a_idx);
       }

@@ -126,7 +126,7 @@ inline double memory_bandwidth_per_sm() {
       cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {
-    cudaGetLastError();
+    (void)cudaGetLastError();  // cleared, not reported
     return 0;
   }
   return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / sms;
@@ -148,7 +148,7 @@ inline bool memory_outruns_h100() {
   static std::atomic<int> answers[kMaxDevices];  // a MemoryAnswer per device, kNotAsked at first
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
-    cudaGetLastError();
+    (void)cudaGetLastError();  // cleared, not reported
     return false;
   }
   const int answer = answers[device].load(std::memory_order_relaxed);

@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 // (CacheHint::kKeep); the second reads the row again (from L2: the rows in
 // flight are a few MB) for the last time (kStream) with the weight (kKeep),
 // scales and stores. On an H200 (2026-11-28, bench/results/
-// roofline-h200-2026-11-28-probe20b.log, 16384 x 8192; impl 621 there) this
+// roofline-h200-2026-11-28b-probe20b.log, 16384 x 8192; impl 621 there) this
 // ran 128.0 us in 16-bit and 252.4 in float32 against 131.9 and 255.1 for
 // the one-pass kernel above, Inductor 127.4 and 252.0: the one-pass kernel's
 // row held in registers across the block's sum leaves fewer loads in flight
@@ -282,7 +282,8 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
   // One row per block, no loop over rows (the launcher's grid has a block
   // per row): a loop over rows put the row's index and pointers in vector
   // registers instead of uniform ones, and the kernel ran 0.6-1.6% slower on
-  // an H200 (probe21a: 257.8 us in float32 against 253.7).
+  // an H200 (roofline-h200-2026-11-28b-probe21a.log: 257.8 us in float32
+  // against 253.7; the same in one row per block, probe22a).
   const int64_t row = blockIdx.x;
   const U *x_u = reinterpret_cast<const U *>(in + row * d);
   U *o_u = reinterpret_cast<U *>(out + row * d);
