@@ -187,6 +187,35 @@ __global__ void __launch_bounds__(kBlock) act_pairs(T *__restrict__ out, const T
     reinterpret_cast<uint4 *>(out)[i] = v;
   }
 }
+// Triton's shape for an elementwise op (Inductor's XBLOCK 1024 in 4 warps on
+// an H200: one 16-byte pack per thread of 128): no loop over tiles, no bounds
+// check (n a multiple of 128 packs), elements converted one by one as the
+// launcher's kernel does. kPlainLoad: the load as Triton's SASS has it,
+// ld.global.v4 (LDG.E.128); otherwise through the restrict-qualified pointer,
+// which nvcc makes ld.global.nc (LDG.E.128.CONSTANT), as in the launcher's.
+template <typename T, typename Act, int kBlock, bool kPlainLoad>
+__global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, const T *__restrict__ in, Act act) {
+  constexpr int kSize = 16 / sizeof(T);
+  using U = new_act::Unit<T, kSize>;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
+  const uint4 *src = reinterpret_cast<const uint4 *>(in) + i;
+  uint4 bits;
+  if constexpr (kPlainLoad) {
+    asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+                 : "l"(src));
+  } else {
+    bits = *src;
+  }
+  U u;
+  memcpy(&u, &bits, 16);
+#pragma unroll
+  for (int j = 0; j < kSize; ++j) {
+    u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
+  }
+  memcpy(&bits, &u, 16);
+  reinterpret_cast<uint4 *>(out)[i] = bits;
+}
 template <typename T, typename Act, int kBlock>
 __global__ void __launch_bounds__(kBlock)
     gated_pairs(T *__restrict__ out, const T *__restrict__ in, uint32_t rows, uint32_t dp, Act act) {
@@ -840,7 +869,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // (probe12) timed row splits since removed, and 23-27 in probe13 a probe-only
 // kernel of the same unit shapes (a7b0e27). Elementwise only: 30 the op's own
 // form in 16 bits too (float32's: expf and an IEEE division for silu and
-// gelu_quick, not form_for's narrow one), one pack per thread in 128 threads.
+// gelu_quick, not form_for's narrow one), one pack per thread in 128 threads;
+// 31 and 32 act_triton_like (plain and .nc loads).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1038,6 +1068,18 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, 8, 256, 2>, 2, false, act, 256, 8);
         case 30:  // the op's own form (float32's: silu and gelu_quick with expf and an IEEE division) in 16 bits
           return go(A::elementwise_kernel<T, decltype(op), 16, 128, 1>, 1, false, op, 128);
+        case 31:    // act_triton_like, a plain load
+        case 32: {  // act_triton_like, the load through the restrict pointer (.nc)
+          constexpr int64_t kTile = 128 * (16 / sizeof(T));
+          if (n % kTile != 0) return "probe_act: 31/32 need n a multiple of 128 packs";
+          const unsigned blocks = static_cast<unsigned>(n / kTile);
+          if (impl == 31) {
+            act_triton_like<T, F, 128, true><<<blocks, 128, 0, stream>>>(o, i, act);
+          } else {
+            act_triton_like<T, F, 128, false><<<blocks, 128, 0, stream>>>(o, i, act);
+          }
+          return last_error();
+        }
         default:
           return "probe_act: unknown impl";
       }
