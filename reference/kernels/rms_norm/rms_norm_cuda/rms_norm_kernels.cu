@@ -283,7 +283,8 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
   // per row): a loop over rows put the row's index and pointers in vector
   // registers instead of uniform ones, and the kernel ran 0.6-1.6% slower on
   // an H200 (roofline-h200-2026-11-28b-probe21a.log: 257.8 us in float32
-  // against 253.7; the same in one row per block, probe22a).
+  // against 253.7; one row per block ran as 621, probe22a). One block_sum per
+  // block, so one `partial` array (no next row to alternate with).
   const int64_t row = blockIdx.x;
   const U *x_u = reinterpret_cast<const U *>(in + row * d);
   U *o_u = reinterpret_cast<U *>(out + row * d);
