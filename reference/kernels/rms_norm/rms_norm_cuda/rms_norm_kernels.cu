@@ -131,6 +131,28 @@ __device__ __forceinline__ U load_unit(const U *p) {
 __device__ __forceinline__ float reciprocal_sqrt(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double reciprocal_sqrt(double x) { return rsqrt(x); }
 
+// sum plus the squares of a unit's elements, in acc_t (float for 16-bit types).
+template <typename acc_t, typename U>
+__device__ __forceinline__ acc_t add_squares(acc_t sum, const U &x) {
+#pragma unroll
+  for (int j = 0; j < U::kSize; ++j) {
+    const acc_t v = static_cast<acc_t>(x.v[j]);
+    sum += v * v;
+  }
+  return sum;
+}
+
+// x * scale * w elementwise, computed in acc_t and rounded once.
+template <typename acc_t, typename U>
+__device__ __forceinline__ U scaled(U x, const U w, acc_t scale) {
+  using scalar_t = std::remove_reference_t<decltype(x.v[0])>;
+#pragma unroll
+  for (int j = 0; j < U::kSize; ++j) {
+    x.v[j] = static_cast<scalar_t>(static_cast<acc_t>(x.v[j]) * scale * static_cast<acc_t>(w.v[j]));
+  }
+  return x;
+}
+
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v) {
 #pragma unroll
@@ -191,12 +213,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       if (threadIdx.x + k * blockDim.x < width) {
-        const U x = unpack<U>(x_bits[k]);
-#pragma unroll
-        for (int j = 0; j < U::kSize; ++j) {
-          const acc_t v = static_cast<acc_t>(x.v[j]);
-          sum_sq += v * v;
-        }
+        sum_sq = add_squares(sum_sq, unpack<U>(x_bits[k]));
       }
     }
     sum_sq = block_sum(sum_sq, partial[parity]);
@@ -205,13 +222,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     for (int k = 0; k < kUnits; ++k) {
       const int i = threadIdx.x + k * blockDim.x;
       if (i < width) {
-        U x = unpack<U>(x_bits[k]);
-        const U w = unpack<U>(w_bits[k]);
-#pragma unroll
-        for (int j = 0; j < U::kSize; ++j) {
-          x.v[j] = static_cast<scalar_t>(static_cast<acc_t>(x.v[j]) * scale * static_cast<acc_t>(w.v[j]));
-        }
-        o_u[i] = x;
+        o_u[i] = scaled(unpack<U>(x_bits[k]), unpack<U>(w_bits[k]), scale);
       }
     }
   }
@@ -235,23 +246,13 @@ __global__ void __launch_bounds__(kMaxThreads)
     U *o_u = reinterpret_cast<U *>(out + row * d);
     acc_t sum_sq = 0;
     for (int i = threadIdx.x; i < width; i += blockDim.x) {
-      const U u = load_unit(x_u + i);
-#pragma unroll
-      for (int j = 0; j < U::kSize; ++j) {
-        const acc_t v = static_cast<acc_t>(u.v[j]);
-        sum_sq += v * v;
-      }
+      sum_sq = add_squares(sum_sq, load_unit(x_u + i));
     }
     sum_sq = block_sum(sum_sq, partial[parity]);
     const acc_t scale = reciprocal_sqrt(sum_sq / static_cast<acc_t>(d) + eps);
     for (int i = threadIdx.x; i < width; i += blockDim.x) {
-      U u = load_unit(x_u + i);
-      const U wu = w_u[i];
-#pragma unroll
-      for (int j = 0; j < U::kSize; ++j) {
-        u.v[j] = static_cast<scalar_t>(static_cast<acc_t>(u.v[j]) * scale * static_cast<acc_t>(wu.v[j]));
-      }
-      o_u[i] = u;
+      const U x = load_unit(x_u + i);
+      o_u[i] = scaled(x, w_u[i], scale);
     }
   }
 }
@@ -299,12 +300,7 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       if (base + threadIdx.x + k * blockDim.x < width) {
-        const U x = unpack<U>(x_bits[k]);
-#pragma unroll
-        for (int j = 0; j < U::kSize; ++j) {
-          const acc_t v = static_cast<acc_t>(x.v[j]);
-          sum_sq += v * v;
-        }
+        sum_sq = add_squares(sum_sq, unpack<U>(x_bits[k]));
       }
     }
   }
@@ -323,13 +319,7 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
     for (int k = 0; k < kUnits; ++k) {
       const int i = base + threadIdx.x + k * blockDim.x;
       if (i < width) {
-        U x = unpack<U>(x_bits[k]);
-        const U w = unpack<U>(w_bits[k]);
-#pragma unroll
-        for (int j = 0; j < U::kSize; ++j) {
-          x.v[j] = static_cast<scalar_t>(static_cast<acc_t>(x.v[j]) * scale * static_cast<acc_t>(w.v[j]));
-        }
-        o_u[i] = x;
+        o_u[i] = scaled(unpack<U>(x_bits[k]), unpack<U>(w_bits[k]), scale);
       }
     }
   }
