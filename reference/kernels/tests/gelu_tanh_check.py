@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from sixteen_bit import TYPES, finite_inputs, on_device, report, round_to
+from sixteen_bit import TYPES, device_cases, finite_inputs, report, round_to
 
 C = 0.7978845608028654  # sqrt(2/pi)
 K = 0.044715
@@ -86,32 +86,13 @@ def tanh_model(x, form="gelu_tanh"):
 def on_gpu(lib_path):
     import torch
 
-    from roofline_probe import DTYPES, checked, load
-
-    lib = load(lib_path)
-    stream = torch.cuda.current_stream().cuda_stream
-    for name in TYPES:
-        code, dtype = DTYPES[name]
-        x = finite_inputs(name)
-        n = x.size
-        xt, rows, d = on_device(x, dtype)
+    for name, x, xt, run, gated in device_cases(lib_path):
         want = round_to(exact(x), name)
-        out = torch.empty_like(xt)
-        checked(lib.probe_act(0, 6, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
-        torch.cuda.synchronize()
-        got = out.double().cpu().numpy()[:n]
-        report("gelu_tanh, device code", x, got, want, name)
-        gated_in = torch.cat([xt.view(rows, d), torch.ones(rows, d, dtype=dtype, device="cuda")], dim=1).contiguous()
-        gated_out = torch.empty(rows, d, dtype=dtype, device="cuda")
-        checked(lib.probe_act(0, 3, code, gated_out.data_ptr(), gated_in.data_ptr(), rows, d, stream))
-        torch.cuda.synchronize()
-        got = gated_out.double().cpu().numpy().reshape(-1)[:n]
-        report("gelu_tanh_and_mul (b = 1), device", x, got, want, name)
-        torch_form = torch.nn.functional.gelu(xt, approximate="tanh").double().cpu().numpy()[:n]
+        report("gelu_tanh, device code", x, run(6, xt), want, name)
+        report("gelu_tanh_and_mul (b = 1), device", x, run(3, gated(x_first=True)), want, name)
+        torch_form = torch.nn.functional.gelu(xt, approximate="tanh").double().cpu().numpy()[:x.size]
         report("Torch eager F.gelu(tanh)", x, torch_form, want, name)
-        checked(lib.probe_act(0, 10, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
-        torch.cuda.synchronize()
-        report("gelu_fast, device code", x, out.double().cpu().numpy()[:n], round_to(exact(x, "gelu_fast"), name), name)
+        report("gelu_fast, device code", x, run(10, xt), round_to(exact(x, "gelu_fast"), name), name)
 
 
 def main():

@@ -27,7 +27,7 @@ import argparse
 
 import numpy as np
 
-from sixteen_bit import TYPES, finite_inputs, on_device, report, round_to
+from sixteen_bit import TYPES, device_cases, finite_inputs, report, round_to
 
 LOG2_E = 1.4426950408889634
 FORMS = {"silu": 1.0, "gelu_quick": 1.702}
@@ -63,30 +63,13 @@ def float32_form(x, c):
 def on_gpu(lib_path):
     import torch
 
-    from roofline_probe import DTYPES, checked, load
-
-    lib = load(lib_path)
-    stream = torch.cuda.current_stream().cuda_stream
-    for name in TYPES:
-        code, dtype = DTYPES[name]
-        x = finite_inputs(name)
+    for name, x, xt, run, gated in device_cases(lib_path):
         n = x.size
-        xt, rows, d = on_device(x, dtype)
-        out = torch.empty_like(xt)
         for op, form in ((4, "silu"), (7, "gelu_quick")):
-            checked(lib.probe_act(0, op, code, out.data_ptr(), xt.data_ptr(), rows, d, stream))
-            torch.cuda.synchronize()
-            report(f"{form}, device code", x, out.double().cpu().numpy()[:n], round_to(exact(x, FORMS[form]), name),
-                   name)
+            report(f"{form}, device code", x, run(op, xt), round_to(exact(x, FORMS[form]), name), name)
         want = round_to(exact(x, 1.0), name)
-        ones = torch.ones(rows, d, dtype=dtype, device="cuda")
-        gated_out = torch.empty(rows, d, dtype=dtype, device="cuda")
-        for op, label, halves in ((0, "silu_and_mul (b = 1), device", (xt.view(rows, d), ones)),
-                                  (11, "mul_and_silu (a = 1), device", (ones, xt.view(rows, d)))):
-            gated_in = torch.cat(halves, dim=1).contiguous()
-            checked(lib.probe_act(0, op, code, gated_out.data_ptr(), gated_in.data_ptr(), rows, d, stream))
-            torch.cuda.synchronize()
-            report(label, x, gated_out.double().cpu().numpy().reshape(-1)[:n], want, name)
+        report("silu_and_mul (b = 1), device", x, run(0, gated(x_first=True)), want, name)
+        report("mul_and_silu (a = 1), device", x, run(11, gated(x_first=False)), want, name)
         report("Torch eager F.silu", x, torch.nn.functional.silu(xt).double().cpu().numpy()[:n], want, name)
 
 

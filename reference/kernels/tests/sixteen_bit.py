@@ -70,3 +70,35 @@ def on_device(x, dtype, rows=256):
     pad = (-x.size) % rows
     xt = torch.tensor(np.concatenate([x, np.zeros(pad)]), dtype=torch.float64).to(dtype).cuda()
     return xt, rows, xt.numel() // rows
+
+
+
+def device_cases(lib_path):
+    """For each 16-bit type, (name, x, xt, run, gated): x every finite input (float64); xt the same on the GPU
+    as on_device lays it out (zero-padded to rows x d); run(op, inp) the probe library's launcher
+    (roofline_probe.cu's probe_act, impl 0) of activation op `op` on inp (xt, or a gated input), the output's
+    first x.size values as float64; gated(x_first) a gated op's rows x 2d input, xt's rows as one half (the
+    first, a, or the second, b) and ones as the other (needs torch and a GPU)."""
+    import torch
+
+    from roofline_probe import DTYPES, checked, load
+
+    lib = load(lib_path)
+    stream = torch.cuda.current_stream().cuda_stream
+    for name in TYPES:
+        code, dtype = DTYPES[name]
+        x = finite_inputs(name)
+        xt, rows, d = on_device(x, dtype)
+
+        def run(op, inp, code=code, dtype=dtype, rows=rows, d=d, n=x.size):
+            out = torch.empty(rows, d, dtype=dtype, device="cuda")
+            checked(lib.probe_act(0, op, code, out.data_ptr(), inp.data_ptr(), rows, d, stream))
+            torch.cuda.synchronize()
+            return out.double().cpu().numpy().reshape(-1)[:n]
+
+        def gated(x_first, xt=xt, dtype=dtype, rows=rows, d=d):
+            ones = torch.ones(rows, d, dtype=dtype, device="cuda")
+            halves = (xt.view(rows, d), ones) if x_first else (ones, xt.view(rows, d))
+            return torch.cat(halves, dim=1).contiguous()
+
+        yield name, x, xt, run, gated
