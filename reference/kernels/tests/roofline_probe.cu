@@ -762,7 +762,10 @@ void probe_rms_shape(int units, int dtype, int d, int *registers, int *blocks) {
 }
 
 // impl: 0 the launcher; 1 the old launcher; 2 persistent grid (resident
-// blocks), 256 threads x 4 packs; 3 128 x 1; 4 256 x 2; 5 256 x 8; 6 512 x 4.
+// blocks), 256 threads x 4 packs; 3 128 x 1; 4 256 x 2; 5 256 x 8; 6 512 x 4;
+// 7 64 x 1; 8 256 x 1; 9 128 x 2; 10 512 x 1; 11-13 relu_hinted. Older
+// logs: 14 and 15 (probe25a) were relu_kernel with one block per tile and no
+// loop over tiles, 128 x 1 and 256 x 1 (a kGridStride switch since removed).
 const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n, void *stream_ptr) {
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   if (impl == 0) {
@@ -870,7 +873,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // kernel of the same unit shapes (a7b0e27). Elementwise only: 30 the op's own
 // form in 16 bits too (float32's: expf and an IEEE division for silu and
 // gelu_quick, not form_for's narrow one), one pack per thread in 128 threads;
-// 31 and 32 act_triton_like (plain and .nc loads).
+// 31 and 32 act_triton_like (plain and .nc loads); 33 and 34 the
+// launcher's kernel with one block per tile, 128 x 1 and 128 x 2.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1068,6 +1072,10 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, 8, 256, 2>, 2, false, act, 256, 8);
         case 30:  // the op's own form (float32's: silu and gelu_quick with expf and an IEEE division) in 16 bits
           return go(A::elementwise_kernel<T, decltype(op), 16, 128, 1>, 1, false, op, 128);
+        case 33:  // one block per tile (elementwise_kernel without kGridStride), 128 x 1
+          return go(A::elementwise_kernel<T, F, 16, 128, 1, false>, 1, false, act, 128);
+        case 34:  // the same, 128 x 2
+          return go(A::elementwise_kernel<T, F, 16, 128, 2, false>, 2, false, act, 128);
         case 31:    // act_triton_like, a plain load
         case 32: {  // act_triton_like, the load through the restrict pointer (.nc)
           constexpr int64_t kTile = 128 * (16 / sizeof(T));

@@ -5,8 +5,8 @@
 // / 4 floats) for the elementwise ops, 8 or 16 bytes for the gated ops, which
 // load two, one from each half of the input row (gated_shape says which; on
 // a device whose memory outruns an H100's per SM, gated_shape_fast_memory,
-// and the elementwise ops take kThreadsFastMemory, exact GELU in float32 and
-// float16 two packs per thread: gpu_compat::memory_outruns_h100).
+// and the elementwise ops take Triton's shape, exact GELU in 16 bits two packs
+// per thread: gpu_compat::memory_outruns_h100, elementwise()).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
 // kThreads threads (gated: gated_shape's), one tile of threads * units per
@@ -38,7 +38,7 @@ using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;            // elementwise, an H100's best
 constexpr int kThreadsFastMemory = 128;  // elementwise, an H200's (see elementwise())
-constexpr int kPerThread = 1;            // elementwise: packs per thread and tile (see elementwise_units_fast_memory)
+constexpr int kPerThread = 1;            // elementwise: packs per thread and tile
 constexpr int kGatedPerThread = 1;       // gated: output units per thread and tile (two input units each)
 constexpr int kPackBytes = 16;
 
@@ -221,8 +221,9 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // [t * kBlock * kUnits, (t + 1) * kBlock * kUnits); a thread's units are
 // threadIdx.x + k * kBlock of its tile, all loaded before the first is used.
 // Units of kUnitBytes (sizeof(scalar_t): one element, the form for any
-// pointer).
-template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits>
+// pointer). kGridStride: block b moves tiles b, b + gridDim.x, ...; without
+// it block b moves tile b only, and the launcher gives one block per tile.
+template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
@@ -231,8 +232,8 @@ __global__ void __launch_bounds__(kBlock)
   const int64_t units = n / U::kSize;
   const U *in_u = reinterpret_cast<const U *>(in);
   U *out_u = reinterpret_cast<U *>(out);
-  for (int64_t first = blockIdx.x * kTile + threadIdx.x; first - threadIdx.x < units; first += gridDim.x * kTile) {
-    const bool whole = first + (kUnits - 1) * kBlock < units;  // no bounds checks
+  // Tile `first` - threadIdx.x; `whole`: every unit of it is below `units`.
+  const auto move_tile = [&](int64_t first, bool whole) {
     U u[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -250,12 +251,26 @@ __global__ void __launch_bounds__(kBlock)
         out_u[first + k * kBlock] = u[k];
       }
     }
-  }
-  if (U::kSize > 1 && blockIdx.x == 0) {  // the scalar tail: fewer than one unit
+  };
+  const auto scalar_tail = [&] {  // fewer than one unit past the last whole one
     const int64_t i = units * U::kSize + threadIdx.x;
-    if (i < n) {
+    if (U::kSize > 1 && i < n) {
       out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
     }
+  };
+  const int64_t start = blockIdx.x * kTile + threadIdx.x;
+  if constexpr (kGridStride) {
+    for (int64_t first = start; first - threadIdx.x < units; first += gridDim.x * kTile) {
+      move_tile(first, first + (kUnits - 1) * kBlock < units);
+    }
+    if (blockIdx.x == 0) {
+      scalar_tail();
+    }
+  } else if (blockIdx.x + 1 < gridDim.x) {
+    move_tile(start, true);  // a whole tile: no bounds checks
+  } else {
+    move_tile(start, start + (kUnits - 1) * kBlock < units);
+    scalar_tail();
   }
 }
 
@@ -321,10 +336,20 @@ dim3 grid_for(int64_t units) {
   return dim3(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
 }
 
-template <typename scalar_t, typename Act, int kBlock, int kUnits>
+// Whether grid_for gives every tile of `units` a block of its own.
+template <int kBlock, int kUnits>
+bool one_block_per_tile(int64_t units) {
+  constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
+  return (units + kTile - 1) / kTile <= INT_MAX;
+}
+
+// The packed kernel loops over tiles if kPackedGridStride (see
+// elementwise_kernel; the caller checks one_block_per_tile otherwise); the
+// scalar form, for pointers not aligned to a pack, always does.
+template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits>
+    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride>
         <<<grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
   } else {
     elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>
@@ -334,32 +359,42 @@ const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, 
 }
 
 // Packs per thread and tile on devices whose memory outruns an H100's per
-// SM: 2 for GELU (erf) in float32 and float16, whose erf is the costliest
-// math here, 1 (kPerThread) for the rest. On an H200 (2026-11-28,
-// bench/results/roofline-h200-2026-11-28-probe18c.log, impl 7 against 6,
-// blocks of 128) two packs ran gelu float32 504.5 us against 505.8 and
-// float16 253.5 against 262.1-262.3, but bfloat16 273.9 against 265.4-266.3
-// and silu and gelu_quick 0.3-1.2% slower.
+// SM: 2 for GELU (erf) in 16 bits, whose erf is the costliest math here, 1
+// for the rest. On an H200 (2026-11-28,
+// bench/results/roofline-h200-2026-11-28c-probe26a.log, impl 34 against 33,
+// one block per tile) two packs ran GELU bfloat16 253.6 us against 258.2 and
+// float16 253.6 against 253.9, but float32 506.5 against 505.1 and silu and
+// gelu_quick 1.0-1.1% slower. (An earlier log, probe18c, had bfloat16 in
+// two packs at 273.9 with the grid-stride kernel, which now runs it at
+// 253.5: impl 7 of probe26a.)
 template <typename scalar_t, typename Act>
 constexpr int elementwise_units_fast_memory() {
   constexpr bool kErf = std::is_same_v<Act, activation::GeluErf> || std::is_same_v<Act, GeluErfNarrow>;
-  constexpr bool kBFloat16 = std::is_same_v<scalar_t, gpu_compat::BFloat16>;
-  return kErf && !kBFloat16 && sizeof(scalar_t) <= 4 ? 2 : kPerThread;
+  return kErf && sizeof(scalar_t) == 2 ? 2 : 1;
 }
 
-// Blocks of kThreads, or of kThreadsFastMemory on devices whose memory
-// outruns an H100's per SM (gpu_compat::memory_outruns_h100): on an H200
-// (2026-11-28, bench/results/roofline-h200-2026-11-28-probe18c.log) blocks of
-// 128 ran every elementwise op 0.9-1.7% faster than blocks of 256 (silu
-// bfloat16 251.6 against 254.5 us, gelu_quick 251.1 against 254.2-254.4),
-// with elementwise_units_fast_memory's packs per thread.
+// Blocks of kThreads, or on devices whose memory outruns an H100's per SM
+// (gpu_compat::memory_outruns_h100) Triton's shape for an elementwise op
+// (Inductor's XBLOCK 1024 in 4 warps in 16 bits): blocks of
+// kThreadsFastMemory, elementwise_units_fast_memory's packs per thread, one
+// block per tile, no loop over tiles and no bounds checks but in the last
+// block. On an H200 (2026-11-28,
+// bench/results/roofline-h200-2026-11-28c-probe26a.log, impl 33 against 6,
+// the grid-stride kernel in the same blocks) that ran GELU float32 505.1 us
+// against 508.4 (probe25b, with bounds checks in every block: 501.4 against
+// 505.2), silu and gelu_quick float32 0.1% faster and their 16-bit forms
+// within 0.1%; blocks of 128 had run every elementwise op 0.9-1.7% faster
+// than blocks of 256 (probe18c).
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
-    return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits>(dst, in, n, act, stream);
+    if (one_block_per_tile<kThreadsFastMemory, kUnits>(n / Pack<scalar_t>::kSize)) {
+      return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits, false>(dst, in, n, act, stream);
+    }
+    return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits, true>(dst, in, n, act, stream);
   }
-  return elementwise_in_blocks<scalar_t, Act, kThreads, kPerThread>(dst, in, n, act, stream);
+  return elementwise_in_blocks<scalar_t, Act, kThreads, kPerThread, true>(dst, in, n, act, stream);
 }
 
 // The gated kernel's launch shape for a storage type and gate op: bytes per
