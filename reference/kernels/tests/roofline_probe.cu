@@ -702,6 +702,55 @@ __global__ void __launch_bounds__(512)
   }
 }
 
+// The launcher's two-loop kernel (rms_norm_two_loop_kernel) for rows of
+// whole chunks (the caller checks d): the same loads with the same hints,
+// without the clamp of the index and the bounds check of each unit, so no
+// branch between the second loop's loads and stores (as Triton's kernel for
+// Inductor's static shape, rms_static, but the launcher's sum, scale and
+// chunk loop).
+template <typename T, int kUnits>
+__global__ void __launch_bounds__(512)
+    rms_two_loop_whole(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int d, float eps) {
+  using U = new_rms::Pack<T>;
+  using new_rms::CacheHint;
+  const int width = d / U::kSize;
+  const int chunk = blockDim.x * kUnits;
+  const U *w_u = reinterpret_cast<const U *>(weight);
+  __shared__ float partial[32];
+  const int64_t row = blockIdx.x;
+  const U *x_u = reinterpret_cast<const U *>(in + row * d);
+  U *o_u = reinterpret_cast<U *>(out + row * d);
+  float sum_sq = 0;
+  for (int base = 0; base < width; base += chunk) {
+    uint4 x_bits[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      x_bits[k] = new_rms::load_raw_hinted<CacheHint::kKeep>(x_u + base + threadIdx.x + k * blockDim.x);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      sum_sq = new_rms::add_squares(sum_sq, new_rms::unpack<U>(x_bits[k]));
+    }
+  }
+  sum_sq = new_rms::block_sum(sum_sq, partial);
+  const float scale = new_rms::reciprocal_sqrt(sum_sq / static_cast<float>(d) + eps);
+  for (int base = 0; base < width; base += chunk) {
+    uint4 x_bits[kUnits];
+    uint4 w_bits[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      const int i = base + threadIdx.x + k * blockDim.x;
+      x_bits[k] = new_rms::load_raw_hinted<CacheHint::kStream>(x_u + i);
+      w_bits[k] = new_rms::load_raw_hinted<CacheHint::kKeep>(w_u + i);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      o_u[base + threadIdx.x + k * blockDim.x] =
+          new_rms::scaled(new_rms::unpack<U>(x_bits[k]), new_rms::unpack<U>(w_bits[k]), scale);
+    }
+  }
+}
+
 // Dynamic shared memory that leaves at most `max_blocks` blocks of `threads`
 // resident per SM (0: no limit), the probe's way of trying lower occupancy
 // with the launcher's kernel unchanged.
@@ -874,7 +923,9 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // form in 16 bits too (float32's: expf and an IEEE division for silu and
 // gelu_quick, not form_for's narrow one), one pack per thread in 128 threads;
 // 31 and 32 act_triton_like (plain and .nc loads); 33 and 34 the
-// launcher's kernel with one block per tile, 128 x 1 and 128 x 2.
+// launcher's kernel with one block per tile, 128 x 1 and 128 x 2; 35 the
+// same kernel in Inductor's other pointwise config, two elements per thread
+// in 256.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1076,6 +1127,13 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, 16, 128, 1, false>, 1, false, act, 128);
         case 34:  // the same, 128 x 2
           return go(A::elementwise_kernel<T, F, 16, 128, 2, false>, 2, false, act, 128);
+        case 35:  // Inductor's other pointwise config (XBLOCK 512 in 8 warps): two elements per thread, blocks
+                  // of 256, one block per tile
+          if constexpr (sizeof(T) == 2) {
+            return go(A::elementwise_kernel<T, F, 4, 256, 1, false>, 1, false, act, 256, 4);
+          } else {
+            return go(A::elementwise_kernel<T, F, 8, 256, 1, false>, 1, false, act, 256, 8);
+          }
         case 31:    // act_triton_like, a plain load
         case 32: {  // act_triton_like, the load through the restrict pointer (.nc)
           constexpr int64_t kTile = 128 * (16 / sizeof(T));
@@ -1178,7 +1236,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
     if (impl >= 600) {  // two loops, L1 eviction priorities as Triton's (first loop, second, weight):
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
                         // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (rms_two_loops with policies 5, 6,
-                        // 5), 623-624 with Inductor's static shape (rms_static); 631-634 the launcher's two-loop
+                        // 5), 623-624 with Inductor's static shape (rms_static); 625 rms_two_loop_whole; 631-634
+                        // the launcher's two-loop
                         // kernel (631-632) and rms_static's (633-634) at most 3 / 2 blocks per SM
       auto two = [&](auto kernel, int threads) {
         kernel<<<static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)), threads, 0, stream>>>(
@@ -1221,6 +1280,13 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
             rms_static<T, kUnits, false>
                 <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, inv_d, static_cast<float>(eps));
           }
+          return last_error();
+        }
+        case 625: {  // the launcher's two-loop kernel for rows of whole chunks: no clamp, no bounds check
+          constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
+          if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 625 needs d a multiple of 512 threads' chunk";
+          rms_two_loop_whole<T, kUnits>
+              <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
           return last_error();
         }
         case 631:    // the launcher's two-loop kernel, at most 3 blocks per SM (dynamic shared memory)

@@ -28,6 +28,7 @@ repeat` (kcheck bench), never from here.
 import argparse
 import ctypes
 import json
+import logging
 import math
 import statistics
 import sys
@@ -369,7 +370,16 @@ def main():
     parser.add_argument("--compile-dtypes", help="dtypes compiled at the large size (default: bfloat16 for relu, "
                         "float32 and bfloat16 for the others)")
     parser.add_argument("--repeat", type=int, default=1, help="time each impl this many times (the spread between them is the noise)")
+    parser.add_argument("--inductor-autotune-log", action="store_true", help="print Inductor's own timing of each "
+                        "config it autotunes and so which one it picked (its triton_heuristics debug log; needs an "
+                        "empty TORCHINDUCTOR_CACHE_DIR, or it reads the cached pick and times nothing)")
     args = parser.parse_args()
+    if args.inductor_autotune_log:
+        logger = logging.getLogger("torch._inductor.runtime.triton_heuristics")
+        logger.setLevel(logging.DEBUG)
+        handler = logging.StreamHandler(sys.stdout)
+        handler.setFormatter(logging.Formatter("inductor autotune: %(message)s"))
+        logger.addHandler(handler)
     lib = load(args.lib)
     set_stream()
     if args.ncu:
