@@ -380,6 +380,7 @@ def main():
         handler = logging.StreamHandler(sys.stdout)
         handler.setFormatter(logging.Formatter("inductor autotune: %(message)s"))
         logger.addHandler(handler)
+        logger.propagate = False  # not again through torch._inductor's own handler
     lib = load(args.lib)
     set_stream()
     if args.ncu:

@@ -18,7 +18,8 @@
 // (reference/kernels/tests/roofline_probe.py) more packs per thread
 // (2-8, all loads issued first) or a persistent grid of resident blocks moved
 // 87-99%. The elementwise ops' fewer than 8 elements past the last whole pack
-// are done by block 0 with scalar accesses; a pointer not aligned to the
+// are done by block 0 (with one block per tile, the last block) with scalar
+// accesses; a pointer not aligned to the
 // unit, or (gated ops) d not a multiple of the unit's elements, makes the
 // whole tensor take the scalar form of the same kernel.
 #include <algorithm>
@@ -363,10 +364,11 @@ const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, 
 // for the rest. On an H200 (2026-11-28,
 // bench/results/roofline-h200-2026-11-28c-probe26a.log, impl 34 against 33,
 // one block per tile) two packs ran GELU bfloat16 253.6 us against 258.2 and
-// float16 253.6 against 253.9, but float32 506.5 against 505.1 and silu and
-// gelu_quick 1.0-1.1% slower. (An earlier log, probe18c, had bfloat16 in
-// two packs at 273.9 with the grid-stride kernel, which now runs it at
-// 253.5: impl 7 of probe26a.)
+// float16 253.4-253.6 against 253.9 and 257.5 (impl 31, no bounds checks at
+// all: 252.7 and 256.9), but float32 506.5 against 505.1 and silu and
+// gelu_quick 1.0-1.2% slower. (An earlier log, probe18c, had bfloat16 in two
+// packs at 273.9 with the grid-stride kernel, which now runs it at 253.5:
+// impl 7 of probe26a.)
 template <typename scalar_t, typename Act>
 constexpr int elementwise_units_fast_memory() {
   constexpr bool kErf = std::is_same_v<Act, activation::GeluErf> || std::is_same_v<Act, GeluErfNarrow>;
@@ -374,17 +376,23 @@ constexpr int elementwise_units_fast_memory() {
 }
 
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
-// (gpu_compat::memory_outruns_h100) Triton's shape for an elementwise op
-// (Inductor's XBLOCK 1024 in 4 warps in 16 bits): blocks of
-// kThreadsFastMemory, elementwise_units_fast_memory's packs per thread, one
-// block per tile, no loop over tiles and no bounds checks but in the last
-// block. On an H200 (2026-11-28,
-// bench/results/roofline-h200-2026-11-28c-probe26a.log, impl 33 against 6,
-// the grid-stride kernel in the same blocks) that ran GELU float32 505.1 us
-// against 508.4 (probe25b, with bounds checks in every block: 501.4 against
-// 505.2), silu and gelu_quick float32 0.1% faster and their 16-bit forms
-// within 0.1%; blocks of 128 had run every elementwise op 0.9-1.7% faster
-// than blocks of 256 (probe18c).
+// (gpu_compat::memory_outruns_h100) the shape of Triton's elementwise kernel
+// (no loop over tiles; with one pack per thread in 16 bits it is Inductor's
+// XBLOCK 1024 in 4 warps): blocks of kThreadsFastMemory,
+// elementwise_units_fast_memory's packs per thread, one block per tile, no
+// loop over tiles and no bounds checks but in the last block. On an H200
+// (2026-11-28) Triton's own shape (probe impl 31, no bounds checks at all)
+// ran GELU bfloat16 258.0 us against 265.4 for the grid-stride kernel of the
+// same blocks in one pack (the launcher then,
+// bench/results/roofline-h200-2026-11-28c-probe24a.log) and float32
+// 499.8-501.2 against 505.2 in one pack (impl 6, probe25b.log) and 504.6 in
+// two (the launcher then, probe24a); this kernel (impl 33 in probe26a) ran
+// GELU float32 505.1 against impl 6's 508.4 but against 504.8-504.9 in two
+// packs (impl 7, grid-stride), and silu and gelu_quick within 0.2% of impl
+// 6: no gain shown over the grid-stride kernel but Triton's own shape's,
+// which the next probe call compares again. Blocks of 128 had run every
+// elementwise op 0.9-1.7% faster than blocks of 256
+// (probe18c).
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
