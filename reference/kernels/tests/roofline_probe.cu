@@ -702,55 +702,6 @@ __global__ void __launch_bounds__(512)
   }
 }
 
-// The launcher's two-loop kernel (rms_norm_two_loop_kernel) for rows of
-// whole chunks (the caller checks d): the same loads with the same hints,
-// without the clamp of the index and the bounds check of each unit, so no
-// branch between the second loop's loads and stores (as Triton's kernel for
-// Inductor's static shape, rms_static, but the launcher's sum, scale and
-// chunk loop).
-template <typename T, int kUnits>
-__global__ void __launch_bounds__(512)
-    rms_two_loop_whole(T *__restrict__ out, const T *__restrict__ in, const T *__restrict__ weight, int d, float eps) {
-  using U = new_rms::Pack<T>;
-  using new_rms::CacheHint;
-  const int width = d / U::kSize;
-  const int chunk = blockDim.x * kUnits;
-  const U *w_u = reinterpret_cast<const U *>(weight);
-  __shared__ float partial[32];
-  const int64_t row = blockIdx.x;
-  const U *x_u = reinterpret_cast<const U *>(in + row * d);
-  U *o_u = reinterpret_cast<U *>(out + row * d);
-  float sum_sq = 0;
-  for (int base = 0; base < width; base += chunk) {
-    uint4 x_bits[kUnits];
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      x_bits[k] = new_rms::load_raw_hinted<CacheHint::kKeep>(x_u + base + threadIdx.x + k * blockDim.x);
-    }
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      sum_sq = new_rms::add_squares(sum_sq, new_rms::unpack<U>(x_bits[k]));
-    }
-  }
-  sum_sq = new_rms::block_sum(sum_sq, partial);
-  const float scale = new_rms::reciprocal_sqrt(sum_sq / static_cast<float>(d) + eps);
-  for (int base = 0; base < width; base += chunk) {
-    uint4 x_bits[kUnits];
-    uint4 w_bits[kUnits];
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      const int i = base + threadIdx.x + k * blockDim.x;
-      x_bits[k] = new_rms::load_raw_hinted<CacheHint::kStream>(x_u + i);
-      w_bits[k] = new_rms::load_raw_hinted<CacheHint::kKeep>(w_u + i);
-    }
-#pragma unroll
-    for (int k = 0; k < kUnits; ++k) {
-      o_u[base + threadIdx.x + k * blockDim.x] =
-          new_rms::scaled(new_rms::unpack<U>(x_bits[k]), new_rms::unpack<U>(w_bits[k]), scale);
-    }
-  }
-}
-
 // Dynamic shared memory that leaves at most `max_blocks` blocks of `threads`
 // resident per SM (0: no limit), the probe's way of trying lower occupancy
 // with the launcher's kernel unchanged.
@@ -1236,7 +1187,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
     if (impl >= 600) {  // two loops, L1 eviction priorities as Triton's (first loop, second, weight):
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
                         // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (rms_two_loops with policies 5, 6,
-                        // 5), 623-624 with Inductor's static shape (rms_static); 625 rms_two_loop_whole; 631-634
+                        // 5), 623-624 with Inductor's static shape (rms_static); 625-626 the launcher's two-loop kernel
+                        // for whole chunks without and with its checks; 631-634
                         // the launcher's two-loop
                         // kernel (631-632) and rms_static's (633-634) at most 3 / 2 blocks per SM
       auto two = [&](auto kernel, int threads) {
@@ -1282,11 +1234,13 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           }
           return last_error();
         }
-        case 625: {  // the launcher's two-loop kernel for rows of whole chunks: no clamp, no bounds check
+        case 625:    // the launcher's two-loop kernel for rows of whole chunks: no clamp, no bounds check
+        case 626: {  // the same kernel with them (as the launcher runs float32)
           constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
-          if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 625 needs d a multiple of 512 threads' chunk";
-          rms_two_loop_whole<T, kUnits>
-              <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
+          if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 625/626 need d a multiple of 512 threads' chunk";
+          auto kernel = impl == 625 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true>
+                                    : new_rms::rms_norm_two_loop_kernel<T, kUnits, false>;
+          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
           return last_error();
         }
         case 631:    // the launcher's two-loop kernel, at most 3 blocks per SM (dynamic shared memory)

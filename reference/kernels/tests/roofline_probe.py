@@ -31,7 +31,9 @@ import json
 import logging
 import math
 import statistics
+import subprocess
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -301,6 +303,49 @@ def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
                 table.add("rms_norm", name, size, shape, f"impl {impl}", us, nbytes, best, g, ok)
 
 
+def device_state():
+    """The device's temperatures, clocks and power now, as nvidia-smi reports them."""
+    query = "temperature.gpu,temperature.memory,clocks.sm,clocks.mem,power.draw"
+    try:
+        done = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=10)
+        return f"{query}: {done.stdout.strip()}"
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"nvidia-smi: {error}"
+
+
+def drift_study(lib, busy_seconds, idle_seconds, cycles=2):
+    """Does one kernel's time depend on what the device did before it? kcheck
+    bench times the kernels in its worker, back to back for minutes, and the
+    compiled forms afterwards in another process, each after its compile (the
+    device idle for seconds). relu float32 at 16384 x 8192 (the launcher, impl
+    0, into an output allocated after the input and into one allocated before
+    it) and torch.relu, timed after idling and after `busy_seconds` of
+    back-to-back relu, `cycles` times, with the device's temperatures."""
+    rows, d = 16384, 8192
+    code = DTYPES["float32"][0]
+    before = torch.empty(rows, d, device="cuda")
+    x = torch.rand(rows, d, device="cuda").sub_(0.5)
+    after = torch.empty_like(x)
+    ours = lambda out: (lambda k: checked(lib.probe_relu(0, code, out.data_ptr(), x.data_ptr(), rows * d, stream())))
+
+    def report(label):
+        times = [time_stream(ours(after), 1), time_stream(ours(before), 1), time_stream(lambda k: torch.relu(x), 1)]
+        print(f"drift, {label}: ours {times[0]:.1f} us (output allocated after the input), {times[1]:.1f} "
+              f"(before it), torch.relu {times[2]:.1f}; {device_state()}", flush=True)
+
+    for cycle in range(cycles):
+        torch.cuda.synchronize()
+        time.sleep(idle_seconds)
+        report(f"cycle {cycle}, after {idle_seconds} s idle")
+        end = time.time() + busy_seconds
+        while time.time() < end:
+            for _ in range(200):
+                ours(after)(0)
+            torch.cuda.synchronize()
+        report(f"cycle {cycle}, after {busy_seconds} s of relu")
+
+
 def odd_shapes(lib):
     """The launchers (impl 0) on odd sizes and misaligned pointers, against Torch: buffers
     that start 0, 1 element or 8 bytes (the gated ops' 8-byte units, not 16-byte packs)
@@ -356,7 +401,9 @@ def main():
     parser.add_argument("--ncu", action="store_true")
     parser.add_argument("--json")
     parser.add_argument("--no-compile", action="store_true")
-    parser.add_argument("--parts", default="relu,rms,act,act_all")
+    parser.add_argument("--parts", default="relu,rms,act,act_all",
+                        help="any of relu, rms, act, act_all, drift (drift_study, not in the default)")
+    parser.add_argument("--drift-seconds", default="20,10", help="drift: seconds busy, seconds idle")
     parser.add_argument("--relu-impls", default="0,1,2,3,4,5,6")
     parser.add_argument("--rms-impls", default="0,1,2,3,4")
     parser.add_argument("--act-impls", default="0,1,2,3,4,5")
@@ -406,6 +453,9 @@ def main():
     print("| op | dtype | size | impl | µs | % copy | × best Torch | graph µs | check |")
     print("|---|---|---|---|---:|---:|---:|---:|---|")
     parts = args.parts.split(",")
+    if "drift" in parts:
+        busy, idle = (float(x) for x in args.drift_seconds.split(","))
+        drift_study(lib, busy, idle)
     compile_large = not args.no_compile
     all_dtypes = args.dtypes.split(",")
     COMPILE["modes"] = args.compile_modes.split(",")
