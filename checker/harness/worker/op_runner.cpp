@@ -154,24 +154,29 @@ CaseTensors make_case(const OpPlan& op, const CasePlan& plan_case, at::ScalarTyp
 // float32 activation of 256x8192 (8 MiB out) 9.1 us against eager's 7.2-7.9,
 // and Torch's own kernel as slow when it wrote into the rotated outputs
 // (issue #32, bench/results/roofline-h100-2026-11-28-probe10.log).
+// The outputs are allocated after the inputs, as a user's `torch.empty_like(x)`
+// and the baselines' results are: on an H200 the same relu kernel at 16384 x
+// 8192 in float32 ran 252.6-252.7 us into an output allocated before its
+// input and 252.2-252.3 into one allocated after it, idle or busy before
+// (roofline-h200-2026-11-28d-probe28a.log, the probe's drift study).
 std::vector<std::vector<c10::IValue>> timing_sets(const CasePlan& plan_case, at::ScalarType dtype,
                                                   const WorkerDevice& device, int sets, std::uint64_t seed) {
-  std::vector<c10::IValue> outputs;
-  for (const ArgPlan& arg : plan_case.args)
-    outputs.emplace_back(arg.is_tensor && arg.output
-                             ? c10::IValue(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)))
-                             : c10::IValue());
   std::vector<std::vector<c10::IValue>> result(sets);
   for (int s = 0; s < sets; ++s)
-    for (std::size_t index = 0; index < plan_case.args.size(); ++index) {
-      const ArgPlan& arg = plan_case.args[index];
+    for (const ArgPlan& arg : plan_case.args) {
       if (!arg.is_tensor)
         result[s].push_back(scalar_value(arg));
       else if (arg.output)
-        result[s].push_back(outputs[index]);
+        result[s].emplace_back();  // the shared output, below
       else
         result[s].emplace_back(random_tensor(arg, dtype, device, case_seed(seed, arg.name + std::to_string(s))));
     }
+  for (std::size_t index = 0; index < plan_case.args.size(); ++index) {
+    const ArgPlan& arg = plan_case.args[index];
+    if (!arg.is_tensor || !arg.output) continue;
+    c10::IValue output(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
+    for (std::vector<c10::IValue>& set : result) set[index] = output;
+  }
   return result;
 }
 
