@@ -346,6 +346,55 @@ def drift_study(lib, busy_seconds, idle_seconds, cycles=2):
         report(f"cycle {cycle}, after {busy_seconds} s of relu")
 
 
+def paired_study(lib, ops, dtypes):
+    """Ours and torch.compile on the same buffers: for each op (relu, rms_norm or
+    an ACT_OPS name) and dtype at the large size, in each mode of COMPILE, the
+    compiled form timed, then the launcher (impl 0) into the very block the
+    compiled calls wrote their result to (the caching allocator hands it to
+    every call), then into a buffer of its own allocated after the input, then
+    the compiled form again. kcheck bench times the two in different
+    processes, where the output lands elsewhere relative to the input; the
+    drift study showed that alone moving the same kernel by 0.2%."""
+    for op in ops:
+        for name in dtypes:
+            dcode, dt = DTYPES[name]
+            if op == "relu":
+                rows, d = SIZES["relu"]["large"]
+                cols_in, form = d, lambda x, w: torch.relu(x)
+                ours = lambda out, x, w: lib.probe_relu(0, dcode, out.data_ptr(), x.data_ptr(), rows * d, stream())
+            elif op == "rms_norm":
+                rows, d = SIZES["rms_norm"]["large"]
+                cols_in, form = d, lambda x, w: F.rms_norm(x, (d,), w, EPS)
+                ours = lambda out, x, w: lib.probe_rms(0, dcode, out.data_ptr(), x.data_ptr(), w.data_ptr(), rows, d,
+                                                       EPS, stream())
+            else:
+                code, gated, act_form = ACT_OPS[op]
+                rows, d = SIZES["gated" if gated else "elementwise"]["large"]
+                cols_in, form = (2 * d if gated else d), (lambda x, w, f=act_form: f(x, d))
+                ours = lambda out, x, w, c=code: lib.probe_act(0, c, dcode, out.data_ptr(), x.data_ptr(), rows, d,
+                                                             stream())
+            set_stream()
+            x = torch.rand(rows, cols_in, device="cuda").mul_(8).sub_(4).to(dt)
+            w = torch.rand(d, device="cuda").add_(0.5).to(dt)
+            own = torch.empty(rows, d, device="cuda", dtype=dt)
+            ref = form(x.double(), w.double())
+            for mode in COMPILE["modes"]:
+                torch._dynamo.reset()
+                compiled = torch.compile(form, mode=mode, dynamic=False)
+                first = time_stream(lambda k: compiled(x, w), 1)
+                y = compiled(x, w)  # the block the timed calls wrote to
+                same = time_stream(lambda k: checked(ours(y, x, w)), 1)
+                ok = close(y, ref, name)
+                mine = time_stream(lambda k: checked(ours(own, x, w)), 1)
+                offset = y.data_ptr() - x.data_ptr()
+                del y
+                again = time_stream(lambda k: compiled(x, w), 1)
+                print(f"paired, {op} {name} {mode}: torch.compile {first:.1f} us, then {again:.1f}; ours into its "
+                      f"output block {same:.1f} ({'ok' if ok else 'WRONG'}), into its own buffer {mine:.1f}; "
+                      f"{first / same:.4f}x on the same buffers; output block at input {offset:+d} B, own buffer "
+                      f"at {own.data_ptr() - x.data_ptr():+d} B", flush=True)
+
+
 def odd_shapes(lib):
     """The launchers (impl 0) on odd sizes and misaligned pointers, against Torch: buffers
     that start 0, 1 element or 8 bytes (the gated ops' 8-byte units, not 16-byte packs)
@@ -402,7 +451,10 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--parts", default="relu,rms,act,act_all",
-                        help="any of relu, rms, act, act_all, drift (drift_study, not in the default)")
+                        help="any of relu, rms, act, act_all, drift (drift_study), paired (paired_study; not in the "
+                        "default)")
+    parser.add_argument("--paired-ops", default="relu,rms_norm,gelu_quick,silu,gelu",
+                        help="paired: these ops (relu, rms_norm, names of ACT_OPS), in --dtypes")
     parser.add_argument("--drift-seconds", default="20,10", help="drift: seconds busy, seconds idle")
     parser.add_argument("--relu-impls", default="0,1,2,3,4,5,6")
     parser.add_argument("--rms-impls", default="0,1,2,3,4")
@@ -456,6 +508,9 @@ def main():
     if "drift" in parts:
         busy, idle = (float(x) for x in args.drift_seconds.split(","))
         drift_study(lib, busy, idle)
+    if "paired" in parts:
+        COMPILE["modes"] = args.compile_modes.split(",")
+        paired_study(lib, args.paired_ops.split(","), args.dtypes.split(","))
     compile_large = not args.no_compile
     all_dtypes = args.dtypes.split(",")
     COMPILE["modes"] = args.compile_modes.split(",")
