@@ -16,8 +16,10 @@ KCHECK_JSON_MEMBERS(VariantSummary, KCHECK_JSON_OPTIONAL(""), name, path, backen
 KCHECK_JSON_MEMBERS(DeviceLimits, KCHECK_JSON_OPTIONAL("matmul_dtype"), variant, name, backend, copy_bandwidth_gbs,
                     matmul_tflops, matmul_dtype)
 KCHECK_JSON_MEMBERS(OpCheck, KCHECK_JSON_OPTIONAL(""), variant, op, dtype, shape, max_abs_error, relative_error, passed)
-KCHECK_JSON_MEMBERS(CompiledBaseline, KCHECK_JSON_OPTIONAL("problem"), mode, median_us, spread_us, compile_seconds,
-                    problem)
+// Before 1.7 no pairing (paired_*).
+KCHECK_JSON_MEMBERS(CompiledBaseline, KCHECK_JSON_OPTIONAL("problem paired_median_us paired_spread_us paired_problem"),
+                    mode, median_us, spread_us, compile_seconds, problem, paired_median_us, paired_spread_us,
+                    paired_problem)
 KCHECK_JSON_MEMBERS(BenchmarkResult,
                     // Before 1.4 no eager baseline, before 2 no compiled one (explain_missing_baselines).
                     KCHECK_JSON_OPTIONAL("eager eager_problem eager_median_us eager_spread_us speedup compiled "

@@ -38,7 +38,16 @@ struct CompiledBaseline {
   double spread_us = 0;        // interquartile range
   double compile_seconds = 0;  // the first call: tracing, compiling, loading
   std::string problem;         // no timing: compile failed, result differs from eager, time ran out
+  // The op itself, timed by the same helper right after this mode, from
+  // Python, on the same inputs and into the block the compiled calls wrote
+  // their result to: the two kernels compared with no difference of process
+  // or placement (checker/harness/compile_baselines.py, time_beside).
+  double paired_median_us = 0;
+  double paired_spread_us = 0;
+  std::string paired_problem;  // why the op was not timed beside it (when this mode was timed)
   bool timed() const { return problem.empty() && median_us > 0; }
+  bool paired() const { return timed() && paired_problem.empty() && paired_median_us > 0; }
+  double paired_speedup() const { return paired() ? median_us / paired_median_us : 0; }
 };
 
 // The timed mode with the smallest median; nullptr when none was timed.

@@ -15,6 +15,14 @@ range of the per-call times, by device events on a GPU. The uncompiled
 expression is timed the same way first: called from Python, it carries the
 per-call overhead the compiled one carries too.
 
+After each mode it times the variant's op itself (the plan's "library",
+loaded here: this process is contained as kcheck_worker is) right beside the
+compiled form, from Python as the compiled form is called, on the same
+inputs and into the block the compiled calls wrote their result to: where
+an output lies against its input moves a memory-bound kernel by up to 0.7 %
+on an H200 (issue #32), and the worker's own buffers lie elsewhere. That
+pairing ("paired_median_us") compares the two kernels alone.
+
 RESULT.json is rewritten after every mode of every case, so what finished
 before a timeout is kept. Exit status 3: no usable Torch here (the reason is
 RESULT.json's "problem").
@@ -144,7 +152,7 @@ def baseline_function(case, plan, evaluator):
     repository (this process is contained like the kernel) and called with
     the inputs and scalars as keyword arguments, as a Python reference is."""
     inputs = [arg["name"] for arg in case["args"] if "shape" in arg and not arg.get("output")]
-    scalars = {arg["name"]: arg["value"] for arg in case["args"] if "shape" not in arg}
+    scalars = {arg["name"]: scalar_of(arg) for arg in case["args"] if "shape" not in arg}
     if "python" in case:
         function = evaluator.repository_function(plan["repository"], case["python"])
 
@@ -165,6 +173,11 @@ def baseline_function(case, plan, evaluator):
     return baseline
 
 
+def scalar_of(arg):
+    """A scalar argument's value: the wire form keeps an int as "int", a float as "value"."""
+    return arg["int"] if "int" in arg else arg["value"]
+
+
 def input_sets(case, torch, device, dtype):
     generator = torch.Generator(device="cpu").manual_seed(case["seed"])
     sets = []
@@ -180,7 +193,77 @@ def input_sets(case, torch, device, dtype):
     return sets
 
 
-def run_case(case, plan, torch, evaluator, device, timer, entry):
+class KernelOp:
+    """The variant's op, loaded into this process (contained like kcheck_worker,
+    which loads the same library) to be timed beside the compiled form on the
+    same buffers. None of its code runs until the first case asks for it."""
+
+    def __init__(self, torch, library):
+        self.torch, self.library, self.problem, self.loaded = torch, library, "", False
+
+    def find(self, qualified):
+        if not self.library:
+            return None, "not timed beside it: no library of the variant was named"
+        if not self.loaded:
+            self.loaded = True
+            try:
+                self.torch.ops.load_library(self.library)
+            except Exception as error:
+                self.problem = "not timed beside it: loading the variant's library failed: " + first_line(error)
+        if self.problem:
+            return None, self.problem
+        namespace, _, name = qualified.rpartition("::")
+        try:
+            return getattr(getattr(self.torch.ops, namespace), name), ""
+        except Exception as error:
+            return None, "not timed beside it: " + qualified + " is not registered: " + first_line(error)
+
+
+def kernel_arguments(case, tensors, output):
+    """The op's positional arguments (the op spec's order, as kcheck_worker
+    passes them): the inputs of one buffer set, the scalars, and `output` as
+    its output argument, if it has one."""
+    inputs = iter(tensors)
+    arguments = []
+    for arg in case["args"]:
+        if "shape" not in arg:
+            arguments.append(scalar_of(arg))
+        else:
+            arguments.append(output if arg.get("output") else next(inputs))
+    return arguments
+
+
+def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entry):
+    """The op timed right after its compiled form, in this process, on the same
+    inputs and into the very block the compiled calls wrote their result to (the
+    caching allocator hands every call the block the last one freed): where an
+    output lies against its input moved one kernel by up to 0.7 % on an H200
+    (bench/RESULTS.md, issue #32), so only this pairing compares the two kernels
+    alone. Called from Python, as the compiled form is."""
+    op, problem = kernel.find(case.get("op", ""))
+    if op is None:
+        entry["paired_problem"] = problem
+        return
+    if sum(1 for arg in case["args"] if "shape" in arg and arg.get("output")) > 1:
+        entry["paired_problem"] = "not timed beside it: the op has more than one output, the baseline one result"
+        return
+    try:
+        block = compiled(*sets[0])  # the compiled calls' result block, held while the op writes into it
+        arguments = [kernel_arguments(case, tensors, block) for tensors in sets]
+        result = op(*arguments[0])
+        got = result if isinstance(result, torch.Tensor) else block
+        if not torch.allclose(got.double(), expected.double(), rtol=case["rtol"], atol=case["atol"], equal_nan=True):
+            error = (got.double() - expected.double()).abs().max().item()
+            entry["paired_problem"] = "not timed beside it: the op's result differs from eager (max abs error %.3g)" % error
+            return
+        median, spread = time_calls(timer, lambda i: op(*arguments[i]), len(sets), plan["samples"],
+                                    plan["target_sample_seconds"])
+        entry["paired_median_us"], entry["paired_spread_us"] = median * 1e6, spread * 1e6
+    except Exception as error:  # the op called from Python: a problem of this row, not of the compiled timing
+        entry["paired_problem"] = "not timed beside it: calling the op from Python failed: " + first_line(error)
+
+
+def run_case(case, plan, torch, evaluator, device, timer, entry, kernel=None):
     """Times the eager form from Python into `entry`, then yields one entry per mode:
     median and IQR in microseconds, compile seconds, or the problem."""
     dtype = getattr(torch, case["dtype"])
@@ -212,6 +295,8 @@ def run_case(case, plan, torch, evaluator, device, timer, entry):
                 median, spread = time_calls(timer, lambda i: compiled(*sets[i]), len(sets), plan["samples"],
                                             plan["target_sample_seconds"])
                 entry["median_us"], entry["spread_us"] = median * 1e6, spread * 1e6
+                if kernel is not None:
+                    time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entry)
         except Exception as error:  # a compile failure is a result, reported in its row
             entry["problem"] = "torch.compile failed: " + first_line(error)
         yield entry
@@ -233,11 +318,12 @@ def main():
     result["torch"] = torch.__version__
     evaluator = load_evaluator(plan["evaluator"])
     timer = Timer(torch, device)
+    kernel = KernelOp(torch, plan.get("library", ""))
     for case in plan["cases"]:
         entry = {"key": case["key"], "modes": []}
         result["cases"].append(entry)
         try:
-            for mode_entry in run_case(case, plan, torch, evaluator, device, timer, entry):
+            for mode_entry in run_case(case, plan, torch, evaluator, device, timer, entry, kernel):
                 entry["modes"].append(mode_entry)
                 write_result(result_fd, result)
         except Exception as error:  # the eager form itself failed: every mode says so

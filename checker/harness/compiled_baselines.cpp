@@ -73,6 +73,13 @@ CompiledBaseline mode_result(const std::string& mode, const json* case_entry, co
     compiled.compile_seconds = number_or_zero(entry, "compile_seconds");
     compiled.problem = string_or_empty(entry, "problem");
     if (compiled.problem.empty() && !(compiled.median_us > 0)) compiled.problem = "the helper reported no timing";
+    if (compiled.problem.empty()) {
+      compiled.paired_median_us = number_or_zero(entry, "paired_median_us");
+      compiled.paired_spread_us = number_or_zero(entry, "paired_spread_us");
+      compiled.paired_problem = string_or_empty(entry, "paired_problem");
+      if (compiled.paired_problem.empty() && !(compiled.paired_median_us > 0))
+        compiled.paired_problem = "not timed beside it: the helper reported no timing of the op";
+    }
     break;
   }
   return compiled;
@@ -111,6 +118,7 @@ json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSe
     if ((!form && !own) || !size || tolerance == spec->tolerance.end()) continue;
     if (own_only && !own) continue;
     json entry = {{"key", case_key(benchmark)},
+                  {"op", benchmark.op},
                   {"dtype", benchmark.dtype},
                   {"sizes", *size},
                   {"args", concrete_args(*spec, *size)},
@@ -133,6 +141,7 @@ json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSe
           {"modes", settings.modes},
           {"repository", settings.repository},
           {"evaluator", settings.evaluator},
+          {"library", settings.library},
           {"cases", cases}};
 }
 

@@ -33,6 +33,7 @@ struct CompilePlanSettings {
   std::vector<std::string> modes;
   std::string repository;  // absolute: where a python:FILE:FUNCTION baseline's FILE is
   std::string evaluator;   // kcheck's reference_runner.py as written for the helper
+  std::string library;     // absolute: the variant's native module, which the helper times beside each mode
 };
 nlohmann::json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSet& specs,
                             const CompilePlanSettings& settings);

@@ -696,6 +696,7 @@ void run_harness(TreeFacts& tree, const HarnessOptions& options) {
                                     options.compile_modes};
         std::error_code absolute_error;
         compile.repository = repository.empty() ? "" : fs::absolute(repository, absolute_error).string();
+        compile.library = (variant.path / module->relative_path).string();  // the library the worker loaded
         time_compiled_baselines(variant, *specs, compile, run_options, scratch / ("compile-" + stem), facts);
       }
       for (OpBenchmarkFact& benchmark : facts.benchmarks) {

@@ -62,7 +62,9 @@ OpBenchmarkFact timed(const std::string& op, const std::string& dtype, int buffe
   return benchmark;
 }
 
-CompilePlanSettings settings() { return {"cpu", 7, 5, 1e-3, {"default", "max-autotune-no-cudagraphs"}}; }
+CompilePlanSettings settings() {
+  return {"cpu", 7, 5, 1e-3, {"default", "max-autotune-no-cudagraphs"}, "", "", "/variant/_activation.abi3.so"};
+}
 
 TEST(CompiledBaselines, ThePlanHoldsKcheckOwnExpressionAndConcreteArguments) {
   const OpSpecSet specs = parse_op_specs(kSpecs, "ops.toml");
@@ -75,6 +77,8 @@ TEST(CompiledBaselines, ThePlanHoldsKcheckOwnExpressionAndConcreteArguments) {
   ASSERT_EQ(plan["cases"].size(), 1u) << "the op without a baseline is not planned: " << plan.dump();
   const json& planned = plan["cases"][0];
   EXPECT_EQ(planned["key"], "fatrelu_and_mul|bfloat16|small");
+  EXPECT_EQ(planned["op"], "activation_0a1b2c3::fatrelu_and_mul") << "the op the helper times beside each mode";
+  EXPECT_EQ(plan["library"], "/variant/_activation.abi3.so");
   EXPECT_EQ(planned["expression"], std::string(reference::find_baseline_form("fatrelu_and_mul")->expression));
   EXPECT_EQ(planned["sizes"], json({{"d", 5}, {"n", 3}}));
   EXPECT_EQ(planned["args"][1]["shape"], json({3, 10}));
@@ -159,6 +163,46 @@ TEST(CompiledBaselines, AnyResultTheHelperWroteIsReadWithoutTrustingIt) {
       EXPECT_GE(mode.spread_us, 0) << result.dump();
     }
   }
+}
+
+TEST(CompiledBaselines, TheOpTimedBesideEachModeIsReadOrSaysWhyNot) {
+  const OpSpecSet specs = parse_op_specs(kSpecs, "ops.toml");
+  std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "bfloat16")};
+  const json plan = compile_plan(benchmarks, specs, settings());
+  const json timed_mode = {
+      {"mode", "default"}, {"median_us", 12.0}, {"spread_us", 0.5}, {"compile_seconds", 2.0}, {"problem", ""}};
+  json paired = timed_mode;
+  paired.update({{"paired_median_us", 10.0}, {"paired_spread_us", 0.25}});
+  json refused = timed_mode;
+  refused["mode"] = "max-autotune-no-cudagraphs";
+  refused["paired_problem"] = "not timed beside it: loading the variant's library failed: OSError: x";
+  merge_compiled_result({{"cases", {{{"key", "fatrelu_and_mul|bfloat16|small"}, {"modes", {paired, refused}}}}}}, plan,
+                        "", benchmarks);
+  ASSERT_EQ(benchmarks[0].compiled.size(), 2u);
+  const CompiledBaseline& beside = benchmarks[0].compiled[0];
+  EXPECT_TRUE(beside.paired());
+  EXPECT_DOUBLE_EQ(beside.paired_median_us, 10.0);
+  EXPECT_DOUBLE_EQ(beside.paired_spread_us, 0.25);
+  EXPECT_DOUBLE_EQ(beside.paired_speedup(), 1.2) << "the mode's median over the op's beside it";
+  EXPECT_FALSE(benchmarks[0].compiled[1].paired());
+  EXPECT_EQ(benchmarks[0].compiled[1].paired_problem,
+            "not timed beside it: loading the variant's library failed: OSError: x");
+  EXPECT_DOUBLE_EQ(benchmarks[0].compiled[1].paired_speedup(), 0);
+
+  // A timed mode with no word on the op says so; a mode not timed has nothing to pair.
+  json silent = timed_mode;
+  json failed = timed_mode;
+  failed.update({{"mode", "max-autotune-no-cudagraphs"},
+                 {"median_us", 0},
+                 {"problem", "torch.compile failed: x"},
+                 {"paired_median_us", 5.0}});
+  benchmarks = {timed("fatrelu_and_mul", "bfloat16")};
+  merge_compiled_result({{"cases", {{{"key", "fatrelu_and_mul|bfloat16|small"}, {"modes", {silent, failed}}}}}}, plan,
+                        "", benchmarks);
+  EXPECT_EQ(benchmarks[0].compiled[0].paired_problem, "not timed beside it: the helper reported no timing of the op");
+  EXPECT_FALSE(benchmarks[0].compiled[1].paired());
+  EXPECT_DOUBLE_EQ(benchmarks[0].compiled[1].paired_median_us, 0) << "not read for a mode that was not timed";
+  EXPECT_EQ(benchmarks[0].compiled[1].paired_problem, "");
 }
 
 // A stand-in for Python: a shell script, so the tests need no Torch.
@@ -272,21 +316,31 @@ TEST(CompiledBaselines, Kb001NamesTheFastestModeOrWhyNone) {
   facts.module_relative_path = "_activation_cuda_0a1b2c3.abi3.so";
   OpBenchmarkFact fast = timed("fatrelu_and_mul", "bfloat16");
   fast.compiled = {{"default", 12.5, 0.5, 20.0, ""}, {"max-autotune-no-cudagraphs", 11.0, 0.25, 60.0, ""}};
+  fast.compiled[1].paired_median_us = 10.0;
+  fast.compiled[1].paired_spread_us = 0.5;
+  OpBenchmarkFact unpaired = timed("fatrelu_and_mul", "float16");
+  unpaired.compiled = {{"default", 12.5, 0.5, 20.0, ""}};
+  unpaired.compiled[0].paired_problem = "not timed beside it: loading the variant's library failed: OSError: x";
   OpBenchmarkFact failed = timed("fatrelu_and_mul", "float32");
   failed.compiled = {{"default", 0, 0, 1.0, "torch.compile failed: RuntimeError: no"}};
   OpBenchmarkFact untried = timed("no_baseline", "float32");
   untried.compiled_problem = "not timed: --compile none";
-  facts.benchmarks = {fast, failed, untried};
+  facts.benchmarks = {fast, unpaired, failed, untried};
   variant.harness = facts;
   tree.variants.push_back(variant);
   tree.collected = RuleNeeds::kernel_bench;  // as `kcheck bench` leaves it
   AuditOptions options;
   options.selection.select = {"KB001"};
   const Report report = judge(tree, load_policy("hub"), options, make_rule_registry());
-  ASSERT_EQ(report.findings.size(), 3u);
+  ASSERT_EQ(report.findings.size(), 4u);
   std::string messages;
   for (const Finding& finding : report.findings) messages += finding.message + "\n";
-  EXPECT_NE(messages.find("1.1x torch.compile (max-autotune-no-cudagraphs, median 11 us, IQR 0.25 us)"),
+  EXPECT_NE(messages.find("1.1x torch.compile (max-autotune-no-cudagraphs, median 11 us, IQR 0.25 us; on the same "
+                          "buffers 1.1x (the op beside it, from Python: median 10 us, IQR 0.5 us))"),
+            std::string::npos)
+      << messages;
+  EXPECT_NE(messages.find("1.25x torch.compile (default, median 12.5 us, IQR 0.5 us; not timed beside it: loading the "
+                          "variant's library failed: OSError: x)"),
             std::string::npos)
       << messages;
   EXPECT_NE(messages.find("; torch.compile not timed (default: torch.compile failed: RuntimeError: no)"),

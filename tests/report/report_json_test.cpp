@@ -37,7 +37,7 @@ Report report_with_every_dynamic_type() {
   bench.eager_median_us = 6;
   bench.eager_spread_us = 7;
   bench.speedup = 8;
-  bench.compiled.push_back({"m-mode", 9, 10, 11, "m-problem"});
+  bench.compiled.push_back({"m-mode", 9, 10, 11, "m-problem", 14, 15, "m-paired-problem"});
   bench.compiled_problem = "b-compiled-problem";
   bench.compile_speedup = 12;
   bench.eager_python_median_us = 13;
@@ -73,7 +73,8 @@ TEST(ReportJson, EveryMemberIsWrittenUnderItsOwnKey) {
       "achieved_gbs": 4.0, "percent_of_peak": 5.0, "eager": "b-eager", "eager_problem": "b-eager-problem",
       "eager_median_us": 6.0, "eager_spread_us": 7.0, "speedup": 8.0,
       "compiled": [{"mode": "m-mode", "median_us": 9.0, "spread_us": 10.0, "compile_seconds": 11.0,
-                    "problem": "m-problem"}],
+                    "problem": "m-problem", "paired_median_us": 14.0, "paired_spread_us": 15.0,
+                    "paired_problem": "m-paired-problem"}],
       "compiled_problem": "b-compiled-problem", "compile_speedup": 12.0, "eager_python_median_us": 13.0})"));
   EXPECT_EQ(dynamic["runs"][0], nlohmann::json::parse(R"({"variant": "r-variant", "ran": true, "reason": "r-reason",
       "ops_registered": 3, "ops_verified": 2, "python": "r-python", "torch": "r-torch", "worker": "r-worker"})"));

@@ -15,7 +15,10 @@ eager one where no mode was timed). Prints nothing it did not read.
 Torch to three decimals and which Torch was the faster in each run, over
 the runs that timed a torch.compile mode (a run whose compiling ran out of
 time has no best Torch to compare with; the runs left out are counted);
-with --every-size, for every input of each op and dtype, largest first.
+with --every-size, for every input of each op and dtype, largest first;
+and, where the reports have it (schema 1.7), x the fastest compiled mode on
+the same buffers: that mode's median over the op's timed beside it by the
+same helper (`paired_median_us`), over the runs that timed the pairing.
 """
 import json
 import statistics
@@ -72,28 +75,40 @@ def decimals(paths, every_size=False):
         with open(path) as file:
             for result in json.load(file)["dynamic"]["benchmarks"]:
                 groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
-    print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy |")
-    print("|---|---|---|---:|---:|---|---:|")
+    print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy "
+          "| × compiled, same buffers (runs) |")
+    print("|---|---|---|---:|---:|---|---:|---:|")
     for (op, dtype), results in sorted(groups.items()):
         shapes = sorted({r["shape"] for r in results}, key=elements, reverse=True)
         for shape in shapes if every_size else shapes[:1]:
             decimals_row(op, dtype, shape, [r for r in results if r["shape"] == shape])
 
 
+def same_buffers(result):
+    """The fastest timed compiled mode's median over the op's timed beside it, or None."""
+    timed = [m for m in result.get("compiled", []) if m["median_us"] > 0]
+    if not timed:
+        return None
+    fastest = min(timed, key=lambda m: m["median_us"])
+    return fastest["median_us"] / fastest["paired_median_us"] if fastest.get("paired_median_us", 0) > 0 else None
+
+
 def decimals_row(op, dtype, shape, shape_runs):
     """x best Torch to three decimals over the runs of one op, dtype and input that timed a compiled mode."""
     runs = [r for r in shape_runs if any(m["median_us"] > 0 for m in r.get("compiled", []))]
     if not runs:
-        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - |")
+        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - |")
         return
     picks = [best_torch(r) for r in runs]
     faster = defaultdict(int)
     for _, which in picks:
         faster[which] += 1
     counted = f"{len(runs)}" if len(runs) == len(shape_runs) else f"{len(runs)} of {len(shape_runs)}"
+    paired = [ratio for r in runs if (ratio := same_buffers(r)) is not None]
+    paired_cell = f"{spread(paired, 3)} ({len(paired)})" if paired else "-"
     print(f"| {op} | {dtype} | {shape} | {counted} | {spread([p[0] for p in picks], 3)} "
           f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
-          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} |")
+          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} |")
 
 
 def elements(shape):
