@@ -18,7 +18,8 @@ per-call overhead the compiled one carries too.
 After each mode it times the variant's op itself (the plan's "library",
 loaded here: this process is contained as kcheck_worker is) right beside the
 compiled form, from Python as the compiled form is called, on the same
-inputs and into the block the compiled calls wrote their result to: where
+inputs and into the block the compiled calls wrote their result to (where
+they wrote one; else it says so): where
 an output lies against its input moves a memory-bound kernel by up to 0.7 %
 on an H200 (issue #32), and the worker's own buffers lie elsewhere. That
 pairing ("paired_median_us") compares the two kernels alone.
@@ -248,7 +249,13 @@ def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entr
         entry["paired_problem"] = "not timed beside it: the op has more than one output, the baseline one result"
         return
     try:
+        previous = compiled(*sets[0])
+        address = previous.data_ptr()
+        del previous
         block = compiled(*sets[0])  # the compiled calls' result block, held while the op writes into it
+        if block.data_ptr() != address:  # e.g. a CUDA graph's pool, or an allocator that moves it
+            entry["paired_problem"] = "not timed beside it: the compiled calls did not write one result block"
+            return
         arguments = [kernel_arguments(case, tensors, block) for tensors in sets]
         result = op(*arguments[0])
         got = result if isinstance(result, torch.Tensor) else block

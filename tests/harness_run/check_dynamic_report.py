@@ -106,15 +106,17 @@ def check_bench(kcheck, kernel_dir, scratch, python):
                 and result["eager_python_median_us"] > 0
                 and abs(result["compile_speedup"] - compiled[0]["median_us"] / result["median_us"]) < 1e-6 * result["compile_speedup"]):
             fail(f"no torch.compile baseline in {result}")
-        # The op itself timed beside it by the same helper, on the same buffers.
-        if not (compiled[0].get("paired_median_us", 0) > 0 and compiled[0].get("paired_spread_us", -1) >= 0
-                and not compiled[0].get("paired_problem")):
-            fail(f"the op not timed beside the compiled form in {result}")
+        # The op itself timed beside it by the same helper on the same buffers, or why not: on the CPU
+        # the compiled calls' small results need not reuse one block (time_beside_test.py covers both).
+        paired, why = compiled[0].get("paired_median_us", 0), compiled[0].get("paired_problem", "")
+        if not ((paired > 0 and not why) or (paired == 0 and why.startswith("not timed beside it: "))):
+            fail(f"the op neither timed beside the compiled form nor said why not in {result}")
     notes = [f for f in report["findings"] if f["code"] == "KB001"]
     if len(notes) != len(results) or len(notes) != len(report["findings"]):
         fail(f"{len(notes)} KB001 notes for {len(results)} results: {report['findings']}")
-    if not all("x (the op beside it, from Python: median " in note["message"] for note in notes):
-        fail(f"a KB001 note without the same-buffers ratio: {notes}")
+    if not all("x (the op beside it, from Python: median " in note["message"] or "; not timed beside it: "
+               in note["message"] for note in notes):
+        fail(f"a KB001 note without the same-buffers ratio or why not: {notes}")
 
     measured = [(result["median_us"], result["spread_us"]) for result in dynamic["benchmarks"]]
 

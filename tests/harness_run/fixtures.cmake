@@ -65,6 +65,10 @@ add_test(NAME harness_reference_expression_evaluator
          COMMAND ${KCHECK_VENV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/reference_evaluator_test.py
                  ${CMAKE_SOURCE_DIR}/checker/harness/reference_runner.py)
 set_tests_properties(harness_reference_expression_evaluator PROPERTIES LABELS harness)
+add_test(NAME harness_time_beside
+         COMMAND ${KCHECK_VENV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/time_beside_test.py
+                 ${CMAKE_SOURCE_DIR}/checker/harness/compile_baselines.py)
+set_tests_properties(harness_time_beside PROPERTIES LABELS harness)
 
 # The reference kernels' CPU variants (built by reference_build_<kernel>_hub)
 # load in the worker and every op passes its check against reference/ops in

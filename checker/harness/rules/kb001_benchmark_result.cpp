@@ -75,7 +75,9 @@ max-autotune-no-cudagraphs, through the --python interpreter), timed the
 same way on inputs of the same shapes, the fastest mode counting. Right
 after each mode the same process times the op itself, called from Python
 as the compiled form is, on the same inputs and into the very buffer the
-compiled calls wrote their result to: "on the same buffers" compares the two
+compiled calls wrote their result to (where they wrote one: Torch's caching
+allocator on a GPU hands each call the block the last one freed; otherwise
+the note says it was not timed beside it): "on the same buffers" compares the two
 kernels with nothing else different (where an output lies against its
 input alone moved one memory-bound kernel by up to 0.7 % on an H200). A
 compile that fails, gives a different result or does not finish in

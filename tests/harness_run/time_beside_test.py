@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The op timed beside a torch.compile mode (checker/harness/compile_baselines.py,
+time_beside): on the same inputs and into the block the compiled calls wrote
+their result to, or a problem that says why not; an int scalar reaches the
+op as an int. Stand-ins for the compiled form and the op, on the CPU.
+
+    time_beside_test.py COMPILE_BASELINES.py        (a Python with Torch)
+"""
+import importlib.util
+import sys
+
+import torch
+
+spec = importlib.util.spec_from_file_location("compile_baselines", sys.argv[1])
+helper = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(helper)
+
+failures = []
+
+
+def expect(condition, what):
+    if not condition:
+        failures.append(what)
+
+
+CASE = {"dtype": "float32", "op": "test::scaled", "rtol": 1e-6, "atol": 1e-6,
+        "args": [{"name": "out", "shape": [4, 8], "output": True},
+                 {"name": "input", "shape": [4, 8], "output": False, "low": -1, "high": 1},
+                 {"name": "factor", "int": 3}]}
+PLAN = {"samples": 3, "target_sample_seconds": 1e-4}
+sets = [[torch.rand(4, 8)] for _ in range(2)]
+expected = sets[0][0] * 3
+
+
+class OneBlock:
+    """A compiled form whose every call returns the same block, as Torch's caching allocator hands it."""
+
+    def __init__(self):
+        self.block = torch.empty(4, 8)
+
+    def __call__(self, x):
+        return torch.mul(x, 3, out=self.block)
+
+
+class Kernel:
+    """KernelOp's interface around a Python function standing in for the op."""
+
+    def __init__(self, op=None, problem=""):
+        self.op, self.problem, self.calls = op, problem, []
+
+    def find(self, qualified):
+        self.calls.append(qualified)
+        return (self.op, "") if self.op else (None, self.problem)
+
+
+writes = []
+
+
+def scaled(out, x, factor):
+    writes.append((out.data_ptr(), type(factor)))
+    return torch.mul(x, factor, out=out)
+
+
+def run(compiled, kernel, case=CASE):
+    entry = {}
+    helper.time_beside(case, PLAN, torch, kernel, helper.Timer(torch, torch.device("cpu")), compiled, sets, expected,
+                       entry)
+    return entry
+
+
+compiled = OneBlock()
+kernel = Kernel(scaled)
+entry = run(compiled, kernel)
+expect(kernel.calls == ["test::scaled"], f"the op looked up by its qualified name: {kernel.calls}")
+expect(entry.get("paired_median_us", 0) > 0 and entry.get("paired_spread_us", -1) >= 0
+       and "paired_problem" not in entry, f"timed beside it: {entry}")
+expect(writes and all(address == compiled.block.data_ptr() for address, _ in writes),
+       "the op wrote into the compiled calls' block every time")
+expect(all(kind is int for _, kind in writes), f"the int scalar reached the op as an int: {set(writes)}")
+
+fresh = lambda x: x * 3  # a new block every call (an allocator that does not hand it back, a CUDA graph's pool)
+entry = run(fresh, Kernel(scaled))
+blocks = [fresh(sets[0][0]) for _ in range(2)]  # both alive: two different blocks
+expect(blocks[0].data_ptr() != blocks[1].data_ptr(), "the stand-in really allocates")
+expect(entry.get("paired_problem") == "not timed beside it: the compiled calls did not write one result block"
+       and "paired_median_us" not in entry, f"no same block, no pairing: {entry}")
+
+entry = run(OneBlock(), Kernel(lambda out, x, factor: torch.mul(x, factor + 1, out=out)))
+expect(entry.get("paired_problem", "").startswith("not timed beside it: the op's result differs from eager")
+       and "paired_median_us" not in entry, f"a wrong result is not timed: {entry}")
+
+entry = run(OneBlock(), Kernel(problem="not timed beside it: loading the variant's library failed: OSError: x"))
+expect(entry == {"paired_problem": "not timed beside it: loading the variant's library failed: OSError: x"},
+       f"the library's problem is the row's: {entry}")
+
+
+def raises(out, x, factor):
+    raise RuntimeError("expected a CUDA tensor\nsecond line")
+
+
+entry = run(OneBlock(), Kernel(raises))
+expect(entry.get("paired_problem") == "not timed beside it: calling the op from Python failed: RuntimeError: "
+       "expected a CUDA tensor", f"the op's error, first line: {entry}")
+
+two_outputs = dict(CASE, args=CASE["args"] + [{"name": "second", "shape": [4, 8], "output": True}])
+entry = run(OneBlock(), Kernel(scaled), two_outputs)
+expect(entry.get("paired_problem", "").startswith("not timed beside it: the op has more than one output"),
+       f"two outputs: {entry}")
+
+missing = helper.KernelOp(torch, "")
+expect(missing.find("test::scaled") == (None, "not timed beside it: no library of the variant was named"),
+       "no library named")
+broken = helper.KernelOp(torch, "/nonexistent/_kernel.abi3.so")
+op, problem = broken.find("test::scaled")
+expect(op is None and problem.startswith("not timed beside it: loading the variant's library failed: "),
+       f"a library that does not load: {problem}")
+
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print("time_beside: every case as expected")
