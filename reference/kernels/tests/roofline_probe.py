@@ -331,8 +331,9 @@ def drift_study(lib, busy_seconds, idle_seconds, cycles=2):
 
     def report(label):
         times = [time_stream(ours(after), 1), time_stream(ours(before), 1), time_stream(lambda k: torch.relu(x), 1)]
-        print(f"drift, {label}: ours {times[0]:.1f} us (output allocated after the input), {times[1]:.1f} "
-              f"(before it), torch.relu {times[2]:.1f}; {device_state()}", flush=True)
+        print(f"drift, {label}: ours {times[0]:.1f} us (output allocated after the input, at input "
+              f"{after.data_ptr() - x.data_ptr():+d} B), {times[1]:.1f} (before it, at "
+              f"{before.data_ptr() - x.data_ptr():+d} B), torch.relu {times[2]:.1f}; {device_state()}", flush=True)
 
     for cycle in range(cycles):
         torch.cuda.synchronize()
@@ -382,7 +383,10 @@ def paired_study(lib, ops, dtypes):
                 torch._dynamo.reset()
                 compiled = torch.compile(form, mode=mode, dynamic=False)
                 first = time_stream(lambda k: compiled(x, w), 1)
-                y = compiled(x, w)  # the block the timed calls wrote to
+                previous = compiled(x, w)
+                address = previous.data_ptr()
+                del previous
+                y = compiled(x, w)  # the block the timed calls wrote to, if they reuse one
                 same = time_stream(lambda k: checked(ours(y, x, w)), 1)
                 ok = close(y, ref, name)
                 mine = time_stream(lambda k: checked(ours(own, x, w)), 1)
@@ -391,8 +395,9 @@ def paired_study(lib, ops, dtypes):
                 again = time_stream(lambda k: compiled(x, w), 1)
                 print(f"paired, {op} {name} {mode}: torch.compile {first:.1f} us, then {again:.1f}; ours into its "
                       f"output block {same:.1f} ({'ok' if ok else 'WRONG'}), into its own buffer {mine:.1f}; "
-                      f"{first / same:.4f}x on the same buffers; output block at input {offset:+d} B, own buffer "
-                      f"at {own.data_ptr() - x.data_ptr():+d} B", flush=True)
+                      f"{first / same:.4f}x on the same buffers; output block at input {offset:+d} B "
+                      f"({'reused by consecutive calls' if offset == address - x.data_ptr() else 'NOT reused'}), "
+                      f"own buffer at {own.data_ptr() - x.data_ptr():+d} B", flush=True)
 
 
 def odd_shapes(lib):

@@ -279,10 +279,10 @@ __device__ __forceinline__ int within_row(unsigned index, int width) {
 // at most INT_MAX rows (one block each). kWholeChunks: the row is whole
 // chunks (d a multiple of blockDim.x * kUnits packs), so no load is clamped
 // and no store checked, and the hot path has no branch; on an H200 this ran
-// bfloat16 at 128.2 us against 128.7 with the checks (Inductor 127.9-128.0),
-// float16 at 128.4 against 128.4, float32 at 257.3 against 254.0, so 16-bit
-// only (bench/results/roofline-h200-2026-11-28d-probe27b.log, impl 625
-// against 0, two repeats each).
+// bfloat16 at 127.5 us against 127.9-128.0 with the checks (Inductor 127.2),
+// float16 at 127.8 against 127.7, float32 at 256.7-256.8 against 252.5-252.6,
+// so 16-bit only (bench/results/roofline-h200-2026-11-28d-probe28b.log, impl
+// 625 against 626, this kernel with and without, two repeats each).
 template <typename scalar_t, int kUnits, bool kWholeChunks = false>
 __global__ void __launch_bounds__(kTwoLoopThreads)
     rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
@@ -353,11 +353,13 @@ void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t
     if (rows <= INT_MAX && gpu_compat::memory_outruns_h100()) {
       constexpr int kUnits = kTwoLoopElements / Pack<scalar_t>::kSize;
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
-      if (sizeof(scalar_t) == 2 && width % (threads * kUnits) == 0) {
-        rms_norm_two_loop_kernel<scalar_t, kUnits, true><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
-      } else {
-        rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
+      if constexpr (sizeof(scalar_t) == 2) {
+        if (width % (threads * kUnits) == 0) {
+          rms_norm_two_loop_kernel<scalar_t, kUnits, true><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
+          return;
+        }
       }
+      rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
       return;
     }
   }
