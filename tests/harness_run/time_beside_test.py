@@ -104,8 +104,12 @@ expect(entry.get("paired_problem") == "not timed beside it: calling the op from 
 
 two_outputs = dict(CASE, args=CASE["args"] + [{"name": "second", "shape": [4, 8], "output": True}])
 entry = run(OneBlock(), Kernel(scaled), two_outputs)
-expect(entry.get("paired_problem", "").startswith("not timed beside it: the op has more than one output"),
+expect(entry == {"paired_problem": "not timed beside it: the op writes 2 output arguments, not one"},
        f"two outputs: {entry}")
+functional = dict(CASE, args=CASE["args"][1:])  # returns its result: it would not land in the shared block
+entry = run(OneBlock(), Kernel(lambda x, factor: x * factor), functional)
+expect(entry == {"paired_problem": "not timed beside it: the op writes 0 output arguments, not one"},
+       f"no output argument: {entry}")
 
 missing = helper.KernelOp(torch, "")
 expect(missing.find("test::scaled") == (None, "not timed beside it: no library of the variant was named"),

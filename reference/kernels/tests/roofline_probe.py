@@ -510,15 +510,14 @@ def main():
     print("| op | dtype | size | impl | µs | % copy | × best Torch | graph µs | check |")
     print("|---|---|---|---|---:|---:|---:|---:|---|")
     parts = args.parts.split(",")
+    compile_large = not args.no_compile
+    all_dtypes = args.dtypes.split(",")
+    COMPILE["modes"] = args.compile_modes.split(",")
     if "drift" in parts:
         busy, idle = (float(x) for x in args.drift_seconds.split(","))
         drift_study(lib, busy, idle)
     if "paired" in parts:
-        COMPILE["modes"] = args.compile_modes.split(",")
-        paired_study(lib, args.paired_ops.split(","), args.dtypes.split(","))
-    compile_large = not args.no_compile
-    all_dtypes = args.dtypes.split(",")
-    COMPILE["modes"] = args.compile_modes.split(",")
+        paired_study(lib, args.paired_ops.split(","), all_dtypes)
     SAME_OUT[0] = args.same_out
     if args.compile_dtypes:
         COMPILE["dtypes"] = {"relu": args.compile_dtypes.split(","), "other": args.compile_dtypes.split(",")}

@@ -46,26 +46,29 @@ def main(paths):
     for (op, dtype, shape), results in sorted(groups.items()):
         eager = results[0].get("eager") or "-"
         # The fastest timed torch.compile mode of each run; a run without one does not count.
-        compiled = [(min(t["median_us"] for t in timed), r["compile_speedup"]) for r in results
-                    if (timed := [m for m in r.get("compiled", []) if m["median_us"] > 0])]
-        modes = sorted({min((m for m in r.get("compiled", []) if m["median_us"] > 0), key=lambda m: m["median_us"])["mode"]
-                        for r in results if any(m["median_us"] > 0 for m in r.get("compiled", []))})
+        compiled = [(fastest["median_us"], r["compile_speedup"]) for r in results if (fastest := fastest_mode(r))]
+        modes = sorted({fastest["mode"] for r in results if (fastest := fastest_mode(r))})
         compiled_cells = (f"{spread([c[0] for c in compiled], 1)} ({', '.join(modes)}; {len(compiled)} runs) "
                           f"| {spread([c[1] for c in compiled], 2)}x") if compiled else "- | -"
         # Per run: against the faster of eager and the fastest timed compiled mode.
-        best = [min([r["speedup"]] + ([r["compile_speedup"]] if any(m["median_us"] > 0 for m in r.get("compiled", []))
-                                      else [])) for r in results]
+        best = [min([r["speedup"]] + ([r["compile_speedup"]] if fastest_mode(r) else [])) for r in results]
         print(f"| {op} | {dtype} | {shape} | {len(results)} | {spread([r['median_us'] for r in results], 1)} "
               f"| {spread([r.get('percent_of_peak', 0) for r in results], 1)} "
               f"| `{eager}` | {spread([r.get('eager_median_us', 0) for r in results], 1)} "
               f"| {spread([r['speedup'] for r in results], 2)}x | {compiled_cells} | {spread(best, 2)}x |")
 
 
+def fastest_mode(result):
+    """The run's fastest timed torch.compile mode, or None."""
+    timed = [m for m in result.get("compiled", []) if m["median_us"] > 0]
+    return min(timed, key=lambda m: m["median_us"]) if timed else None
+
+
 def best_torch(result):
     """x the faster Torch of one run, and which one it was."""
-    timed = [m for m in result.get("compiled", []) if m["median_us"] > 0]
-    if timed and result["compile_speedup"] < result["speedup"]:
-        return result["compile_speedup"], min(timed, key=lambda m: m["median_us"])["mode"]
+    fastest = fastest_mode(result)
+    if fastest and result["compile_speedup"] < result["speedup"]:
+        return result["compile_speedup"], fastest["mode"]
     return result["speedup"], "eager"
 
 
@@ -86,16 +89,14 @@ def decimals(paths, every_size=False):
 
 def same_buffers(result):
     """The fastest timed compiled mode's median over the op's timed beside it, or None."""
-    timed = [m for m in result.get("compiled", []) if m["median_us"] > 0]
-    if not timed:
-        return None
-    fastest = min(timed, key=lambda m: m["median_us"])
-    return fastest["median_us"] / fastest["paired_median_us"] if fastest.get("paired_median_us", 0) > 0 else None
+    fastest = fastest_mode(result)
+    return fastest["median_us"] / fastest["paired_median_us"] if fastest and fastest.get("paired_median_us", 0) > 0 \
+        else None
 
 
 def decimals_row(op, dtype, shape, shape_runs):
     """x best Torch to three decimals over the runs of one op, dtype and input that timed a compiled mode."""
-    runs = [r for r in shape_runs if any(m["median_us"] > 0 for m in r.get("compiled", []))]
+    runs = [r for r in shape_runs if fastest_mode(r)]
     if not runs:
         print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - |")
         return
