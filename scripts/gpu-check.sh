@@ -6,7 +6,7 @@
 # On the GPU machine:     scripts/gpu-check.sh run     (with .gpu-carry carried along)
 #                         scripts/gpu-check.sh repeat [RUNS [FIRST]]: bench the large size RUNS times (5),
 #                         seeds FIRST (1) on, median with min-max over the runs
-#                         (reference/kernels/tests/speedup_summary.py; run it here over the
+#                         (reference/kernels/tests/speedup_summary.py --decimals; run it here over the
 #                         reports of several calls when RUNS do not fit in one);
 #                         KCHECK_GPU_REPEAT_SIZES="large,medium" for more sizes
 #                         KCHECK_GPU_REPEAT_BUDGET=SECONDS: start no further run after that many
@@ -258,7 +258,8 @@ print(len(c), 'op checks,', sum(not x['passed'] for x in c), 'failed;', len(r['f
         reports+=("$out/repeat-$kernel-$run.json")
       done
     done
-    "$python" reference/kernels/tests/speedup_summary.py "${reports[@]}"
+    # With the three-decimal table (x best Torch, and x compiled on the same buffers).
+    "$python" reference/kernels/tests/speedup_summary.py --decimals "${reports[@]}"
     ;;
   *)
     echo "usage: $0 build|run|check|repeat [RUNS [FIRST]]" >&2
