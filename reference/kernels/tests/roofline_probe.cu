@@ -1188,7 +1188,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
                         // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (rms_two_loops with policies 5, 6,
                         // 5), 623-624 with Inductor's static shape (rms_static); 625-626 the launcher's two-loop kernel
-                        // for whole chunks without and with its checks; 631-634
+                        // for whole chunks without and with its checks (no minimum of blocks per SM);
+                        // 641-642 with and without them at kTwoLoopBlocksPerSm; 631-634
                         // the launcher's two-loop
                         // kernel (631-632) and rms_static's (633-634) at most 3 / 2 blocks per SM
       auto two = [&](auto kernel, int threads) {
@@ -1240,6 +1241,16 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 625/626 need d a multiple of 512 threads' chunk";
           auto kernel = impl == 625 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true>
                                     : new_rms::rms_norm_two_loop_kernel<T, kUnits, false>;
+          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
+          return last_error();
+        }
+        case 641:    // the launcher's two-loop kernel with its checks, launch bounds' minimum of blocks per SM
+        case 642: {  // the same for rows of whole chunks (no checks)
+          constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
+          constexpr int kBlocks = new_rms::kTwoLoopBlocksPerSm<T>;
+          if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 641/642 need d a multiple of 512 threads' chunk";
+          auto kernel = impl == 642 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true, kBlocks>
+                                    : new_rms::rms_norm_two_loop_kernel<T, kUnits, false, kBlocks>;
           kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
           return last_error();
         }

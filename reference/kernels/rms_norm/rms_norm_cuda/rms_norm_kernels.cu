@@ -45,6 +45,22 @@ constexpr int kPackBytes = 16;
 // those threads: 2 packs in 16 bits, 4 in float32).
 constexpr int kTwoLoopThreads = 512;
 constexpr int kTwoLoopElements = 16;
+// Its blocks resident per SM, as Triton's registers allow Inductor's (40 a
+// thread in float32: 3 blocks; 32 in 16 bits: 4): the launch bounds' minimum,
+// so that nvcc does not spend more registers (48 in float32 without it:
+// 2 blocks).
+// 0: no minimum, nvcc's own choice (a minimum of 1 is not the same: nvcc
+// then gave the 16-bit kernel 40-48 registers, not 30-32, and 3 blocks ran
+// instead of 4 at 136-177 us against 128, roofline-h200-2026-11-28e-probe29a.log,
+// impls 625 and 626). HIP's second launch bound means something else (warps
+// per execution unit): there, only the threads.
+template <typename scalar_t>
+constexpr int kTwoLoopBlocksPerSm = sizeof(scalar_t) == 4 ? 3 : 4;
+#if defined(__HIPCC__)
+#define RMS_NORM_TWO_LOOP_BOUNDS(min_blocks) __launch_bounds__(kTwoLoopThreads)
+#else
+#define RMS_NORM_TWO_LOOP_BOUNDS(min_blocks) __launch_bounds__(kTwoLoopThreads, min_blocks)
+#endif
 
 // N elements of T moved by one access: a 16-byte pack (one vector
 // instruction: 8 halves, 4 floats, 2 doubles) or a single element.
@@ -280,11 +296,18 @@ __device__ __forceinline__ int within_row(unsigned index, int width) {
 // chunks (d a multiple of blockDim.x * kUnits packs), so no load is clamped
 // and no store checked, and the hot path has no branch; on an H200 this ran
 // bfloat16 at 127.5 us against 127.9-128.0 with the checks (Inductor 127.2),
-// float16 at 127.8 against 127.7, float32 at 256.7-256.8 against 252.5-252.6,
-// so 16-bit only (bench/results/roofline-h200-2026-11-28d-probe28b.log, impl
-// 625 against 626, this kernel with and without, two repeats each).
-template <typename scalar_t, int kUnits, bool kWholeChunks = false>
-__global__ void __launch_bounds__(kTwoLoopThreads)
+// float16 at 127.8 against 127.7, float32 at 256.7-256.8 against 252.5-252.6
+// (bench/results/roofline-h200-2026-11-28d-probe28b.log, impl 625 against
+// 626, this kernel with and without, two repeats each). float32 took 48
+// registers here, 2 blocks per SM; with kMinBlocksPerSm (the launcher's
+// kTwoLoopBlocksPerSm: 3 in float32, 40 registers as Triton's) and a sum per
+// pack slot it ran 252.9 us, as Inductor (252.9), against 253.8-253.9 for the
+// launcher with the checks; 16-bit 127.9 and 128.2 against 128.1 and 128.3
+// (roofline-h200-2026-11-28e-probe29a.log, impl 642 against 1, two repeats).
+// The checks' form keeps one sum and no minimum: with either it ran slower
+// (impls 626 and 641 there).
+template <typename scalar_t, int kUnits, bool kWholeChunks = false, int kMinBlocksPerSm = 0>
+__global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
     rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
                              const scalar_t *__restrict__ weight, int d, opmath_t<scalar_t> eps) {
   using acc_t = opmath_t<scalar_t>;
@@ -302,7 +325,9 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
   const int64_t row = blockIdx.x;
   const U *x_u = reinterpret_cast<const U *>(in + row * d);
   U *o_u = reinterpret_cast<U *>(out + row * d);
-  acc_t sum_sq = 0;
+  // Rows of whole chunks: one sum per pack slot, kUnits short chains of adds
+  // instead of one long one; other rows: one sum (sums[0]), as measured.
+  acc_t sums[kUnits] = {};
   for (int base = 0; base < width; base += chunk) {
     raw_t<U> x_bits[kUnits];
 #pragma unroll
@@ -313,8 +338,15 @@ __global__ void __launch_bounds__(kTwoLoopThreads)
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
       if (kWholeChunks || base + threadIdx.x + k * blockDim.x < width) {
-        sum_sq = add_squares(sum_sq, unpack<U>(x_bits[k]));
+        sums[kWholeChunks ? k : 0] = add_squares(sums[kWholeChunks ? k : 0], unpack<U>(x_bits[k]));
       }
+    }
+  }
+  acc_t sum_sq = sums[0];
+  if constexpr (kWholeChunks) {
+#pragma unroll
+    for (int k = 1; k < kUnits; ++k) {
+      sum_sq += sums[k];
     }
   }
   sum_sq = block_sum(sum_sq, partial);
@@ -352,14 +384,13 @@ void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t
   if constexpr (kVectorized && sizeof(scalar_t) <= 4) {
     if (rows <= INT_MAX && gpu_compat::memory_outruns_h100()) {
       constexpr int kUnits = kTwoLoopElements / Pack<scalar_t>::kSize;
+      constexpr int kBlocks = kTwoLoopBlocksPerSm<scalar_t>;
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
-      if constexpr (sizeof(scalar_t) == 2) {
-        if (width % (threads * kUnits) == 0) {
-          rms_norm_two_loop_kernel<scalar_t, kUnits, true><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
-          return;
-        }
+      if (width % (threads * kUnits) == 0) {
+        rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
+      } else {
+        rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
       }
-      rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
       return;
     }
   }
