@@ -18,7 +18,9 @@ time has no best Torch to compare with; the runs left out are counted);
 with --every-size, for every input of each op and dtype, largest first;
 and, where the reports have it (schema 1.7), x the fastest compiled mode on
 the same buffers: that mode's median over the op's timed beside it by the
-same helper (`paired_median_us`), over the runs that timed the pairing.
+same helper (`paired_median_us`), over the runs that timed the pairing;
+then, for each of the two measures, how many rows have a median >= 1
+before rounding, and the rows under it to five decimals.
 """
 import json
 import statistics
@@ -81,10 +83,24 @@ def decimals(paths, every_size=False):
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy "
           "| × compiled, same buffers (runs) |")
     print("|---|---|---|---:|---:|---|---:|---:|")
+    tallies = []
     for (op, dtype), results in sorted(groups.items()):
         shapes = sorted({r["shape"] for r in results}, key=elements, reverse=True)
         for shape in shapes if every_size else shapes[:1]:
-            decimals_row(op, dtype, shape, [r for r in results if r["shape"] == shape])
+            tally = decimals_row(op, dtype, shape, [r for r in results if r["shape"] == shape])
+            if tally:
+                tallies.append(tally)
+    print_tally(tallies)
+
+
+def print_tally(tallies):
+    """How many rows' medians are at >= 1 unrounded, by each measure, and the rows under with five decimals."""
+    print()
+    for index, measure in ((1, "x best Torch"), (2, "x compiled, same buffers")):
+        rows = [t for t in tallies if t[index] is not None]
+        under = [t for t in rows if t[index] < 1.0]
+        print(f"{measure}: {len(rows) - len(under)} of {len(rows)} rows have a median >= 1 (unrounded)"
+              + (": under, " + "; ".join(f"{t[0]} {t[index]:.5f}" for t in under) if under else ""))
 
 
 def same_buffers(result):
@@ -99,7 +115,7 @@ def decimals_row(op, dtype, shape, shape_runs):
     runs = [r for r in shape_runs if fastest_mode(r)]
     if not runs:
         print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - |")
-        return
+        return None
     picks = [best_torch(r) for r in runs]
     faster = defaultdict(int)
     for _, which in picks:
@@ -110,6 +126,8 @@ def decimals_row(op, dtype, shape, shape_runs):
     print(f"| {op} | {dtype} | {shape} | {counted} | {spread([p[0] for p in picks], 3)} "
           f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
           f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} |")
+    return (f"{op} {dtype} {shape}", statistics.median(p[0] for p in picks),
+            statistics.median(paired) if paired else None)
 
 
 def elements(shape):
