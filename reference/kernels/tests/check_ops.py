@@ -138,10 +138,10 @@ SHAPES = {
     "rms_norm": [((1, 8), 0), ((7, 33), 0), ((4, 5, 128), 0),
                  ((512, 4096), 0), ((3, 4100), 0), ((6, 256), ELEMENT), ((6, 256), 8),
                  # packed rows longer than one chunk of the two-loop kernel (an H200's:
-                 # 8192 elements), one chunk and a part, and 2.5 chunks; 16-bit rows of
-                 # whole chunks take it without bounds checks: one chunk (8192, and
-                 # 4096 above in 256 threads) and two
-                 ((3, 8200), 0), ((2, 20480), 0), ((3, 8192), 0), ((2, 16384), 0)],
+                 # 8192 elements), one chunk and a part, and 2.5 chunks; rows of whole
+                 # chunks take it without bounds checks: one chunk (8192, 4096 above in
+                 # 256 threads in 16 bits, and 512 in one warp) and two
+                 ((3, 8200), 0), ((2, 20480), 0), ((3, 8192), 0), ((2, 16384), 0), ((2, 512), 0)],
 }
 SHAPES["fatrelu"] = SHAPES["gated"]
 FATRELU_THRESHOLDS = (0.0, 0.5, -0.25)

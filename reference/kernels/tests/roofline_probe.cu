@@ -1188,7 +1188,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
                         // 601 2 packs x 512 (last, first, last); 602 4 x 512; 603 4 x 256; 604 2 x 512 (last, -, last);
                         // 61X Triton's form in 8-byte units, 621-622 in 16-byte ones (rms_two_loops with policies 5, 6,
                         // 5), 623-624 with Inductor's static shape (rms_static); 625-626 the launcher's two-loop kernel
-                        // for whole chunks without and with its checks (no minimum of blocks per SM);
+                        // for whole chunks without and with its checks (no minimum of blocks per SM; in
+                        // probe29a's build a minimum of 1 and a sum per slot in both);
                         // 641-642 with and without them at kTwoLoopBlocksPerSm; 631-634
                         // the launcher's two-loop
                         // kernel (631-632) and rms_static's (633-634) at most 3 / 2 blocks per SM
@@ -1236,7 +1237,7 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           return last_error();
         }
         case 625:    // the launcher's two-loop kernel for rows of whole chunks: no clamp, no bounds check
-        case 626: {  // the same kernel with them (as the launcher runs float32)
+        case 626: {  // the same kernel with them (as the launcher runs rows not of whole chunks)
           constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
           if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 625/626 need d a multiple of 512 threads' chunk";
           auto kernel = impl == 625 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true>

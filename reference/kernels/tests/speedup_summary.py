@@ -98,8 +98,12 @@ def print_tally(tallies):
     print()
     for index, measure in ((1, "x best Torch"), (2, "x compiled, same buffers")):
         rows = [t for t in tallies if t[index] is not None]
+        if not rows:
+            continue  # no report had this measure: nothing to count
         under = [t for t in rows if t[index] < 1.0]
+        missing = len(tallies) - len(rows)
         print(f"{measure}: {len(rows) - len(under)} of {len(rows)} rows have a median >= 1 (unrounded)"
+              + (f" ({missing} rows without it left out)" if missing else "")
               + (": under, " + "; ".join(f"{t[0]} {t[index]:.5f}" for t in under) if under else ""))
 
 

@@ -51,8 +51,8 @@ constexpr int kTwoLoopElements = 16;
 // 2 blocks).
 // 0: no minimum, nvcc's own choice (a minimum of 1 is not the same: nvcc
 // then gave the 16-bit kernel 40-48 registers, not 30-32, and 3 blocks ran
-// instead of 4 at 136-177 us against 128, roofline-h200-2026-11-28e-probe29a.log,
-// impls 625 and 626). HIP's second launch bound means something else (warps
+// instead of 4 at 136-177 us against 128: impls 625 and 626 as built for
+// roofline-h200-2026-11-28e-probe29a.log, with that minimum). HIP's second launch bound means something else (warps
 // per execution unit): there, only the threads.
 template <typename scalar_t>
 constexpr int kTwoLoopBlocksPerSm = sizeof(scalar_t) == 4 ? 3 : 4;
@@ -304,8 +304,9 @@ __device__ __forceinline__ int within_row(unsigned index, int width) {
 // pack slot it ran 252.9 us, as Inductor (252.9), against 253.8-253.9 for the
 // launcher with the checks; 16-bit 127.9 and 128.2 against 128.1 and 128.3
 // (roofline-h200-2026-11-28e-probe29a.log, impl 642 against 1, two repeats).
-// The checks' form keeps one sum and no minimum: with either it ran slower
-// (impls 626 and 641 there).
+// The checks' form keeps one sum and no minimum: with a sum per slot and a
+// minimum of 1 (impl 626 as built there) or 3 (641) it ran 255.1-255.5 us in
+// float32 against 253.8-253.9; the two were not tried apart.
 template <typename scalar_t, int kUnits, bool kWholeChunks = false, int kMinBlocksPerSm = 0>
 __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
     rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
