@@ -49,11 +49,12 @@ constexpr int kTwoLoopElements = 16;
 // thread in float32: 3 blocks; 32 in 16 bits: 4): the launch bounds' minimum,
 // so that nvcc does not spend more registers (48 in float32 without it:
 // 2 blocks).
-// 0: no minimum, nvcc's own choice (a minimum of 1 is not the same: nvcc
-// then gave the 16-bit kernel 40-48 registers, not 30-32, and 3 blocks ran
-// instead of 4 at 136-177 us against 128: impls 625 and 626 as built for
-// roofline-h200-2026-11-28e-probe29a.log, with that minimum). HIP's second launch bound means something else (warps
-// per execution unit): there, only the threads.
+// The kernel's own default, 0, is no minimum: nvcc's own choice. A minimum
+// of 1 is not the same: nvcc then gave the 16-bit kernel 40-48 registers,
+// not 30-32, and 3 blocks ran instead of 4, at 136-177 us against 128 (impls
+// 625 and 626 as built for roofline-h200-2026-11-28e-probe29a.log, with that
+// minimum). HIP's second launch bound means something else (warps per
+// execution unit): there, only the threads.
 template <typename scalar_t>
 constexpr int kTwoLoopBlocksPerSm = sizeof(scalar_t) == 4 ? 3 : 4;
 #if defined(__HIPCC__)
