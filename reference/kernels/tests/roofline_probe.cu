@@ -1237,21 +1237,17 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
           return last_error();
         }
         case 625:    // the launcher's two-loop kernel for rows of whole chunks: no clamp, no bounds check
-        case 626: {  // the same kernel with them (as the launcher runs rows not of whole chunks)
-          constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
-          if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 625/626 need d a multiple of 512 threads' chunk";
-          auto kernel = impl == 625 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true>
-                                    : new_rms::rms_norm_two_loop_kernel<T, kUnits, false>;
-          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
-          return last_error();
-        }
-        case 641:    // the launcher's two-loop kernel with its checks, launch bounds' minimum of blocks per SM
-        case 642: {  // the same for rows of whole chunks (no checks)
+        case 626:    // the same kernel with them (as the launcher runs rows not of whole chunks)
+        case 641:    // 626 at the launch bounds' minimum of blocks per SM (kTwoLoopBlocksPerSm)
+        case 642: {  // 625 at that minimum (as the launcher runs rows of whole chunks)
           constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
           constexpr int kBlocks = new_rms::kTwoLoopBlocksPerSm<T>;
-          if (d % (512 * kUnits * P::kSize) != 0) return "probe_rms: 641/642 need d a multiple of 512 threads' chunk";
-          auto kernel = impl == 642 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true, kBlocks>
-                                    : new_rms::rms_norm_two_loop_kernel<T, kUnits, false, kBlocks>;
+          if (d % (512 * kUnits * P::kSize) != 0)
+            return "probe_rms: 625/626/641/642 need d a multiple of 512 threads' chunk";
+          auto kernel = impl == 625   ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true>
+                        : impl == 626 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, false>
+                        : impl == 642 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true, kBlocks>
+                                      : new_rms::rms_norm_two_loop_kernel<T, kUnits, false, kBlocks>;
           kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
           return last_error();
         }
