@@ -1248,7 +1248,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
                         : impl == 626 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, false>
                         : impl == 642 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true, kBlocks>
                                       : new_rms::rms_norm_two_loop_kernel<T, kUnits, false, kBlocks>;
-          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(eps));
+          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, 1.0f / static_cast<float>(d),
+                                                                  static_cast<float>(eps));
           return last_error();
         }
         case 631:    // the launcher's two-loop kernel, at most 3 blocks per SM (dynamic shared memory)
@@ -1263,7 +1264,8 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
             auto kernel = new_rms::rms_norm_two_loop_kernel<T, kUnits>;
             const int threads = std::min(512, new_rms::threads_for(d / P::kSize, kUnits));
             const size_t smem = smem_for_blocks(kernel, threads, max_blocks);
-            kernel<<<static_cast<unsigned>(rows), threads, smem, stream>>>(o, i, w, d, static_cast<float>(eps));
+            kernel<<<static_cast<unsigned>(rows), threads, smem, stream>>>(o, i, w, d, 1.0f / static_cast<float>(d),
+                                                                           static_cast<float>(eps));
           } else {
             auto kernel = rms_static<T, kUnits, true>;
             const size_t smem = smem_for_blocks(kernel, 512, max_blocks);

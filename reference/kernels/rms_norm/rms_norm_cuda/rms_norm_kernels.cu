@@ -183,20 +183,32 @@ __device__ __forceinline__ T warp_sum(T v) {
 // `partial` holds one value per warp; callers alternate between two such
 // arrays from one call to the next, so that a warp that runs ahead into the
 // next call cannot overwrite a value another warp has still to read.
+// block_sum in two halves, for a caller with work to issue in between:
+// each warp's sum into partial[warp], then the barrier; after it, the
+// warps' sums added, returned to every thread.
 template <typename T>
-__device__ __forceinline__ T block_sum(T v, T *partial) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  const int warps = blockDim.x / kWarpSize;
+__device__ __forceinline__ void publish_warp_sum(T v, T *partial) {
   v = warp_sum(v);
-  if (warps == 1) {
-    return v;
-  }
-  if (lane == 0) {
-    partial[warp] = v;
+  if (threadIdx.x % kWarpSize == 0) {
+    partial[threadIdx.x / kWarpSize] = v;
   }
   __syncthreads();
-  return warp_sum(lane < warps ? partial[lane] : T(0));
+}
+
+template <typename T>
+__device__ __forceinline__ T gathered_sum(const T *partial) {
+  const int lane = threadIdx.x % kWarpSize;
+  return warp_sum(lane < static_cast<int>(blockDim.x / kWarpSize) ? partial[lane] : T(0));
+}
+
+template <typename T>
+__device__ __forceinline__ T block_sum(T v, T *partial) {
+  const int warps = blockDim.x / kWarpSize;
+  if (warps == 1) {
+    return warp_sum(v);
+  }
+  publish_warp_sum(v, partial);
+  return gathered_sum(partial);
 }
 
 // One pass: the row's units threadIdx.x + k * blockDim.x (k < kUnits; the
@@ -311,7 +323,8 @@ __device__ __forceinline__ int within_row(unsigned index, int width) {
 template <typename scalar_t, int kUnits, bool kWholeChunks = false, int kMinBlocksPerSm = 0>
 __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
     rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
-                             const scalar_t *__restrict__ weight, int d, opmath_t<scalar_t> eps) {
+                             const scalar_t *__restrict__ weight, int d, opmath_t<scalar_t> inv_d,
+                             opmath_t<scalar_t> eps) {
   using acc_t = opmath_t<scalar_t>;
   using U = Pack<scalar_t>;
   const int width = d / U::kSize;
@@ -351,8 +364,8 @@ __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
       sum_sq += sums[k];
     }
   }
-  sum_sq = block_sum(sum_sq, partial);
-  const acc_t scale = reciprocal_sqrt(sum_sq / static_cast<acc_t>(d) + eps);
+  publish_warp_sum(sum_sq, partial);
+  acc_t scale = 0;
   for (int base = 0; base < width; base += chunk) {
     raw_t<U> x_bits[kUnits];
     raw_t<U> w_bits[kUnits];
@@ -361,6 +374,14 @@ __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
       const int i = within_row<kWholeChunks>(base + threadIdx.x + k * blockDim.x, width);
       x_bits[k] = load_raw_hinted<CacheHint::kStream>(x_u + i);
       w_bits[k] = load_raw_hinted<CacheHint::kKeep>(w_u + i);
+    }
+    // The block's sum and the scale after the first chunk's loads, which do
+    // not need them, and with no division (1/d from the launcher): with
+    // block_sum and a division before the loop, the loads came ~50
+    // instructions after the barrier, behind the division's slow path, where
+    // Triton issues them at once (machine code compared, nvdisasm, issue #32).
+    if (base == 0) {
+      scale = reciprocal_sqrt(gathered_sum(partial) * inv_d + eps);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -387,11 +408,13 @@ void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t
     if (rows <= INT_MAX && gpu_compat::memory_outruns_h100()) {
       constexpr int kUnits = kTwoLoopElements / Pack<scalar_t>::kSize;
       constexpr int kBlocks = kTwoLoopBlocksPerSm<scalar_t>;
+      const opmath_t<scalar_t> inv_d = static_cast<opmath_t<scalar_t>>(1.0 / d);
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
       if (width % (threads * kUnits) == 0) {
-        rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
+        rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks>
+            <<<grid, threads, 0, stream>>>(dst, in, w, d, inv_d, eps);
       } else {
-        rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, eps);
+        rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, inv_d, eps);
       }
       return;
     }
