@@ -179,10 +179,6 @@ __device__ __forceinline__ T warp_sum(T v) {
   return v;
 }
 
-// Sum over the block (blockDim.x a multiple of 32), returned to every thread.
-// `partial` holds one value per warp; callers alternate between two such
-// arrays from one call to the next, so that a warp that runs ahead into the
-// next call cannot overwrite a value another warp has still to read.
 // block_sum in two halves, for a caller with work to issue in between:
 // each warp's sum into partial[warp], then the barrier; after it, the
 // warps' sums added, returned to every thread.
@@ -201,6 +197,10 @@ __device__ __forceinline__ T gathered_sum(const T *partial) {
   return warp_sum(lane < static_cast<int>(blockDim.x / kWarpSize) ? partial[lane] : T(0));
 }
 
+// Sum over the block (blockDim.x a multiple of 32), returned to every thread.
+// `partial` holds one value per warp; callers alternate between two such
+// arrays from one call to the next, so that a warp that runs ahead into the
+// next call cannot overwrite a value another warp has still to read.
 template <typename T>
 __device__ __forceinline__ T block_sum(T v, T *partial) {
   const int warps = blockDim.x / kWarpSize;
