@@ -10,7 +10,7 @@ roofline_probe.cu) against Torch eager, torch.compile (default mode, large
 size only) and a device-to-device copy of 1 GiB (the roofline kcheck bench
 uses). Timing as kcheck's worker does it: buffer sets rotated so that
 consecutive calls miss the L2, warm-up, batches of about 2 ms behind a
-device sleep, 30 samples, the median per call; for the medium size also
+device sleep, 30 samples, the median per call; for sizes but the large also
 the same batch captured in a CUDA graph (device time without the host's
 per-call cost). Every impl's output is first checked against Torch.
 Prints one table; --json writes the rows. --same-out (activation): also
@@ -47,6 +47,14 @@ SIZES = {
     "gated": {"large": (16384, 8192), "medium": (256, 4096)},
     "elementwise": {"large": (16384, 16384), "medium": (256, 8192)},
 }
+def shape_of(kind, size):
+    """A named size's (rows, d) of this kind of op, or ROWSxD given literally (e.g. 512x8192)."""
+    if size in SIZES[kind]:
+        return SIZES[kind][size]
+    rows, d = size.split("x")
+    return int(rows), int(d)
+
+
 ACT_OPS = {  # name: (probe op, gated, torch form)
     "silu_and_mul": (0, True, lambda x, d: F.silu(x[..., :d]) * x[..., d:]),
     "mul_and_silu": (11, True, lambda x, d: x[..., :d] * F.silu(x[..., d:])),
@@ -195,7 +203,7 @@ def compiled_us(fn, sets, call_args, table=None, row=None):
 
 def bench_relu(lib, table, sizes, dtypes, impls, compile_large):
     for size in sizes:
-        rows, d = SIZES["relu"][size]
+        rows, d = shape_of("relu", size)
         for name in dtypes:
             code, dt = DTYPES[name]
             nbytes = 2 * rows * d * dt.itemsize
@@ -210,7 +218,7 @@ def bench_relu(lib, table, sizes, dtypes, impls, compile_large):
                                 ("relu", name, size, f"{rows}x{d}", nbytes))
                 table.add("relu", name, size, f"{rows}x{d}", "torch.compile", c, nbytes)
                 best = min(best, c)
-            graph_eager = time_graph(lambda k: torch.relu(xs[k]), sets) if size == "medium" else None
+            graph_eager = time_graph(lambda k: torch.relu(xs[k]), sets) if size != "large" else None
             if graph_eager:
                 table.add("relu", name, size, f"{rows}x{d}", "torch eager (graph)", graph_eager, nbytes)
             for impl in impls:
@@ -218,7 +226,7 @@ def bench_relu(lib, table, sizes, dtypes, impls, compile_large):
                 call(0)
                 ok = torch.equal(outs[0], torch.relu(xs[0]))
                 us = time_stream(call, sets)
-                g = time_graph(call, sets) if size == "medium" else None
+                g = time_graph(call, sets) if size != "large" else None
                 table.add("relu", name, size, f"{rows}x{d}", f"impl {impl}", us, nbytes, best, g, ok)
 
 
@@ -226,7 +234,7 @@ def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
     for op in ops:
         code, gated, form = ACT_OPS[op]
         for size in sizes:
-            rows, d = SIZES["gated" if gated else "elementwise"][size]
+            rows, d = shape_of("gated" if gated else "elementwise", size)
             for name in dtypes:
                 dcode, dt = DTYPES[name]
                 cols_in = 2 * d if gated else d
@@ -237,12 +245,10 @@ def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
                 eager = time_stream(lambda k: form(xs[k], d), sets)
                 best = eager
                 shape = f"{rows}x{cols_in}"
-                table.add(op, name, size, shape, "torch eager", eager, nbytes)
+                g = time_graph(lambda k: form(xs[k], d), sets) if size != "large" else None
+                table.add(op, name, size, shape, "torch eager", eager, nbytes, None, g)
                 if SAME_OUT[0] and op in OUT_FORMS:
                     into = OUT_FORMS[op]
-                    g = time_graph(lambda k: form(xs[k], d), sets) if size == "medium" else None
-                    if g:
-                        table.add(op, name, size, shape, "torch eager (graph)", g, nbytes)
                     table.add(op, name, size, shape, "torch eager, out= rotated",
                               time_stream(lambda k: into(xs[k], outs[k]), sets), nbytes)
                     table.add(op, name, size, shape, "torch eager, out= one buffer",
@@ -263,19 +269,19 @@ def bench_act(lib, table, ops, sizes, dtypes, impls, compile_large):
                         continue  # no such form of this op
                     ok = close(outs[0], ref, name)
                     us = time_stream(call, sets)
-                    g = time_graph(call, sets) if size == "medium" else None
+                    g = time_graph(call, sets) if size != "large" else None
                     table.add(op, name, size, shape, f"impl {impl}", us, nbytes, best, g, ok)
                     if SAME_OUT[0]:
                         one = lambda k: checked(lib.probe_act(impl, code, dcode, outs[0].data_ptr(), xs[k].data_ptr(),
                                                               rows, d, stream()))
                         us = time_stream(one, sets)
-                        g = time_graph(one, sets) if size == "medium" else None
+                        g = time_graph(one, sets) if size != "large" else None
                         table.add(op, name, size, shape, f"impl {impl}, one out", us, nbytes, best, g, ok)
 
 
 def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
     for size in sizes:
-        rows, d = SIZES["rms_norm"][size]
+        rows, d = shape_of("rms_norm", size)
         for name in dtypes:
             code, dt = DTYPES[name]
             nbytes = (2 * rows * d + d) * dt.itemsize
@@ -299,7 +305,7 @@ def bench_rms(lib, table, sizes, dtypes, impls, compile_large):
                 call(0)
                 ok = close(outs[0], ref, name)
                 us = time_stream(call, sets)
-                g = time_graph(call, sets) if size == "medium" else None
+                g = time_graph(call, sets) if size != "large" else None
                 table.add("rms_norm", name, size, shape, f"impl {impl}", us, nbytes, best, g, ok)
 
 
@@ -468,7 +474,7 @@ def main():
                         "--sizes, compiled at the large size, instead of the default set")
     parser.add_argument("--same-out", action="store_true", help="activation: also time one output buffer for "
                         "every call (ours and Torch's out= forms), see the module's docstring")
-    parser.add_argument("--sizes", default="large,medium")
+    parser.add_argument("--sizes", default="large,medium", help="named sizes or ROWSxD shapes, comma-separated")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16")
     parser.add_argument("--compile-modes", default="default", help="torch.compile modes, comma-separated")
     parser.add_argument("--compile-dtypes", help="dtypes compiled at the large size (default: bfloat16 for relu, "
