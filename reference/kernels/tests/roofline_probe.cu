@@ -193,28 +193,37 @@ __global__ void __launch_bounds__(kBlock) act_pairs(T *__restrict__ out, const T
 // launcher's kernel does. kPlainLoad: the load as Triton's SASS has it,
 // ld.global.v4 (LDG.E.128); otherwise through the restrict-qualified pointer,
 // which nvcc makes ld.global.nc (LDG.E.128.CONSTANT), as in the launcher's.
-template <typename T, typename Act, int kBlock, bool kPlainLoad>
+// kUnits packs per thread (all loaded first; PyTorch's vectorized elementwise
+// kernel for float32 takes 2, blocks of 128: the torch 2.11 wheel's sm_90
+// SASS has two LDG.E.128 per thread), the index in IdxT (PyTorch's is 32-bit).
+template <typename T, typename Act, int kBlock, bool kPlainLoad, int kUnits = 1, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, const T *__restrict__ in, Act act) {
   constexpr int kSize = 16 / sizeof(T);
   using U = new_act::Unit<T, kSize>;
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
-  const uint4 *src = reinterpret_cast<const uint4 *>(in) + i;
-  uint4 bits;
-  if constexpr (kPlainLoad) {
-    asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
-                 : "l"(src));
-  } else {
-    bits = *src;
-  }
-  U u;
-  memcpy(&u, &bits, 16);
+  const IdxT first = static_cast<IdxT>(blockIdx.x) * (kBlock * kUnits) + threadIdx.x;
+  uint4 bits[kUnits];
 #pragma unroll
-  for (int j = 0; j < kSize; ++j) {
-    u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
+  for (int k = 0; k < kUnits; ++k) {
+    const uint4 *src = reinterpret_cast<const uint4 *>(in) + (first + k * kBlock);
+    if constexpr (kPlainLoad) {
+      asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                   : "=r"(bits[k].x), "=r"(bits[k].y), "=r"(bits[k].z), "=r"(bits[k].w)
+                   : "l"(src));
+    } else {
+      bits[k] = *src;
+    }
   }
-  memcpy(&bits, &u, 16);
-  reinterpret_cast<uint4 *>(out)[i] = bits;
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) {
+    U u;
+    memcpy(&u, &bits[k], 16);
+#pragma unroll
+    for (int j = 0; j < kSize; ++j) {
+      u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
+    }
+    memcpy(&bits[k], &u, 16);
+    reinterpret_cast<uint4 *>(out)[first + k * kBlock] = bits[k];
+  }
 }
 template <typename T, typename Act, int kBlock>
 __global__ void __launch_bounds__(kBlock)
@@ -876,7 +885,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // 31 and 32 act_triton_like (plain and .nc loads); 33 and 34 the
 // launcher's kernel with one block per tile, 128 x 1 and 128 x 2; 35 the
 // same kernel in Inductor's other pointwise config, two elements per thread
-// in 256.
+// in 256; 36-38 act_triton_like in 2 packs per thread (PyTorch's float32
+// shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1095,6 +1105,19 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           } else {
             act_triton_like<T, F, 128, false><<<blocks, 128, 0, stream>>>(o, i, act);
           }
+          return last_error();
+        }
+        case 36:    // act_triton_like, 2 packs per thread, plain loads, 32-bit index (PyTorch's float32 shape)
+        case 37:    // the same with .nc loads
+        case 38: {  // 36 with a 64-bit index
+          constexpr int64_t kTile = 2 * 128 * (16 / sizeof(T));
+          if (n % kTile != 0) return "probe_act: 36-38 need n a multiple of 256 packs";
+          if (n / (16 / sizeof(T)) > INT32_MAX) return "probe_act: 36-38 need fewer than 2^31 packs";
+          const unsigned blocks = static_cast<unsigned>(n / kTile);
+          auto kernel = impl == 36   ? act_triton_like<T, F, 128, true, 2, uint32_t>
+                        : impl == 37 ? act_triton_like<T, F, 128, false, 2, uint32_t>
+                                     : act_triton_like<T, F, 128, true, 2, int64_t>;
+          kernel<<<blocks, 128, 0, stream>>>(o, i, act);
           return last_error();
         }
         default:
