@@ -225,6 +225,58 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
     reinterpret_cast<uint4 *>(out)[first + k * kBlock] = bits[k];
   }
 }
+// act_triton_like for any n, as a launcher would need it: every block but
+// the last moves a whole tile with no bounds checks (plain loads, 32-bit
+// index); the last checks each pack and converts the elements past the last
+// whole pack one by one. Fewer than 2^31 packs; 16-byte aligned pointers.
+template <typename T, typename Act, int kBlock, int kUnits>
+__global__ void __launch_bounds__(kBlock)
+    act_torch_like(T *__restrict__ out, const T *__restrict__ in, uint32_t n, Act act) {
+  constexpr int kSize = 16 / sizeof(T);
+  using U = new_act::Unit<T, kSize>;
+  const uint32_t packs = n / kSize;
+  const uint32_t first = blockIdx.x * (kBlock * kUnits) + threadIdx.x;
+  const uint4 *src = reinterpret_cast<const uint4 *>(in);
+  uint4 *dst = reinterpret_cast<uint4 *>(out);
+  const auto move = [&](uint32_t index) {
+    uint4 bits = src[index];
+    U u;
+    memcpy(&u, &bits, 16);
+#pragma unroll
+    for (int j = 0; j < kSize; ++j) {
+      u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
+    }
+    memcpy(&bits, &u, 16);
+    dst[index] = bits;
+  };
+  if (blockIdx.x + 1 < gridDim.x) {
+    uint4 bits[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                   : "=r"(bits[k].x), "=r"(bits[k].y), "=r"(bits[k].z), "=r"(bits[k].w)
+                   : "l"(src + first + k * kBlock));
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      U u;
+      memcpy(&u, &bits[k], 16);
+#pragma unroll
+      for (int j = 0; j < kSize; ++j) {
+        u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
+      }
+      memcpy(&bits[k], &u, 16);
+      dst[first + k * kBlock] = bits[k];
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < kUnits; ++k) {
+    if (first + k * kBlock < packs) move(first + k * kBlock);
+  }
+  const uint32_t i = packs * kSize + threadIdx.x;
+  if (i < n) out[i] = static_cast<T>(act(static_cast<float>(in[i])));
+}
 template <typename T, typename Act, int kBlock>
 __global__ void __launch_bounds__(kBlock)
     gated_pairs(T *__restrict__ out, const T *__restrict__ in, uint32_t rows, uint32_t dp, Act act) {
@@ -886,7 +938,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // launcher's kernel with one block per tile, 128 x 1 and 128 x 2; 35 the
 // same kernel in Inductor's other pointwise config, two elements per thread
 // in 256; 36-38 act_triton_like in 2 packs per thread (PyTorch's float32
-// shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index.
+// shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index;
+// 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1118,6 +1171,17 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
                         : impl == 37 ? act_triton_like<T, F, 128, false, 2, uint32_t>
                                      : act_triton_like<T, F, 128, true, 2, int64_t>;
           kernel<<<blocks, 128, 0, stream>>>(o, i, act);
+          return last_error();
+        }
+        case 39:    // act_torch_like, 2 packs per thread: 36 for any n (the last block checked)
+        case 40: {  // the same in 1 pack (31 for any n)
+          const int units = impl == 39 ? 2 : 1;
+          const int64_t packs = n / (16 / static_cast<int64_t>(sizeof(T)));
+          if (n > INT32_MAX) return "probe_act: 39/40 need fewer than 2^31 elements";
+          const unsigned blocks =
+              static_cast<unsigned>(std::max<int64_t>((packs + 128 * units - 1) / (128 * units), 1));
+          auto kernel = impl == 39 ? act_torch_like<T, F, 128, 2> : act_torch_like<T, F, 128, 1>;
+          kernel<<<blocks, 128, 0, stream>>>(o, i, static_cast<uint32_t>(n), act);
           return last_error();
         }
         default:
