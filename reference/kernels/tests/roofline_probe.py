@@ -10,17 +10,17 @@ roofline_probe.cu) against Torch eager, torch.compile (default mode, large
 size only) and a device-to-device copy of 1 GiB (the roofline kcheck bench
 uses). Timing as kcheck's worker does it: buffer sets rotated so that
 consecutive calls miss the L2, warm-up, batches of about 2 ms behind a
-device sleep, 30 samples, the median per call; for sizes but the large also
-the same batch captured in a CUDA graph (device time without the host's
-per-call cost). Every impl's output is first checked against Torch.
-Prints one table; --json writes the rows. --same-out (activation): also
-each impl writing every call into one output buffer, and Torch eager
-writing into the rotated outputs or into one (the elementwise ops' out=
-forms): Torch's result is a fresh allocation, which the caching allocator
-hands the same block each call, while the op's `out` rotates with the
-inputs. --ncu: run each production
-kernel (and the old one) once at the large size in bfloat16, for
-`ncu --section MemoryWorkloadAnalysis` to profile.
+device sleep, 30 samples, the median per call; at every size but the large,
+also the same batch captured in a CUDA graph (device time without the host's
+per-call cost), Torch eager's too. Every impl's output is first checked
+against Torch. Prints one table; --json writes the rows. --same-out
+(activation): also each impl writing every call into one output buffer, and
+Torch eager writing into the rotated outputs or into one (the elementwise
+ops' out= forms): Torch's result is a fresh allocation, which the caching
+allocator hands the same block each call, while the op's `out` rotates with
+the inputs. --ncu: run each production kernel (and the old one) once at the
+large size in bfloat16, for `ncu --section MemoryWorkloadAnalysis` to
+profile.
 
 Exploration only: the figures to publish come from `scripts/gpu-check.sh
 repeat` (kcheck bench), never from here.
@@ -47,6 +47,8 @@ SIZES = {
     "gated": {"large": (16384, 8192), "medium": (256, 4096)},
     "elementwise": {"large": (16384, 16384), "medium": (256, 8192)},
 }
+
+
 def shape_of(kind, size):
     """A named size's (rows, d) of this kind of op, or ROWSxD given literally (e.g. 512x8192)."""
     if size in SIZES[kind]:
@@ -474,7 +476,8 @@ def main():
                         "--sizes, compiled at the large size, instead of the default set")
     parser.add_argument("--same-out", action="store_true", help="activation: also time one output buffer for "
                         "every call (ours and Torch's out= forms), see the module's docstring")
-    parser.add_argument("--sizes", default="large,medium", help="named sizes or ROWSxD shapes, comma-separated")
+    parser.add_argument("--sizes", default="large,medium",
+                        help="named sizes or ROWSxD shapes (the output's; a gated op reads ROWSx2D), comma-separated")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16")
     parser.add_argument("--compile-modes", default="default", help="torch.compile modes, comma-separated")
     parser.add_argument("--compile-dtypes", help="dtypes compiled at the large size (default: bfloat16 for relu, "
