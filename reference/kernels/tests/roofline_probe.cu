@@ -187,42 +187,48 @@ __global__ void __launch_bounds__(kBlock) act_pairs(T *__restrict__ out, const T
     reinterpret_cast<uint4 *>(out)[i] = v;
   }
 }
+// A 16-byte load as Triton's SASS has it, ld.global.v4 (LDG.E.128), where
+// one through a restrict-qualified pointer becomes ld.global.nc.
+__device__ __forceinline__ uint4 load_plain(const uint4 *src) {
+  uint4 bits;
+  asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+               : "l"(src));
+  return bits;
+}
+// act on each element of a 16-byte pack of T, converted one by one as the
+// launcher's kernel does.
+template <typename T, typename Act>
+__device__ __forceinline__ uint4 act_on_pack(uint4 bits, Act act) {
+  constexpr int kSize = 16 / sizeof(T);
+  new_act::Unit<T, kSize> u;
+  memcpy(&u, &bits, 16);
+#pragma unroll
+  for (int j = 0; j < kSize; ++j) {
+    u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
+  }
+  memcpy(&bits, &u, 16);
+  return bits;
+}
 // Triton's shape for an elementwise op (Inductor's XBLOCK 1024 in 4 warps on
 // an H200: one 16-byte pack per thread of 128): no loop over tiles, no bounds
-// check (n a multiple of 128 packs), elements converted one by one as the
-// launcher's kernel does. kPlainLoad: the load as Triton's SASS has it,
-// ld.global.v4 (LDG.E.128); otherwise through the restrict-qualified pointer,
-// which nvcc makes ld.global.nc (LDG.E.128.CONSTANT), as in the launcher's.
+// check (n a multiple of the tile). kPlainLoad: load_plain; otherwise through
+// the restrict-qualified pointer (LDG.E.128.CONSTANT), as in the launcher's.
 // kUnits packs per thread (all loaded first; PyTorch's vectorized elementwise
 // kernel for float32 takes 2, blocks of 128: the torch 2.11 wheel's sm_90
 // SASS has two LDG.E.128 per thread), the index in IdxT (PyTorch's is 32-bit).
 template <typename T, typename Act, int kBlock, bool kPlainLoad, int kUnits = 1, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, const T *__restrict__ in, Act act) {
-  constexpr int kSize = 16 / sizeof(T);
-  using U = new_act::Unit<T, kSize>;
   const IdxT first = static_cast<IdxT>(blockIdx.x) * (kBlock * kUnits) + threadIdx.x;
+  const uint4 *src = reinterpret_cast<const uint4 *>(in);
   uint4 bits[kUnits];
 #pragma unroll
   for (int k = 0; k < kUnits; ++k) {
-    const uint4 *src = reinterpret_cast<const uint4 *>(in) + (first + k * kBlock);
-    if constexpr (kPlainLoad) {
-      asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                   : "=r"(bits[k].x), "=r"(bits[k].y), "=r"(bits[k].z), "=r"(bits[k].w)
-                   : "l"(src));
-    } else {
-      bits[k] = *src;
-    }
+    bits[k] = kPlainLoad ? load_plain(src + (first + k * kBlock)) : src[first + k * kBlock];
   }
 #pragma unroll
   for (int k = 0; k < kUnits; ++k) {
-    U u;
-    memcpy(&u, &bits[k], 16);
-#pragma unroll
-    for (int j = 0; j < kSize; ++j) {
-      u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
-    }
-    memcpy(&bits[k], &u, 16);
-    reinterpret_cast<uint4 *>(out)[first + k * kBlock] = bits[k];
+    reinterpret_cast<uint4 *>(out)[first + k * kBlock] = act_on_pack<T>(bits[k], act);
   }
 }
 // act_triton_like for any n, as a launcher would need it: every block but
@@ -232,49 +238,27 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
 template <typename T, typename Act, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
     act_torch_like(T *__restrict__ out, const T *__restrict__ in, uint32_t n, Act act) {
-  constexpr int kSize = 16 / sizeof(T);
-  using U = new_act::Unit<T, kSize>;
-  const uint32_t packs = n / kSize;
+  const uint32_t packs = n / (16 / sizeof(T));
   const uint32_t first = blockIdx.x * (kBlock * kUnits) + threadIdx.x;
   const uint4 *src = reinterpret_cast<const uint4 *>(in);
   uint4 *dst = reinterpret_cast<uint4 *>(out);
-  const auto move = [&](uint32_t index) {
-    uint4 bits = src[index];
-    U u;
-    memcpy(&u, &bits, 16);
-#pragma unroll
-    for (int j = 0; j < kSize; ++j) {
-      u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
-    }
-    memcpy(&bits, &u, 16);
-    dst[index] = bits;
-  };
   if (blockIdx.x + 1 < gridDim.x) {
     uint4 bits[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
-      asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                   : "=r"(bits[k].x), "=r"(bits[k].y), "=r"(bits[k].z), "=r"(bits[k].w)
-                   : "l"(src + first + k * kBlock));
+      bits[k] = load_plain(src + first + k * kBlock);
     }
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
-      U u;
-      memcpy(&u, &bits[k], 16);
-#pragma unroll
-      for (int j = 0; j < kSize; ++j) {
-        u.v[j] = static_cast<T>(act(static_cast<float>(u.v[j])));
-      }
-      memcpy(&bits[k], &u, 16);
-      dst[first + k * kBlock] = bits[k];
+      dst[first + k * kBlock] = act_on_pack<T>(bits[k], act);
     }
     return;
   }
 #pragma unroll
   for (int k = 0; k < kUnits; ++k) {
-    if (first + k * kBlock < packs) move(first + k * kBlock);
+    if (first + k * kBlock < packs) dst[first + k * kBlock] = act_on_pack<T>(src[first + k * kBlock], act);
   }
-  const uint32_t i = packs * kSize + threadIdx.x;
+  const uint32_t i = packs * (16 / sizeof(T)) + threadIdx.x;
   if (i < n) out[i] = static_cast<T>(act(static_cast<float>(in[i])));
 }
 template <typename T, typename Act, int kBlock>
