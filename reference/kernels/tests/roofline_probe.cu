@@ -216,7 +216,8 @@ __device__ __forceinline__ uint4 act_on_pack(uint4 bits, Act act) {
 // the restrict-qualified pointer (LDG.E.128.CONSTANT), as in the launcher's.
 // kUnits packs per thread (all loaded first; PyTorch's vectorized elementwise
 // kernel for float32 takes 2, blocks of 128: the torch 2.11 wheel's sm_90
-// SASS has two LDG.E.128 per thread), the index in IdxT (PyTorch's is 32-bit).
+// SASS has two LDG.E.128 per thread), the index in IdxT (PyTorch's is a signed 32-bit int;
+// 36 and 37 take uint32_t).
 template <typename T, typename Act, int kBlock, bool kPlainLoad, int kUnits = 1, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, const T *__restrict__ in, Act act) {
   const IdxT first = static_cast<IdxT>(blockIdx.x) * (kBlock * kUnits) + threadIdx.x;
@@ -234,7 +235,8 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
 // act_triton_like for any n, as a launcher would need it: every block but
 // the last moves a whole tile with no bounds checks (plain loads, 32-bit
 // index); the last checks each pack and converts the elements past the last
-// whole pack one by one. Fewer than 2^31 packs; 16-byte aligned pointers.
+// whole pack one by one. n < 2^31 elements (the index is 32-bit); 16-byte
+// aligned pointers.
 template <typename T, typename Act, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
     act_torch_like(T *__restrict__ out, const T *__restrict__ in, uint32_t n, Act act) {
@@ -1144,7 +1146,7 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           }
           return last_error();
         }
-        case 36:    // act_triton_like, 2 packs per thread, plain loads, 32-bit index (PyTorch's float32 shape)
+        case 36:    // act_triton_like, 2 packs per thread, plain loads, unsigned 32-bit index (PyTorch's shape)
         case 37:    // the same with .nc loads
         case 38: {  // 36 with a 64-bit index
           constexpr int64_t kTile = 2 * 128 * (16 / sizeof(T));
@@ -1158,7 +1160,7 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return last_error();
         }
         case 39:    // act_torch_like, 2 packs per thread: 36 for any n (the last block checked)
-        case 40: {  // the same in 1 pack (31 for any n)
+        case 40: {  // the same in 1 pack (as 31 for any n, but a 32-bit index, the last block's loads .nc)
           const int units = impl == 39 ? 2 : 1;
           const int64_t packs = n / (16 / static_cast<int64_t>(sizeof(T)));
           if (n > INT32_MAX) return "probe_act: 39/40 need fewer than 2^31 elements";

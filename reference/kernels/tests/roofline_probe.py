@@ -12,15 +12,16 @@ uses). Timing as kcheck's worker does it: buffer sets rotated so that
 consecutive calls miss the L2, warm-up, batches of about 2 ms behind a
 device sleep, 30 samples, the median per call; at every size but the large,
 also the same batch captured in a CUDA graph (device time without the host's
-per-call cost), Torch eager's too. Every impl's output is first checked
-against Torch. Prints one table; --json writes the rows. --same-out
-(activation): also each impl writing every call into one output buffer, and
-Torch eager writing into the rotated outputs or into one (the elementwise
-ops' out= forms): Torch's result is a fresh allocation, which the caching
-allocator hands the same block each call, while the op's `out` rotates with
-the inputs. --ncu: run each production kernel (and the old one) once at the
-large size in bfloat16, for `ncu --section MemoryWorkloadAnalysis` to
-profile.
+per-call cost), Torch eager's too for relu (its own row) and the activations
+(the eager row's graph column), not for rms_norm. Every impl's output is
+first checked against Torch. Prints one table; --json writes the rows.
+--same-out (activation): also each impl writing every call into one output
+buffer, and Torch eager writing into the rotated outputs or into one (the
+elementwise ops' out= forms): Torch's result is a fresh allocation, which
+the caching allocator hands the same block each call, while the op's `out`
+rotates with the inputs. --ncu: run each production kernel (and the old one)
+once at the large size in bfloat16, for `ncu --section
+MemoryWorkloadAnalysis` to profile.
 
 Exploration only: the figures to publish come from `scripts/gpu-check.sh
 repeat` (kcheck bench), never from here.

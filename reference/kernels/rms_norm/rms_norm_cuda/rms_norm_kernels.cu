@@ -335,8 +335,9 @@ __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
   // per row): a loop over rows put the row's index and pointers in vector
   // registers instead of uniform ones, and the kernel ran 0.6-1.6% slower on
   // an H200 (roofline-h200-2026-11-28b-probe21a.log: 257.8 us in float32
-  // against 253.7; one row per block ran as 621, probe22a). One block_sum per
-  // block, so one `partial` array (no next row to alternate with).
+  // against 253.7; one row per block ran as 621, probe22a). One sum per block
+  // (publish_warp_sum, then gathered_sum after the first chunk's loads), so
+  // one `partial` array, written once (no next row to alternate with).
   const int64_t row = blockIdx.x;
   const U *x_u = reinterpret_cast<const U *>(in + row * d);
   U *o_u = reinterpret_cast<U *>(out + row * d);
@@ -384,6 +385,8 @@ __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
     // 127.7 and 127.5 before, float32 at 251.9-252.0 against 252.0-252.1
     // (Inductor 127.2-127.8 and 251.8; bench/results/
     // roofline-h200-2026-11-28f-probe30a.log, impl 0 against 1, 3 repeats).
+    // The same for every thread of the block (gathered_sum's shuffles take
+    // the whole warp); the loop runs at least once whenever it stores.
     if (base == 0) {
       scale = reciprocal_sqrt(gathered_sum(partial) * inv_d + eps);
     }
