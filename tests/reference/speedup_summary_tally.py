@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""speedup_summary.py --decimals counts, by each measure, the rows whose
+median is at >= 1 before rounding, and lists those under to five decimals
+(issue #32 is judged by that count).
+
+    speedup_summary_tally.py SPEEDUP_SUMMARY.py
+
+Two made-up reports of two runs each: relu is above 1 by both measures;
+silu is 0.9995x the faster Torch and 0.99950x on the same buffers (under
+by both, though both round to 1.000); gelu has no pairing, so it is left out
+of the same-buffers count and said to be. Exit 1 with the output if a line
+is not as expected."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def result(op, ours, compiled, paired):
+    mode = {"mode": "default", "median_us": compiled}
+    if paired:
+        mode["paired_median_us"] = paired
+    return {"op": "kernel::" + op, "dtype": "float32", "shape": "4x8", "median_us": ours, "speedup": 2.0,
+            "compile_speedup": compiled / ours, "percent_of_peak": 99.0, "compiled": [mode]}
+
+
+def report():
+    return {"dynamic": {"devices": [{"name": "made-up GPU"}],
+                        "benchmarks": [result("relu", 100.0, 101.0, 100.5),
+                                       result("silu", 100.0, 99.95, 100.0),
+                                       result("gelu", 100.0, 100.5, None)]}}
+
+
+def main(script):
+    with tempfile.TemporaryDirectory() as directory:
+        paths = []
+        for run in (1, 2):
+            path = os.path.join(directory, f"run-{run}.json")
+            with open(path, "w") as file:
+                json.dump(report(), file)
+            paths.append(path)
+        output = subprocess.run([sys.executable, script, "--decimals", *paths], capture_output=True, text=True,
+                                check=True).stdout
+    expected = [
+        "x best Torch: 2 of 3 rows have a median >= 1 (unrounded): under, silu float32 4x8 0.99950",
+        "x compiled, same buffers: 1 of 2 rows have a median >= 1 (unrounded) (1 rows without it left out): "
+        "under, silu float32 4x8 0.99950",
+    ]
+    missing = [line for line in expected if line not in output.splitlines()]
+    if missing:
+        print("expected lines missing:\n" + "\n".join(missing) + "\n--- output:\n" + output)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
