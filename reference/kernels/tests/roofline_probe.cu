@@ -216,8 +216,8 @@ __device__ __forceinline__ uint4 act_on_pack(uint4 bits, Act act) {
 // the restrict-qualified pointer (LDG.E.128.CONSTANT), as in the launcher's.
 // kUnits packs per thread (all loaded first; PyTorch's vectorized elementwise
 // kernel for float32 takes 2, blocks of 128: the torch 2.11 wheel's sm_90
-// SASS has two LDG.E.128 per thread), the index in IdxT (PyTorch's is a signed 32-bit int;
-// 36 and 37 take uint32_t).
+// SASS has two LDG.E.128 per thread), the index in IdxT (PyTorch's is a
+// signed 32-bit int; 36 and 37 take uint32_t).
 template <typename T, typename Act, int kBlock, bool kPlainLoad, int kUnits = 1, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, const T *__restrict__ in, Act act) {
   const IdxT first = static_cast<IdxT>(blockIdx.x) * (kBlock * kUnits) + threadIdx.x;
@@ -1299,7 +1299,7 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
         case 624: {  // rms_static, one pass
           constexpr int kUnits = sizeof(T) == 4 ? 4 : 2;
           if (d != 512 * kUnits * P::kSize) return "probe_rms: 623/624 need d = 8192 (--sizes large)";
-          const float inv_d = 1.0f / static_cast<float>(d);
+          const float inv_d = static_cast<float>(1.0 / d);
           if (impl == 623) {
             rms_static<T, kUnits, true>
                 <<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, inv_d, static_cast<float>(eps));
@@ -1321,7 +1321,7 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
                         : impl == 626 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, false>
                         : impl == 642 ? new_rms::rms_norm_two_loop_kernel<T, kUnits, true, kBlocks>
                                       : new_rms::rms_norm_two_loop_kernel<T, kUnits, false, kBlocks>;
-          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, 1.0f / static_cast<float>(d),
+          kernel<<<static_cast<unsigned>(rows), 512, 0, stream>>>(o, i, w, d, static_cast<float>(1.0 / d),
                                                                   static_cast<float>(eps));
           return last_error();
         }
@@ -1337,12 +1337,12 @@ const char *probe_rms(int impl, int dtype, void *out, const void *in, const void
             auto kernel = new_rms::rms_norm_two_loop_kernel<T, kUnits>;
             const int threads = std::min(512, new_rms::threads_for(d / P::kSize, kUnits));
             const size_t smem = smem_for_blocks(kernel, threads, max_blocks);
-            kernel<<<static_cast<unsigned>(rows), threads, smem, stream>>>(o, i, w, d, 1.0f / static_cast<float>(d),
+            kernel<<<static_cast<unsigned>(rows), threads, smem, stream>>>(o, i, w, d, static_cast<float>(1.0 / d),
                                                                            static_cast<float>(eps));
           } else {
             auto kernel = rms_static<T, kUnits, true>;
             const size_t smem = smem_for_blocks(kernel, 512, max_blocks);
-            kernel<<<static_cast<unsigned>(rows), 512, smem, stream>>>(o, i, w, 1.0f / static_cast<float>(d),
+            kernel<<<static_cast<unsigned>(rows), 512, smem, stream>>>(o, i, w, static_cast<float>(1.0 / d),
                                                                        static_cast<float>(eps));
           }
           return last_error();
