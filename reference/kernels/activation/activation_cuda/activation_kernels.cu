@@ -223,8 +223,16 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // threadIdx.x + k * kBlock of its tile, all loaded before the first is used.
 // Units of kUnitBytes (sizeof(scalar_t): one element, the form for any
 // pointer). kGridStride: block b moves tiles b, b + gridDim.x, ...; without
-// it block b moves tile b only, and the launcher gives one block per tile.
-template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true>
+// it block b moves tile b only, and the launcher gives one block per tile;
+// then kWholeTileBranch: every block but the last takes a branch of its own
+// with no bounds tests; otherwise all blocks take the tested path (the tests
+// predicate the loads). With two packs per thread, float32 GELU (erf) in the
+// branch of its own had its second load issued after the first pack's math
+// (ptxas, CUDA 13.0, sm_90: one load in flight per thread;
+// reference/kernels/tests/sass_load_order.py); the tested path issues both
+// first.
+template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
+          bool kWholeTileBranch = true>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
@@ -267,11 +275,19 @@ __global__ void __launch_bounds__(kBlock)
     if (blockIdx.x == 0) {
       scalar_tail();
     }
-  } else if (blockIdx.x + 1 < gridDim.x) {
-    move_tile(start, true);  // a whole tile: no bounds checks
+  } else if constexpr (kWholeTileBranch) {
+    if (blockIdx.x + 1 < gridDim.x) {
+      move_tile(start, true);  // a whole tile: no bounds checks
+    } else {
+      move_tile(start, start + (kUnits - 1) * kBlock < units);
+      scalar_tail();
+    }
   } else {
-    move_tile(start, start + (kUnits - 1) * kBlock < units);
-    scalar_tail();
+    const bool last = blockIdx.x + 1 == gridDim.x;
+    move_tile(start, !last || start + (kUnits - 1) * kBlock < units);
+    if (last) {
+      scalar_tail();
+    }
   }
 }
 
@@ -347,10 +363,11 @@ bool one_block_per_tile(int64_t units) {
 // The packed kernel loops over tiles if kPackedGridStride (see
 // elementwise_kernel; the caller checks one_block_per_tile otherwise); the
 // scalar form, for pointers not aligned to a pack, always does.
-template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride>
+// kWholeTileBranch: see elementwise_kernel.
+template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride, bool kWholeTileBranch = true>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride>
+    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kWholeTileBranch>
         <<<grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
   } else {
     elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>
@@ -375,11 +392,26 @@ constexpr int elementwise_units_fast_memory() {
   return kErf && sizeof(scalar_t) == 2 ? 2 : 1;
 }
 
+// Up to this many packs, float32 takes two packs per thread on devices whose
+// memory outruns an H100's, every block on the tested path (see
+// elementwise_kernel): PyTorch's shape for float32, whose vectorized
+// elementwise kernel has two LDG.E.128 per thread in blocks of 128
+// (bench/results/torch-2.11-gelu-float32-sass-counts.txt). On an H200
+// (2026-11-29, bench/results/roofline-h200-2026-11-29-probe31b.log, device
+// time in CUDA graphs, three repeats) that shape (probe impl 36) ran silu,
+// gelu, gelu_tanh and gelu_quick at 256 x 8192 in 5.05-5.14 us against
+// 5.31-5.54 for one pack (impl 33, the launcher's kernel then) and Torch
+// eager's 5.05-5.08, and at 768 and 1024 rows 0.5-3% faster than one pack;
+// at 1536 and 2048 rows one pack was 0.2-1.3% faster, as at the large size
+// (probe26a). 2^21 packs: 1024 x 8192 floats.
+constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
+
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
 // (gpu_compat::memory_outruns_h100) the shape of Triton's elementwise kernel
 // (no loop over tiles; with one pack per thread in 16 bits it is Inductor's
 // XBLOCK 1024 in 4 warps): blocks of kThreadsFastMemory,
-// elementwise_units_fast_memory's packs per thread, one block per tile, no
+// elementwise_units_fast_memory's packs per thread (float32: two up to
+// kFloatTwoPacksUpTo packs), one block per tile, no
 // loop over tiles and no bounds checks but in the last block. On an H200
 // (2026-11-28) Triton's own shape (probe impl 31, no bounds checks at all)
 // ran GELU bfloat16 258.0 us against 265.4 for the grid-stride kernel of the
@@ -397,6 +429,11 @@ template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
+    if constexpr (std::is_same_v<scalar_t, float> && kUnits == 1) {
+      if (n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile: far under INT_MAX tiles
+        return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, false>(dst, in, n, act, stream);
+      }
+    }
     if (one_block_per_tile<kThreadsFastMemory, kUnits>(n / Pack<scalar_t>::kSize)) {
       return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits, false>(dst, in, n, act, stream);
     }
