@@ -234,17 +234,20 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
 }
 // act_triton_like for any n, as a launcher would need it: every block but
 // the last moves a whole tile with no bounds checks (plain loads, 32-bit
-// index); the last checks each pack and converts the elements past the last
-// whole pack one by one. n < 2^31 elements (the index is 32-bit); 16-byte
-// aligned pointers.
-template <typename T, typename Act, int kBlock, int kUnits>
+// index); the last checks each pack (its loads first too since 2026-11-29;
+// probe31a's 39 and 40 loaded, computed and stored one pack after another
+// there) and converts the elements past the last whole pack one by one.
+// kWholeFirst: the test is written for the last block, so the whole tile's
+// code falls through (first in the SASS) instead of sitting behind a
+// branch. n < 2^31 elements (the index is 32-bit); 16-byte aligned pointers.
+template <typename T, typename Act, int kBlock, int kUnits, bool kWholeFirst = false>
 __global__ void __launch_bounds__(kBlock)
     act_torch_like(T *__restrict__ out, const T *__restrict__ in, uint32_t n, Act act) {
   const uint32_t packs = n / (16 / sizeof(T));
   const uint32_t first = blockIdx.x * (kBlock * kUnits) + threadIdx.x;
   const uint4 *src = reinterpret_cast<const uint4 *>(in);
   uint4 *dst = reinterpret_cast<uint4 *>(out);
-  if (blockIdx.x + 1 < gridDim.x) {
+  const auto whole_tile = [&] {
     uint4 bits[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -254,14 +257,33 @@ __global__ void __launch_bounds__(kBlock)
     for (int k = 0; k < kUnits; ++k) {
       dst[first + k * kBlock] = act_on_pack<T>(bits[k], act);
     }
-    return;
-  }
+  };
+  const auto last_tile = [&] {
+    uint4 bits[kUnits];
 #pragma unroll
-  for (int k = 0; k < kUnits; ++k) {
-    if (first + k * kBlock < packs) dst[first + k * kBlock] = act_on_pack<T>(src[first + k * kBlock], act);
+    for (int k = 0; k < kUnits; ++k) {
+      if (first + k * kBlock < packs) bits[k] = load_plain(src + first + k * kBlock);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      if (first + k * kBlock < packs) dst[first + k * kBlock] = act_on_pack<T>(bits[k], act);
+    }
+    const uint32_t i = packs * (16 / sizeof(T)) + threadIdx.x;
+    if (i < n) out[i] = static_cast<T>(act(static_cast<float>(in[i])));
+  };
+  if constexpr (kWholeFirst) {
+    if (blockIdx.x + 1 == gridDim.x) {
+      last_tile();
+      return;
+    }
+    whole_tile();
+  } else {
+    if (blockIdx.x + 1 < gridDim.x) {
+      whole_tile();
+      return;
+    }
+    last_tile();
   }
-  const uint32_t i = packs * (16 / sizeof(T)) + threadIdx.x;
-  if (i < n) out[i] = static_cast<T>(act(static_cast<float>(in[i])));
 }
 template <typename T, typename Act, int kBlock>
 __global__ void __launch_bounds__(kBlock)
@@ -925,7 +947,9 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // same kernel in Inductor's other pointwise config, two elements per thread
 // in 256; 36-38 act_triton_like in 2 packs per thread (PyTorch's float32
 // shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index;
-// 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs.
+// 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs;
+// 41 34 with a 32-bit index, 42 the same on the tested path for every block;
+// 43 39 with the whole tile's code first in the SASS.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1127,6 +1151,11 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, 16, 128, 1, false>, 1, false, act, 128);
         case 34:  // the same, 128 x 2
           return go(A::elementwise_kernel<T, F, 16, 128, 2, false>, 2, false, act, 128);
+        case 41:  // 34 with a 32-bit index
+        case 42:  // 34 with every block on the tested path (float32's launcher up to 2^21 packs) and a 32-bit index
+          if (n > INT32_MAX) return "probe_act: 41/42 need fewer than 2^31 elements";
+          return impl == 41 ? go(A::elementwise_kernel<T, F, 16, 128, 2, false, true, uint32_t>, 2, false, act, 128)
+                            : go(A::elementwise_kernel<T, F, 16, 128, 2, false, false, uint32_t>, 2, false, act, 128);
         case 35:  // Inductor's other pointwise config (XBLOCK 512 in 8 warps): two elements per thread, blocks
                   // of 256, one block per tile
           if constexpr (sizeof(T) == 2) {
@@ -1160,13 +1189,16 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return last_error();
         }
         case 39:    // act_torch_like, 2 packs per thread: 36 for any n (the last block checked)
-        case 40: {  // the same in 1 pack (as 31 for any n, but a 32-bit index, the last block's loads .nc)
-          const int units = impl == 39 ? 2 : 1;
+        case 40:    // the same in 1 pack (as 31 for any n, but a 32-bit index)
+        case 43: {  // 39 with the whole tile's code first (kWholeFirst)
+          const int units = impl == 40 ? 1 : 2;
           const int64_t packs = n / (16 / static_cast<int64_t>(sizeof(T)));
-          if (n > INT32_MAX) return "probe_act: 39/40 need fewer than 2^31 elements";
+          if (n > INT32_MAX) return "probe_act: 39, 40 and 43 need fewer than 2^31 elements";
           const unsigned blocks =
               static_cast<unsigned>(std::max<int64_t>((packs + 128 * units - 1) / (128 * units), 1));
-          auto kernel = impl == 39 ? act_torch_like<T, F, 128, 2> : act_torch_like<T, F, 128, 1>;
+          auto kernel = impl == 39   ? act_torch_like<T, F, 128, 2>
+                        : impl == 40 ? act_torch_like<T, F, 128, 1>
+                                     : act_torch_like<T, F, 128, 2, true>;
           kernel<<<blocks, 128, 0, stream>>>(o, i, static_cast<uint32_t>(n), act);
           return last_error();
         }

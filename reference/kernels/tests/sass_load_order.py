@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Lists the activation gated kernels whose two input loads are not issued
-together in the machine code: some arithmetic between the first and second
-global load (LDG) means the second waits on the first one's data, so each
-thread has one load in flight instead of two (issue #32, mul_and_silu float16
-on an H200).
+"""Lists the activation kernels whose input loads are not issued together in
+the machine code: some arithmetic between two global loads (LDG) that should
+go out together means the second waits on the first one's data, so each
+thread has one load in flight instead of two (issue #32, mul_and_silu
+float16 on an H200; float32 GELU in two packs per thread).
 
     sass_load_order.py NVDISASM [KERNEL_CU] [--arch sm_90]
 
@@ -11,9 +11,12 @@ Compiles KERNEL_CU (default: the activation kernels) with nvcc to a cubin,
 disassembles it with NVDISASM (not part of the CUDA toolkit on this machine:
 the Triton in the repository's venv ships one, in
 .venv/lib/python3.*/site-packages/triton/backends/nvidia/bin), and prints
-each gated_kernel instantiation with arithmetic between its first two loads
-(a heuristic: SHF, PRMT and IMAD.U32 can also be address arithmetic; a
-register dependency test would be exact). Exit status 1 if any but float64
+each gated_kernel instantiation with arithmetic between its first two loads,
+and each elementwise_kernel instantiation of two or more 16-byte packs per
+thread (kUnits) with arithmetic inside a group of kUnits consecutive 16-byte
+loads (LDG.E.128, in the order they appear: one group per code path). A
+heuristic: SHF, PRMT and IMAD.U32 can also be address arithmetic; a register
+dependency test would be exact. Exit status 1 if any but float64
 gelu_and_mul (known, not benched) splits them. Exploration only, like the
 probe.
 """
@@ -29,22 +32,44 @@ DEFAULT_CU = HERE.parent / "activation" / "activation_cuda" / "activation_kernel
 ARITHMETIC = re.compile(r"(@!?P\d+\s+)?(FMUL|FADD|FFMA|MUFU|HADD2|HFMA2|HMUL2|IMAD\.U32|PRMT|FSETP|FSEL|FMNMX|DMUL|DADD|DFMA|SHF)")
 
 
-def split_loads(sass):
-    """(demangled name, arithmetic instructions between the first two LDGs) per split gated kernel."""
-    parts = re.split(r"\n\s*\.text\.(\S+):\n", sass)
-    found = []
-    for name, body in zip(parts[1::2], parts[2::2]):
-        if "gated_kernel" not in name:
-            continue
-        ins = [m.group(1) for m in (re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?);", line) for line in body.splitlines()) if m]
+# An elementwise kernel in 16-byte units (elementwise_kernel<T, Act, 16, kBlock, kUnits, ...>): kUnits.
+ELEMENTWISE_PACKS = re.compile(r"elementwise_kernel<[^<>]*?, 16, \d+, (\d+)[,>]")
+WIDE_LOAD = re.compile(r"(@!?P\d+\s+)?LDG\.E\.128")
+
+
+def load_groups(demangled, ins):
+    """The index lists of the loads that should issue together: a gated kernel's first two loads, an
+    elementwise kernel's 16-byte loads in groups of its packs per thread (none below two packs)."""
+    if "gated_kernel" in demangled:
         loads = [i for i, text in enumerate(ins) if text.startswith("LDG")]
-        if len(loads) < 2:
+        return [loads[:2]] if len(loads) >= 2 else []
+    packs = ELEMENTWISE_PACKS.search(demangled)
+    if not packs or int(packs.group(1)) < 2:
+        return []
+    units = int(packs.group(1))
+    wide = [i for i, text in enumerate(ins) if WIDE_LOAD.match(text)]
+    return [wide[k:k + units] for k in range(0, len(wide), units)]
+
+
+def split_loads(sass):
+    """(demangled name, arithmetic instructions inside its load groups) per kernel that splits a group,
+    and the demangled names of the kernels checked."""
+    parts = re.split(r"\n\s*\.text\.(\S+):\n", sass)
+    names, bodies = parts[1::2], parts[2::2]
+    demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+    found = []
+    checked = []
+    for name, body in zip(demangled, bodies):
+        ins = [m.group(1) for m in (re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?);", line) for line in body.splitlines()) if m]
+        groups = load_groups(name, ins)
+        if not groups:
             continue
-        between = [text for text in ins[loads[0] + 1:loads[1]] if ARITHMETIC.match(text)]
+        checked.append(name)
+        between = sum(1 for group in groups for text in ins[group[0] + 1:group[-1]] if ARITHMETIC.match(text))
         if between:
-            demangled = subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip()
-            found.append((demangled, len(between)))
-    return found
+            found.append((name, between))
+    return found, checked
 
 
 def main(argv=None):
@@ -59,11 +84,14 @@ def main(argv=None):
         subprocess.run([args.nvcc, "-std=c++17", "-O3", f"-arch={args.arch}", "-cubin", args.source, "-o", str(cubin)],
                        check=True)
         sass = subprocess.run([args.nvdisasm, "-c", str(cubin)], check=True, capture_output=True, text=True).stdout
-    found = split_loads(sass)
-    total = len(re.findall(r"\.text\.\S*gated_kernel\S*:", sass))
+    found, checked = split_loads(sass)
     for name, count in found:
         print(f"{count} arithmetic instructions between the loads: {name}")
-    print(f"{len(found)} of {total} gated kernels split their two loads")
+    gated = sum(1 for name, _ in found if "gated_kernel" in name)
+    gated_checked = sum(1 for name in checked if "gated_kernel" in name)
+    print(f"{gated} of {gated_checked} gated kernels split their two loads")
+    print(f"{len(found) - gated} of {len(checked) - gated_checked} elementwise kernels of two or more packs per "
+          "thread split a group of loads")
     unexpected = [name for name, _ in found if not name.startswith("void (anonymous namespace)::gated_kernel<double, "
                                                                     "activation::ActAndMul<activation::GeluErf>")]
     return 1 if unexpected else 0

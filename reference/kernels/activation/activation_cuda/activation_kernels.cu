@@ -231,18 +231,21 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // (ptxas, CUDA 13.0, sm_90: one load in flight per thread;
 // reference/kernels/tests/sass_load_order.py); the tested path issues both
 // first.
+// Indices in IdxT (uint32_t only for n < 2^31; the launcher takes int64_t:
+// in the probe's impls 41 and 42 a 32-bit index gained nothing,
+// bench/results/roofline-h200-2026-11-29-probe31d.log).
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          bool kWholeTileBranch = true>
+          bool kWholeTileBranch = true, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
-  constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
-  const int64_t units = n / U::kSize;
+  constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
+  const IdxT units = static_cast<IdxT>(n / U::kSize);
   const U *in_u = reinterpret_cast<const U *>(in);
   U *out_u = reinterpret_cast<U *>(out);
   // Tile `first` - threadIdx.x; `whole`: every unit of it is below `units`.
-  const auto move_tile = [&](int64_t first, bool whole) {
+  const auto move_tile = [&](IdxT first, bool whole) {
     U u[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -262,14 +265,14 @@ __global__ void __launch_bounds__(kBlock)
     }
   };
   const auto scalar_tail = [&] {  // fewer than one unit past the last whole one
-    const int64_t i = units * U::kSize + threadIdx.x;
+    const IdxT i = units * U::kSize + threadIdx.x;
     if (U::kSize > 1 && i < n) {
       out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
     }
   };
-  const int64_t start = blockIdx.x * kTile + threadIdx.x;
+  const IdxT start = static_cast<IdxT>(blockIdx.x) * kTile + threadIdx.x;
   if constexpr (kGridStride) {
-    for (int64_t first = start; first - threadIdx.x < units; first += gridDim.x * kTile) {
+    for (IdxT first = start; first - threadIdx.x < units; first += static_cast<IdxT>(gridDim.x) * kTile) {
       move_tile(first, first + (kUnits - 1) * kBlock < units);
     }
     if (blockIdx.x == 0) {
