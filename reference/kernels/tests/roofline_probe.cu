@@ -237,10 +237,14 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
 // index); the last checks each pack (its loads first too since 2026-11-29;
 // probe31a's 39 and 40 loaded, computed and stored one pack after another
 // there) and converts the elements past the last whole pack one by one.
-// kWholeFirst: the test is written for the last block, so the whole tile's
-// code falls through (first in the SASS) instead of sitting behind a
-// branch. n < 2^31 elements (the index is 32-bit); 16-byte aligned pointers.
-template <typename T, typename Act, int kBlock, int kUnits, bool kWholeFirst = false>
+// kTest: kLastBlock, as above; kLastBlockWholeFirst, the test is written
+// for the last block, so the whole tile's code falls through (first in the
+// SASS) instead of sitting behind a branch; kTileWhole, PyTorch's test: a
+// block whose tile lies wholly below n takes the whole tile's code, the last
+// block too. n < 2^31 elements (the index is 32-bit); 16-byte aligned
+// pointers.
+enum class TorchLikeTest { kLastBlock, kLastBlockWholeFirst, kTileWhole };
+template <typename T, typename Act, int kBlock, int kUnits, TorchLikeTest kTest = TorchLikeTest::kLastBlock>
 __global__ void __launch_bounds__(kBlock)
     act_torch_like(T *__restrict__ out, const T *__restrict__ in, uint32_t n, Act act) {
   const uint32_t packs = n / (16 / sizeof(T));
@@ -271,12 +275,18 @@ __global__ void __launch_bounds__(kBlock)
     const uint32_t i = packs * (16 / sizeof(T)) + threadIdx.x;
     if (i < n) out[i] = static_cast<T>(act(static_cast<float>(in[i])));
   };
-  if constexpr (kWholeFirst) {
+  if constexpr (kTest == TorchLikeTest::kLastBlockWholeFirst) {
     if (blockIdx.x + 1 == gridDim.x) {
       last_tile();
       return;
     }
     whole_tile();
+  } else if constexpr (kTest == TorchLikeTest::kTileWhole) {
+    if ((blockIdx.x + 1) * (kBlock * kUnits) <= packs) {
+      whole_tile();
+      return;
+    }
+    last_tile();
   } else {
     if (blockIdx.x + 1 < gridDim.x) {
       whole_tile();
@@ -948,8 +958,11 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // in 256; 36-38 act_triton_like in 2 packs per thread (PyTorch's float32
 // shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index;
 // 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs;
-// 41 34 with a 32-bit index, 42 the same on the tested path for every block;
-// 43 39 with the whole tile's code first in the SASS.
+// 41 34 with a 32-bit index, 42 the launcher's float32 two packs (PyTorch's
+// whole-tile test) with a 32-bit index (in probe31d: every block on the
+// bounds-tested path);
+// 43 39 with the whole tile's code first in the SASS; 44 39 with PyTorch's
+// test (a whole tile takes the unchecked code, the last block's too).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1152,10 +1165,11 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         case 34:  // the same, 128 x 2
           return go(A::elementwise_kernel<T, F, 16, 128, 2, false>, 2, false, act, 128);
         case 41:  // 34 with a 32-bit index
-        case 42:  // 34 with every block on the tested path (float32's launcher up to 2^21 packs) and a 32-bit index
+        case 42:  // the launcher's float32 form up to 2^21 packs (kWholeTileTest) with a 32-bit index (in
+                  // probe31d, 776b58c's: every block on the bounds-tested path)
           if (n > INT32_MAX) return "probe_act: 41/42 need fewer than 2^31 elements";
-          return impl == 41 ? go(A::elementwise_kernel<T, F, 16, 128, 2, false, true, uint32_t>, 2, false, act, 128)
-                            : go(A::elementwise_kernel<T, F, 16, 128, 2, false, false, uint32_t>, 2, false, act, 128);
+          return impl == 41 ? go(A::elementwise_kernel<T, F, 16, 128, 2, false, false, uint32_t>, 2, false, act, 128)
+                            : go(A::elementwise_kernel<T, F, 16, 128, 2, false, true, uint32_t>, 2, false, act, 128);
         case 35:  // Inductor's other pointwise config (XBLOCK 512 in 8 warps): two elements per thread, blocks
                   // of 256, one block per tile
           if constexpr (sizeof(T) == 2) {
@@ -1190,15 +1204,17 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         }
         case 39:    // act_torch_like, 2 packs per thread: 36 for any n (the last block checked)
         case 40:    // the same in 1 pack (as 31 for any n, but a 32-bit index)
-        case 43: {  // 39 with the whole tile's code first (kWholeFirst)
+        case 43:    // 39 with the whole tile's code first
+        case 44: {  // 39 with PyTorch's test (the last block takes the whole tile's code when its tile is whole)
           const int units = impl == 40 ? 1 : 2;
           const int64_t packs = n / (16 / static_cast<int64_t>(sizeof(T)));
-          if (n > INT32_MAX) return "probe_act: 39, 40 and 43 need fewer than 2^31 elements";
+          if (n > INT32_MAX) return "probe_act: 39, 40, 43 and 44 need fewer than 2^31 elements";
           const unsigned blocks =
               static_cast<unsigned>(std::max<int64_t>((packs + 128 * units - 1) / (128 * units), 1));
           auto kernel = impl == 39   ? act_torch_like<T, F, 128, 2>
                         : impl == 40 ? act_torch_like<T, F, 128, 1>
-                                     : act_torch_like<T, F, 128, 2, true>;
+                        : impl == 43 ? act_torch_like<T, F, 128, 2, TorchLikeTest::kLastBlockWholeFirst>
+                                     : act_torch_like<T, F, 128, 2, TorchLikeTest::kTileWhole>;
           kernel<<<blocks, 128, 0, stream>>>(o, i, static_cast<uint32_t>(n), act);
           return last_error();
         }

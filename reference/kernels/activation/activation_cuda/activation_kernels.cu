@@ -223,19 +223,20 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // threadIdx.x + k * kBlock of its tile, all loaded before the first is used.
 // Units of kUnitBytes (sizeof(scalar_t): one element, the form for any
 // pointer). kGridStride: block b moves tiles b, b + gridDim.x, ...; without
-// it block b moves tile b only, and the launcher gives one block per tile;
-// then kWholeTileBranch: every block but the last takes a branch of its own
-// with no bounds tests; otherwise all blocks take the tested path (the tests
-// predicate the loads). With two packs per thread, float32 GELU (erf) in the
-// branch of its own had its second load issued after the first pack's math
-// (ptxas, CUDA 13.0, sm_90: one load in flight per thread;
-// reference/kernels/tests/sass_load_order.py); the tested path issues both
-// first.
+// it block b moves tile b only, and the launcher gives one block per tile:
+// every block but the last takes a branch of its own with no bounds tests,
+// or with kWholeTileTest (PyTorch's vectorized kernel's test) every block
+// whose tile lies wholly below `units`, the last one's too, and there the
+// math goes element by element across the packs (element j of every pack
+// before element j + 1). Without that order, two packs per thread of
+// float32 GELU (erf) in a branch of their own had the second load issued
+// after the first pack's math (ptxas, CUDA 13.0, sm_90: one load in flight
+// per thread; reference/kernels/tests/sass_load_order.py).
 // Indices in IdxT (uint32_t only for n < 2^31; the launcher takes int64_t:
 // in the probe's impls 41 and 42 a 32-bit index gained nothing,
 // bench/results/roofline-h200-2026-11-29-probe31d.log).
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          bool kWholeTileBranch = true, typename IdxT = int64_t>
+          bool kWholeTileTest = false, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
@@ -264,6 +265,24 @@ __global__ void __launch_bounds__(kBlock)
       }
     }
   };
+  const auto move_whole_tile_interleaved = [&](IdxT first) {
+    U u[kUnits];
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      u[k] = load_unit(in_u + first + k * kBlock);
+    }
+#pragma unroll
+    for (int j = 0; j < U::kSize; ++j) {
+#pragma unroll
+      for (int k = 0; k < kUnits; ++k) {
+        u[k].v[j] = static_cast<scalar_t>(act(static_cast<acc_t>(u[k].v[j])));
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnits; ++k) {
+      out_u[first + k * kBlock] = u[k];
+    }
+  };
   const auto scalar_tail = [&] {  // fewer than one unit past the last whole one
     const IdxT i = units * U::kSize + threadIdx.x;
     if (U::kSize > 1 && i < n) {
@@ -278,7 +297,7 @@ __global__ void __launch_bounds__(kBlock)
     if (blockIdx.x == 0) {
       scalar_tail();
     }
-  } else if constexpr (kWholeTileBranch) {
+  } else if constexpr (!kWholeTileTest) {
     if (blockIdx.x + 1 < gridDim.x) {
       move_tile(start, true);  // a whole tile: no bounds checks
     } else {
@@ -286,9 +305,12 @@ __global__ void __launch_bounds__(kBlock)
       scalar_tail();
     }
   } else {
-    const bool last = blockIdx.x + 1 == gridDim.x;
-    move_tile(start, !last || start + (kUnits - 1) * kBlock < units);
-    if (last) {
+    if ((static_cast<IdxT>(blockIdx.x) + 1) * kTile <= units) {
+      move_whole_tile_interleaved(start);
+    } else {
+      move_tile(start, false);
+    }
+    if (blockIdx.x + 1 == gridDim.x) {
       scalar_tail();
     }
   }
@@ -366,11 +388,11 @@ bool one_block_per_tile(int64_t units) {
 // The packed kernel loops over tiles if kPackedGridStride (see
 // elementwise_kernel; the caller checks one_block_per_tile otherwise); the
 // scalar form, for pointers not aligned to a pack, always does.
-// kWholeTileBranch: see elementwise_kernel.
-template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride, bool kWholeTileBranch = true>
+// kWholeTileTest: see elementwise_kernel.
+template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride, bool kWholeTileTest = false>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kWholeTileBranch>
+    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kWholeTileTest>
         <<<grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
   } else {
     elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>
@@ -396,17 +418,20 @@ constexpr int elementwise_units_fast_memory() {
 }
 
 // Up to this many packs, float32 takes two packs per thread on devices whose
-// memory outruns an H100's, every block on the tested path (see
-// elementwise_kernel): PyTorch's shape for float32, whose vectorized
+// memory outruns an H100's, with PyTorch's whole-tile test (kWholeTileTest,
+// see elementwise_kernel): PyTorch's shape for float32, whose vectorized
 // elementwise kernel has two LDG.E.128 per thread in blocks of 128
 // (bench/results/torch-2.11-gelu-float32-sass-counts.txt). On an H200
 // (2026-11-29, bench/results/roofline-h200-2026-11-29-probe31b.log, device
-// time in CUDA graphs, three repeats) that shape (probe impl 36) ran silu,
-// gelu, gelu_tanh and gelu_quick at 256 x 8192 in 5.05-5.14 us against
-// 5.31-5.54 for one pack (impl 33, the launcher's kernel then) and Torch
-// eager's 5.05-5.08, and at 768 and 1024 rows 0.5-3% faster than one pack;
-// at 1536 and 2048 rows one pack was 0.2-1.3% faster, as at the large size
-// (probe26a). 2^21 packs: 1024 x 8192 floats.
+// time in CUDA graphs, three repeats) that shape without any bounds test
+// (probe impl 36) ran silu, gelu, gelu_tanh and gelu_quick at 256 x 8192 in
+// 5.05-5.14 us against 5.31-5.54 for one pack (impl 33, the launcher's kernel
+// then) and Torch eager's 5.05-5.08, and at 768 and 1024 rows 0.5-3% faster
+// than one pack; at 1536 and 2048 rows one pack was 0.2-1.3% faster, as at
+// the large size (probe26a). 2^21 packs: 1024 x 8192 floats. With the last
+// block always on the tested path, two packs ran 0.1 us behind impl 36 at
+// 256 x 8192 (probes 31c-31f: the launcher of 776b58c, impls 39 and 43);
+// with PyTorch's test, level with it (probe31g, impl 44).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
@@ -434,7 +459,7 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
     if constexpr (std::is_same_v<scalar_t, float> && kUnits == 1) {
       if (n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile: far under INT_MAX tiles
-        return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, false>(dst, in, n, act, stream);
+        return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, true>(dst, in, n, act, stream);
       }
     }
     if (one_block_per_tile<kThreadsFastMemory, kUnits>(n / Pack<scalar_t>::kSize)) {
