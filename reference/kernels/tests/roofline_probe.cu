@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kBlock)
       dst[first + k * kBlock] = act_on_pack<T>(bits[k], act);
     }
   };
-  const auto last_tile = [&] {
+  const auto tested_tile = [&] {
     uint4 bits[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -272,8 +272,14 @@ __global__ void __launch_bounds__(kBlock)
     for (int k = 0; k < kUnits; ++k) {
       if (first + k * kBlock < packs) dst[first + k * kBlock] = act_on_pack<T>(bits[k], act);
     }
+  };
+  const auto scalar_tail = [&] {
     const uint32_t i = packs * (16 / sizeof(T)) + threadIdx.x;
     if (i < n) out[i] = static_cast<T>(act(static_cast<float>(in[i])));
+  };
+  const auto last_tile = [&] {
+    tested_tile();
+    scalar_tail();
   };
   if constexpr (kTest == TorchLikeTest::kLastBlockWholeFirst) {
     if (blockIdx.x + 1 == gridDim.x) {
@@ -284,9 +290,10 @@ __global__ void __launch_bounds__(kBlock)
   } else if constexpr (kTest == TorchLikeTest::kTileWhole) {
     if ((blockIdx.x + 1) * (kBlock * kUnits) <= packs) {
       whole_tile();
-      return;
+    } else {
+      tested_tile();
     }
-    last_tile();
+    if (blockIdx.x + 1 == gridDim.x) scalar_tail();  // a whole last tile can still have elements past it
   } else {
     if (blockIdx.x + 1 < gridDim.x) {
       whole_tile();

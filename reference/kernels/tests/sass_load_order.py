@@ -32,7 +32,8 @@ DEFAULT_CU = HERE.parent / "activation" / "activation_cuda" / "activation_kernel
 ARITHMETIC = re.compile(r"(@!?P\d+\s+)?(FMUL|FADD|FFMA|MUFU|HADD2|HFMA2|HMUL2|IMAD\.U32|PRMT|FSETP|FSEL|FMNMX|DMUL|DADD|DFMA|SHF)")
 
 
-# An elementwise kernel in 16-byte units (elementwise_kernel<T, Act, 16, kBlock, kUnits, ...>): kUnits.
+# An elementwise kernel in 16-byte units (elementwise_kernel<T, Act, 16, kBlock, kUnits, ...>): kUnits. An Act
+# with template arguments of its own would not match (none has them).
 ELEMENTWISE_PACKS = re.compile(r"elementwise_kernel<[^<>]*?, 16, \d+, (\d+)[,>]")
 WIDE_LOAD = re.compile(r"(@!?P\d+\s+)?LDG\.E\.128")
 
@@ -48,6 +49,10 @@ def load_groups(demangled, ins):
         return []
     units = int(packs.group(1))
     wide = [i for i, text in enumerate(ins) if WIDE_LOAD.match(text)]
+    if len(wide) % units:
+        # Not whole groups (a load hoisted out of its path, say): the grouping would pair loads of different
+        # paths, so the kernel is reported as split (the whole span of its loads).
+        return [[wide[0], wide[-1]]] if len(wide) > 1 else []
     return [wide[k:k + units] for k in range(0, len(wide), units)]
 
 

@@ -232,8 +232,9 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // float32 GELU (erf) in a branch of their own had the second load issued
 // after the first pack's math (ptxas, CUDA 13.0, sm_90: one load in flight
 // per thread; reference/kernels/tests/sass_load_order.py).
-// Indices in IdxT (uint32_t only for n < 2^31; the launcher takes int64_t:
-// in the probe's impls 41 and 42 a 32-bit index gained nothing,
+// Indices in IdxT (uint32_t only for n < 2^31, which the caller ensures; the
+// launcher takes int64_t: in 776b58c's kernels, bounds-testing every block,
+// a 32-bit index gained nothing, probe impls 41 and 42 in
 // bench/results/roofline-h200-2026-11-29-probe31d.log).
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
           bool kWholeTileTest = false, typename IdxT = int64_t>
@@ -426,12 +427,15 @@ constexpr int elementwise_units_fast_memory() {
 // time in CUDA graphs, three repeats) that shape without any bounds test
 // (probe impl 36) ran silu, gelu, gelu_tanh and gelu_quick at 256 x 8192 in
 // 5.05-5.14 us against 5.31-5.54 for one pack (impl 33, the launcher's kernel
-// then) and Torch eager's 5.05-5.08, and at 768 and 1024 rows 0.5-3% faster
-// than one pack; at 1536 and 2048 rows one pack was 0.2-1.3% faster, as at
-// the large size (probe26a). 2^21 packs: 1024 x 8192 floats. With the last
-// block always on the tested path, two packs ran 0.1 us behind impl 36 at
-// 256 x 8192 (probes 31c-31f: the launcher of 776b58c, impls 39 and 43);
-// with PyTorch's test, level with it (probe31g, impl 44).
+// then; Torch eager's silu, gelu and gelu_tanh 5.05-5.08), and at 768 and
+// 1024 rows 0.6-3.2% faster than one pack; at 1536 and 2048 rows one pack
+// was as fast or up to 1.2% faster, and at the large size 0.6-1.3%
+// (probe31a). 2^21 packs: 1024 x 8192 floats. At 256 x 8192, 2048 blocks
+// run in one wave and the last block to finish ends the kernel: 776b58c,
+// which bounds-tested every block, and a last block always tested (impls 39
+// and 43) ran silu, gelu_tanh and gelu_quick 0.05-0.15 us behind impl 36
+// (probes 31c-31f), PyTorch's test level with it (impl 44, probe31g; gelu
+// not in that probe; this kernel: probe31h).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
@@ -457,7 +461,7 @@ template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
-    if constexpr (std::is_same_v<scalar_t, float> && kUnits == 1) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
       if (n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile: far under INT_MAX tiles
         return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, true>(dst, in, n, act, stream);
       }
