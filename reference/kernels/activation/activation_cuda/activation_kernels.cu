@@ -6,7 +6,8 @@
 // load two, one from each half of the input row (gated_shape says which; on
 // a device whose memory outruns an H100's per SM, gated_shape_fast_memory,
 // and the elementwise ops take Triton's shape, exact GELU in 16 bits two packs
-// per thread: gpu_compat::memory_outruns_h100, elementwise()).
+// per thread, float32 up to kFloatTwoPacksUpTo packs PyTorch's two:
+// gpu_compat::memory_outruns_h100, elementwise()).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
 // kThreads threads (gated: gated_shape's), one tile of threads * units per
