@@ -103,11 +103,15 @@ if(KCHECK_NVCC)
       set(cuda_code -gencode arch=compute_90,code=[sm_90,compute_90] -rdc=true)
     endif()
     set(output _cuda_kernel_${compression}_lineinfo.abi3.so)
+    # The source named relative to its folder: nvcc writes the path it is given
+    # into each fatbin entry's identifier, and the checkout's path (under /tmp
+    # or /home, say) would be a second build path for KE012 to report.
     add_custom_command(
       OUTPUT ${elf_fixture_dir}/${output}
       COMMAND ${KCHECK_NVCC} -shared -Xcompiler -fPIC,-fvisibility=hidden -Xlinker -z,relro,-z,now -cudart shared
               -DMODULE_INIT=PyInit__cuda_kernel_${compression}_lineinfo -lineinfo ${cuda_code}
-              -o ${elf_fixture_dir}/${output} ${elf_fixture_sources}/cuda_kernel_lineinfo.cu
+              -o ${elf_fixture_dir}/${output} cuda_kernel_lineinfo.cu
+      WORKING_DIRECTORY ${elf_fixture_sources}
       DEPENDS ${elf_fixture_sources}/cuda_kernel_lineinfo.cu
       COMMENT "ELF fixture ${output} (nvcc)"
       VERBATIM)
