@@ -965,10 +965,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // in 256; 36-38 act_triton_like in 2 packs per thread (PyTorch's float32
 // shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index;
 // 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs;
-// 41 34 with a 32-bit index, 42 the launcher's float32 two packs (PyTorch's
-// whole-tile test) with a 32-bit index (in probe31d: every block on the
-// bounds-tested path);
-// 43 39 with the whole tile's code first in the SASS; 44 39 with PyTorch's
+// 41 and 42 (4d20163, probe31d) timed the launcher's kernel with a 32-bit
+// index, a template parameter since removed; 43 39 with the whole tile's code first in the SASS; 44 39 with PyTorch's
 // test (a whole tile takes the unchecked code, the last block's too).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
@@ -1171,12 +1169,6 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
           return go(A::elementwise_kernel<T, F, 16, 128, 1, false>, 1, false, act, 128);
         case 34:  // the same, 128 x 2
           return go(A::elementwise_kernel<T, F, 16, 128, 2, false>, 2, false, act, 128);
-        case 41:  // 34 with a 32-bit index
-        case 42:  // the launcher's float32 form up to 2^21 packs (kWholeTileTest) with a 32-bit index (in
-                  // probe31d, 776b58c's: every block on the bounds-tested path)
-          if (n > INT32_MAX) return "probe_act: 41/42 need fewer than 2^31 elements";
-          return impl == 41 ? go(A::elementwise_kernel<T, F, 16, 128, 2, false, false, uint32_t>, 2, false, act, 128)
-                            : go(A::elementwise_kernel<T, F, 16, 128, 2, false, true, uint32_t>, 2, false, act, 128);
         case 35:  // Inductor's other pointwise config (XBLOCK 512 in 8 warps): two elements per thread, blocks
                   // of 256, one block per tile
           if constexpr (sizeof(T) == 2) {

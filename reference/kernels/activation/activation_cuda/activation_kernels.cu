@@ -233,22 +233,18 @@ __device__ __forceinline__ U load_unit(const U *p) {
 // float32 GELU (erf) in a branch of their own had the second load issued
 // after the first pack's math (ptxas, CUDA 13.0, sm_90: one load in flight
 // per thread; reference/kernels/tests/sass_load_order.py).
-// Indices in IdxT (uint32_t only for n < 2^31, which the caller ensures; the
-// launcher takes int64_t: in 776b58c's kernels, bounds-testing every block,
-// a 32-bit index gained nothing, probe impls 41 and 42 in
-// bench/results/roofline-h200-2026-11-29-probe31d.log).
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          bool kWholeTileTest = false, typename IdxT = int64_t>
+          bool kWholeTileTest = false>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
-  constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
-  const IdxT units = static_cast<IdxT>(n / U::kSize);
+  constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
+  const int64_t units = n / U::kSize;
   const U *in_u = reinterpret_cast<const U *>(in);
   U *out_u = reinterpret_cast<U *>(out);
   // Tile `first` - threadIdx.x; `whole`: every unit of it is below `units`.
-  const auto move_tile = [&](IdxT first, bool whole) {
+  const auto move_tile = [&](int64_t first, bool whole) {
     U u[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -267,7 +263,7 @@ __global__ void __launch_bounds__(kBlock)
       }
     }
   };
-  const auto move_whole_tile_interleaved = [&](IdxT first) {
+  const auto move_whole_tile_interleaved = [&](int64_t first) {
     U u[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -286,14 +282,14 @@ __global__ void __launch_bounds__(kBlock)
     }
   };
   const auto scalar_tail = [&] {  // fewer than one unit past the last whole one
-    const IdxT i = units * U::kSize + threadIdx.x;
+    const int64_t i = units * U::kSize + threadIdx.x;
     if (U::kSize > 1 && i < n) {
       out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
     }
   };
-  const IdxT start = static_cast<IdxT>(blockIdx.x) * kTile + threadIdx.x;
+  const int64_t start = blockIdx.x * kTile + threadIdx.x;
   if constexpr (kGridStride) {
-    for (IdxT first = start; first - threadIdx.x < units; first += static_cast<IdxT>(gridDim.x) * kTile) {
+    for (int64_t first = start; first - threadIdx.x < units; first += gridDim.x * kTile) {
       move_tile(first, first + (kUnits - 1) * kBlock < units);
     }
     if (blockIdx.x == 0) {
@@ -307,7 +303,7 @@ __global__ void __launch_bounds__(kBlock)
       scalar_tail();
     }
   } else {
-    if ((static_cast<IdxT>(blockIdx.x) + 1) * kTile <= units) {
+    if ((blockIdx.x + int64_t{1}) * kTile <= units) {
       move_whole_tile_interleaved(start);
     } else {
       move_tile(start, false);
@@ -436,7 +432,8 @@ constexpr int elementwise_units_fast_memory() {
 // which bounds-tested every block, and a last block always tested (impls 39
 // and 43) ran silu, gelu_tanh and gelu_quick 0.05-0.15 us behind impl 36
 // (probes 31c-31f), PyTorch's test level with it (impl 44, probe31g; gelu
-// not in that probe; this kernel: probe31h).
+// not in that probe; this kernel: probe31h). A 32-bit index gained nothing
+// (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
