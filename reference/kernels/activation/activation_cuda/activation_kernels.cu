@@ -219,22 +219,33 @@ __device__ __forceinline__ U load_unit(const U *p) {
   }
 }
 
+// Which blocks of the elementwise kernel without a loop over tiles skip the
+// bounds tests. kAllButLastBlock: every block but the last (the last takes
+// the tested path). kWholeTile: PyTorch's vectorized kernel's test, every
+// block whose tile lies wholly below the end, the last one's too. On an
+// H200 (bench/results/roofline-h200-2026-11-29-probe31g.log) two packs of
+// float32 silu, gelu_tanh and gelu_quick per thread at 256 x 8192 ran 0.1 us
+// (2%) behind a kernel with no tests at all with the last block tested
+// (impl 39), level with it under PyTorch's test (impl 44).
+// kWholeTileInterleaved: kWholeTile, the untested tiles' math element by
+// element across the packs (element j of every pack before element j + 1):
+// for float32 GELU (erf) in two packs, whose second load ptxas (CUDA 13.0,
+// sm_90) issues after the first pack's math otherwise (one load in flight per
+// thread; reference/kernels/tests/sass_load_order.py). In 33fff69, which
+// interleaved every op, gelu_quick ran 0.15 us behind impl 36 (probe31h) in
+// 35 registers (12 blocks of 128 per SM instead of 16: two waves at 256 x
+// 8192); in kWholeTile it takes 32.
+enum class TileTest { kAllButLastBlock, kWholeTile, kWholeTileInterleaved };
+
 // out[i] = act(in[i]) for i < n. Tile t covers units
 // [t * kBlock * kUnits, (t + 1) * kBlock * kUnits); a thread's units are
 // threadIdx.x + k * kBlock of its tile, all loaded before the first is used.
 // Units of kUnitBytes (sizeof(scalar_t): one element, the form for any
 // pointer). kGridStride: block b moves tiles b, b + gridDim.x, ...; without
 // it block b moves tile b only, and the launcher gives one block per tile:
-// every block but the last takes a branch of its own with no bounds tests,
-// or with kWholeTileTest (PyTorch's vectorized kernel's test) every block
-// whose tile lies wholly below `units`, the last one's too, and there the
-// math goes element by element across the packs (element j of every pack
-// before element j + 1). Without that order, two packs per thread of
-// float32 GELU (erf) in a branch of their own had the second load issued
-// after the first pack's math (ptxas, CUDA 13.0, sm_90: one load in flight
-// per thread; reference/kernels/tests/sass_load_order.py).
+// kTileTest says which blocks skip the bounds tests (see TileTest).
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          bool kWholeTileTest = false>
+          TileTest kTileTest = TileTest::kAllButLastBlock>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   using acc_t = opmath_t<scalar_t>;
@@ -295,7 +306,7 @@ __global__ void __launch_bounds__(kBlock)
     if (blockIdx.x == 0) {
       scalar_tail();
     }
-  } else if constexpr (!kWholeTileTest) {
+  } else if constexpr (kTileTest == TileTest::kAllButLastBlock) {
     if (blockIdx.x + 1 < gridDim.x) {
       move_tile(start, true);  // a whole tile: no bounds checks
     } else {
@@ -304,7 +315,11 @@ __global__ void __launch_bounds__(kBlock)
     }
   } else {
     if ((blockIdx.x + int64_t{1}) * kTile <= units) {
-      move_whole_tile_interleaved(start);
+      if constexpr (kTileTest == TileTest::kWholeTileInterleaved) {
+        move_whole_tile_interleaved(start);
+      } else {
+        move_tile(start, true);
+      }
     } else {
       move_tile(start, false);
     }
@@ -386,11 +401,12 @@ bool one_block_per_tile(int64_t units) {
 // The packed kernel loops over tiles if kPackedGridStride (see
 // elementwise_kernel; the caller checks one_block_per_tile otherwise); the
 // scalar form, for pointers not aligned to a pack, always does.
-// kWholeTileTest: see elementwise_kernel.
-template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride, bool kWholeTileTest = false>
+// kTileTest: see TileTest.
+template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride,
+          TileTest kTileTest = TileTest::kAllButLastBlock>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kWholeTileTest>
+    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest>
         <<<grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
   } else {
     elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>
@@ -416,8 +432,8 @@ constexpr int elementwise_units_fast_memory() {
 }
 
 // Up to this many packs, float32 takes two packs per thread on devices whose
-// memory outruns an H100's, with PyTorch's whole-tile test (kWholeTileTest,
-// see elementwise_kernel): PyTorch's shape for float32, whose vectorized
+// memory outruns an H100's, with PyTorch's whole-tile test (see TileTest;
+// GELU (erf) interleaved): PyTorch's shape for float32, whose vectorized
 // elementwise kernel has two LDG.E.128 per thread in blocks of 128
 // (bench/results/torch-2.11-gelu-float32-sass-counts.txt). On an H200
 // (2026-11-29, bench/results/roofline-h200-2026-11-29-probe31b.log, device
@@ -432,8 +448,8 @@ constexpr int elementwise_units_fast_memory() {
 // which bounds-tested every block, and a last block always tested (impls 39
 // and 43) ran silu, gelu_tanh and gelu_quick 0.05-0.15 us behind impl 36
 // (probes 31c-31f), PyTorch's test level with it (impl 44, probe31g; gelu
-// not in that probe; this kernel: probe31h). A 32-bit index gained nothing
-// (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
+// not in that probe; 33fff69's form: probe31h). A 32-bit index gained
+// nothing (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
@@ -461,7 +477,9 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
     if constexpr (std::is_same_v<scalar_t, float>) {
       if (n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile: far under INT_MAX tiles
-        return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, true>(dst, in, n, act, stream);
+        constexpr TileTest kTest =
+            std::is_same_v<Act, activation::GeluErf> ? TileTest::kWholeTileInterleaved : TileTest::kWholeTile;
+        return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, kTest>(dst, in, n, act, stream);
       }
     }
     if (one_block_per_tile<kThreadsFastMemory, kUnits>(n / Pack<scalar_t>::kSize)) {
