@@ -17,10 +17,18 @@ thread (kUnits) with arithmetic inside a group of kUnits consecutive 16-byte
 loads (LDG.E.128, in the order they appear: one group per code path). A
 heuristic: SHF, PRMT and IMAD.U32 can also be address arithmetic; a register
 dependency test would be exact. Exit status 1 if any but float64
-gelu_and_mul (known, not benched) splits them. Exploration only, like the
-probe.
+gelu_and_mul (known, not benched) splits them.
+
+It also reads each kernel's register count from the cubin (.nv.info,
+EIATTR_REGCOUNT) and fails if an elementwise kernel in blocks of 128 with
+16-byte units (float32, float16, bfloat16; float64 is not benched) takes more
+than 32 registers: then fewer than 16 blocks of 128 fit an SM's 65536
+registers, and a grid that would fill the GPU in one wave takes two
+(float32 gelu_quick at 256 x 8192 on an H200 in 33fff69: 35 registers, 0.15
+us behind). Exploration only, like the probe.
 """
 import argparse
+import struct
 import re
 import subprocess
 import sys
@@ -56,6 +64,67 @@ def load_groups(demangled, ins):
     return [wide[k:k + units] for k in range(0, len(wide), units)]
 
 
+# elementwise_kernel<T, Act, kUnitBytes, kBlock, kUnits, ...>: the scalar type, unit bytes and block.
+ELEMENTWISE_SHAPE = re.compile(r"elementwise_kernel<([^,<>]+), [^<>]*?, (\d+), (\d+), \d+[,>]")
+REGISTERS_PER_SM = 65536
+BLOCKS_OF_128 = 16  # an SM's most resident threads (2048) in blocks of 128
+
+
+def register_counts(cubin):
+    """{mangled kernel name: registers} from a cubin's .nv.info section (EIATTR_REGCOUNT entries:
+    format 0x04, attribute 0x2f, then the kernel's symbol index and its register count)."""
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
+
+    def text_at(section, offset):
+        start = sections[section][4] + offset
+        return cubin[start:cubin.index(b"\0", start)].decode()
+
+    names = [text_at(shstrndx, section[0]) for section in sections]
+    symtab = names.index(".symtab")
+    _, _, _, _, offset, size, strtab, _, _, entsize = sections[symtab]
+    symbols = [text_at(strtab, struct.unpack_from("<I", cubin, offset + k * entsize)[0]) for k in range(size // entsize)]
+    counts = {}
+    for name, (_, _, _, _, offset, size, _, _, _, _) in zip(names, sections):
+        if name != ".nv.info":
+            continue
+        pos = offset
+        while pos < offset + size:
+            fmt, attribute = cubin[pos], cubin[pos + 1]
+            if fmt == 0x04:  # a sized value
+                length = struct.unpack_from("<H", cubin, pos + 2)[0]
+                if attribute == 0x2F:
+                    symbol, registers = struct.unpack_from("<II", cubin, pos + 4)
+                    counts[symbols[symbol]] = registers
+                pos += 4 + length
+            elif fmt in (0x02, 0x03):  # a 1- or 2-byte value in the entry's last two bytes
+                pos += 4
+            elif fmt == 0x01:  # no value
+                pos += 2
+            else:
+                raise ValueError(f".nv.info: unknown entry format {fmt:#x} at {pos - offset}")
+    return counts
+
+
+def crowded_kernels(counts):
+    """(demangled name, registers) of each elementwise kernel in blocks of 128 with 16-byte units, not float64,
+    that takes more registers than 16 blocks of 128 leave, and the number of such kernels checked."""
+    names = list(counts)
+    demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+    crowded = []
+    checked = 0
+    for name, plain in zip(names, demangled):
+        shape = ELEMENTWISE_SHAPE.search(plain)
+        if not shape or shape.group(1) == "double" or shape.group(2) != "16" or shape.group(3) != "128":
+            continue
+        checked += 1
+        if counts[name] * 128 * BLOCKS_OF_128 > REGISTERS_PER_SM:
+            crowded.append((plain, counts[name]))
+    return crowded, checked
+
+
 def split_loads(sass):
     """(demangled name, arithmetic instructions inside its load groups) per kernel that splits a group,
     and the demangled names of the kernels checked."""
@@ -89,6 +158,7 @@ def main(argv=None):
         subprocess.run([args.nvcc, "-std=c++17", "-O3", f"-arch={args.arch}", "-cubin", args.source, "-o", str(cubin)],
                        check=True)
         sass = subprocess.run([args.nvdisasm, "-c", str(cubin)], check=True, capture_output=True, text=True).stdout
+        counts = register_counts(cubin.read_bytes())
     found, checked = split_loads(sass)
     for name, count in found:
         print(f"{count} arithmetic instructions between the loads: {name}")
@@ -97,9 +167,14 @@ def main(argv=None):
     print(f"{gated} of {gated_checked} gated kernels split their two loads")
     print(f"{len(found) - gated} of {len(checked) - gated_checked} elementwise kernels of two or more packs per "
           "thread split a group of loads")
+    crowded, crowded_checked = crowded_kernels(counts)
+    for name, registers in crowded:
+        print(f"{registers} registers, fewer than {BLOCKS_OF_128} blocks of 128 per SM: {name}")
+    print(f"{len(crowded)} of {crowded_checked} elementwise kernels in blocks of 128 take more than "
+          f"{REGISTERS_PER_SM // (128 * BLOCKS_OF_128)} registers")
     unexpected = [name for name, _ in found if not name.startswith("void (anonymous namespace)::gated_kernel<double, "
                                                                     "activation::ActAndMul<activation::GeluErf>")]
-    return 1 if unexpected else 0
+    return 1 if unexpected or crowded else 0
 
 
 if __name__ == "__main__":
