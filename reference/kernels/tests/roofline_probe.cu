@@ -243,10 +243,21 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
 // block whose tile lies wholly below n takes the whole tile's code, the last
 // block too. n < 2^31 elements (the index is 32-bit); 16-byte aligned
 // pointers.
+// kPdl (probe32b): launched with programmatic stream serialization (PDL,
+// sm_90), the kernel waits for the grid before it (griddepcontrol.wait)
+// before its first access; kPdlEarly also lets the grid after it launch at
+// once (griddepcontrol.launch_dependents), whose wait still holds it until
+// this grid has finished and its writes are visible.
 enum class TorchLikeTest { kLastBlock, kLastBlockWholeFirst, kTileWhole };
-template <typename T, typename Act, int kBlock, int kUnits, TorchLikeTest kTest = TorchLikeTest::kLastBlock>
+enum class Pdl { kOff, kWait, kWaitEarly };
+template <typename T, typename Act, int kBlock, int kUnits, TorchLikeTest kTest = TorchLikeTest::kLastBlock,
+          Pdl kPdl = Pdl::kOff>
 __global__ void __launch_bounds__(kBlock)
     act_torch_like(T *__restrict__ out, const T *__restrict__ in, uint32_t n, Act act) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kPdl != Pdl::kOff) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if constexpr (kPdl == Pdl::kWaitEarly) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   const uint32_t packs = n / (16 / sizeof(T));
   const uint32_t first = blockIdx.x * (kBlock * kUnits) + threadIdx.x;
   const uint4 *src = reinterpret_cast<const uint4 *>(in);
@@ -967,7 +978,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs;
 // 41 and 42 (4d20163, probe31d) timed the launcher's kernel with a 32-bit
 // index, a template parameter since removed; 43 39 with the whole tile's code first in the SASS; 44 39 with PyTorch's
-// test (a whole tile takes the unchecked code, the last block's too).
+// test (a whole tile takes the unchecked code, the last block's too); 45 and
+// 46 44 launched with PDL (see Pdl): 45 waits, 46 also lets the next grid launch.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1204,12 +1216,29 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
         case 39:    // act_torch_like, 2 packs per thread: 36 for any n (the last block checked)
         case 40:    // the same in 1 pack (as 31 for any n, but a 32-bit index)
         case 43:    // 39 with the whole tile's code first
-        case 44: {  // 39 with PyTorch's test (the last block takes the whole tile's code when its tile is whole)
+        case 44:    // 39 with PyTorch's test (the last block takes the whole tile's code when its tile is whole)
+        case 45:    // 44 launched with PDL, waiting for the grid before it first
+        case 46: {  // 45, letting the grid after it launch at once
           const int units = impl == 40 ? 1 : 2;
           const int64_t packs = n / (16 / static_cast<int64_t>(sizeof(T)));
-          if (n > INT32_MAX) return "probe_act: 39, 40, 43 and 44 need fewer than 2^31 elements";
+          if (n > INT32_MAX) return "probe_act: 39, 40 and 43-46 need fewer than 2^31 elements";
           const unsigned blocks =
               static_cast<unsigned>(std::max<int64_t>((packs + 128 * units - 1) / (128 * units), 1));
+          if (impl == 45 || impl == 46) {
+            cudaLaunchConfig_t config = {};
+            config.gridDim = dim3(blocks);
+            config.blockDim = dim3(128);
+            config.stream = stream;
+            cudaLaunchAttribute attribute[1];
+            attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attribute[0].val.programmaticStreamSerializationAllowed = 1;
+            config.attrs = attribute;
+            config.numAttrs = 1;
+            auto kernel = impl == 45 ? act_torch_like<T, F, 128, 2, TorchLikeTest::kTileWhole, Pdl::kWait>
+                                     : act_torch_like<T, F, 128, 2, TorchLikeTest::kTileWhole, Pdl::kWaitEarly>;
+            const cudaError_t error = cudaLaunchKernelEx(&config, kernel, o, i, static_cast<uint32_t>(n), act);
+            return error == cudaSuccess ? last_error() : cudaGetErrorString(error);
+          }
           auto kernel = impl == 39   ? act_torch_like<T, F, 128, 2>
                         : impl == 40 ? act_torch_like<T, F, 128, 1>
                         : impl == 43 ? act_torch_like<T, F, 128, 2, TorchLikeTest::kLastBlockWholeFirst>
