@@ -16,8 +16,8 @@ and each elementwise_kernel instantiation of two or more 16-byte packs per
 thread (kUnits) with arithmetic inside a group of kUnits consecutive 16-byte
 loads (LDG.E.128, in the order they appear: one group per code path). A
 heuristic: SHF, PRMT and IMAD.U32 can also be address arithmetic; a register
-dependency test would be exact. Exit status 1 if any but float64
-gelu_and_mul (known, not benched) splits them.
+dependency test would be exact. Exit status 1 if any but KNOWN_SPLIT's
+(not benched) splits them.
 
 It also reads each kernel's register count from the cubin (.nv.info,
 EIATTR_REGCOUNT) and fails if an elementwise kernel in blocks of 128 with
@@ -125,17 +125,33 @@ def crowded_kernels(counts):
     return crowded, checked
 
 
-def split_loads(sass):
-    """(demangled name, arithmetic instructions inside its load groups) per kernel that splits a group,
-    and the demangled names of the kernels checked."""
+def compile_to_sass(nvcc, nvdisasm, source, arch):
+    """(SASS text, cubin bytes) of `source` compiled by nvcc for `arch` (-O3, C++17)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = Path(tmp) / "kernels.cubin"
+        subprocess.run([nvcc, "-std=c++17", "-O3", f"-arch={arch}", "-cubin", str(source), "-o", str(cubin)],
+                       check=True)
+        sass = subprocess.run([nvdisasm, "-c", str(cubin)], check=True, capture_output=True, text=True).stdout
+        return sass, cubin.read_bytes()
+
+
+def kernel_bodies(sass):
+    """[(demangled kernel name, [instruction text])] of nvdisasm's output."""
     parts = re.split(r"\n\s*\.text\.(\S+):\n", sass)
     names, bodies = parts[1::2], parts[2::2]
     demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
                                check=True).stdout.splitlines()
+    return [(name, [m.group(1) for m in (re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?);", line)
+                                         for line in body.splitlines()) if m])
+            for name, body in zip(demangled, bodies)]
+
+
+def split_loads(sass):
+    """(demangled name, arithmetic instructions inside its load groups) per kernel that splits a group,
+    and the demangled names of the kernels checked."""
     found = []
     checked = []
-    for name, body in zip(demangled, bodies):
-        ins = [m.group(1) for m in (re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?);", line) for line in body.splitlines()) if m]
+    for name, ins in kernel_bodies(sass):
         groups = load_groups(name, ins)
         if not groups:
             continue
@@ -146,6 +162,13 @@ def split_loads(sass):
     return found, checked
 
 
+# Known to split, not benched: float64 gelu_and_mul, and float32 gelu_and_mul's 64-bit index form (inputs of
+# 2^31 elements and more), split since the kernels wait for the grid before them (PDL, gpu_compat::launch):
+# ptxas moves its second load behind the first one's math.
+KNOWN_SPLIT = ("void (anonymous namespace)::gated_kernel<double, activation::ActAndMul<activation::GeluErf>",
+               "void (anonymous namespace)::gated_kernel<float, activation::ActAndMul<activation::GeluErf>, long,")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("nvdisasm")
@@ -153,12 +176,8 @@ def main(argv=None):
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--nvcc", default="/usr/local/cuda/bin/nvcc")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        cubin = Path(tmp) / "kernels.cubin"
-        subprocess.run([args.nvcc, "-std=c++17", "-O3", f"-arch={args.arch}", "-cubin", args.source, "-o", str(cubin)],
-                       check=True)
-        sass = subprocess.run([args.nvdisasm, "-c", str(cubin)], check=True, capture_output=True, text=True).stdout
-        counts = register_counts(cubin.read_bytes())
+    sass, cubin = compile_to_sass(args.nvcc, args.nvdisasm, args.source, args.arch)
+    counts = register_counts(cubin)
     found, checked = split_loads(sass)
     for name, count in found:
         print(f"{count} arithmetic instructions between the loads: {name}")
@@ -172,8 +191,7 @@ def main(argv=None):
         print(f"{registers} registers, fewer than {BLOCKS_OF_128} blocks of 128 per SM: {name}")
     print(f"{len(crowded)} of {crowded_checked} elementwise kernels in blocks of 128 take more than "
           f"{REGISTERS_PER_SM // (128 * BLOCKS_OF_128)} registers")
-    unexpected = [name for name, _ in found if not name.startswith("void (anonymous namespace)::gated_kernel<double, "
-                                                                    "activation::ActAndMul<activation::GeluErf>")]
+    unexpected = [name for name, _ in found if not name.startswith(KNOWN_SPLIT)]
     return 1 if unexpected or crowded else 0
 
 

@@ -248,6 +248,8 @@ template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnit
           TileTest kTileTest = TileTest::kAllButLastBlock>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
+  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
+  gpu_compat::let_next_grid_launch();
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
@@ -337,6 +339,8 @@ __global__ void __launch_bounds__(kBlock)
 template <typename scalar_t, typename Gate, typename IdxT, int kUnitBytes, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
     gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, IdxT rows, IdxT d, Gate gate) {
+  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
+  gpu_compat::let_next_grid_launch();
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
   constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
@@ -406,13 +410,12 @@ template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedG
           TileTest kTileTest = TileTest::kAllButLastBlock>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest>
-        <<<grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, 0, stream>>>(dst, in, n, act);
-  } else {
-    elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>
-        <<<grid_for<kBlock, kUnits>(n), kBlock, 0, stream>>>(dst, in, n, act);
+    return gpu_compat::launch(
+        elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest>,
+        grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, stream, dst, in, n, act);
   }
-  return gpu_compat::launch_error();
+  return gpu_compat::launch(elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>,
+                            grid_for<kBlock, kUnits>(n), kBlock, stream, dst, in, n, act);
 }
 
 // Packs per thread and tile on devices whose memory outruns an H100's per
@@ -547,15 +550,13 @@ const char *launch_gated_shaped(scalar_t *dst, const scalar_t *in, int64_t rows,
   using Form = std::remove_const_t<decltype(form)>;
   if (d % kSize == 0 && is_aligned(in, kUnitBytes) && is_aligned(dst, kUnitBytes)) {
     const int64_t d_units = d / kSize;
-    gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread>
-        <<<grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
-                                                                                   static_cast<IdxT>(d_units), form);
-  } else {
-    gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread>
-        <<<grid_for<kBlock, kGatedPerThread>(rows * d), kBlock, 0, stream>>>(dst, in, static_cast<IdxT>(rows),
-                                                                             static_cast<IdxT>(d), form);
+    return gpu_compat::launch(gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread>,
+                              grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock, stream, dst, in,
+                              static_cast<IdxT>(rows), static_cast<IdxT>(d_units), form);
   }
-  return gpu_compat::launch_error();
+  return gpu_compat::launch(gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread>,
+                            grid_for<kBlock, kGatedPerThread>(rows * d), kBlock, stream, dst, in,
+                            static_cast<IdxT>(rows), static_cast<IdxT>(d), form);
 }
 
 // `op` in the shape gated_shape or gated_shape_fast_memory gives for the op.

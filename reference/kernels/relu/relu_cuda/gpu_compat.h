@@ -106,38 +106,109 @@ inline double memory_bandwidth_per_sm() {
 // over 30 GB/s per SM, between the two devices measured (an H100's 25, an
 // H200's 36.5; parts in between, e.g. an H100 NVL near 29.5 or a GH200 near
 // 30, were not measured). The launch shapes measured best on an H100 leave
-// too few bytes in flight on an H200.
-// The memory clock query asks the driver each time (relu at 16384 x 8192
-// ran 512-695 us instead of 128-252 with it in every launch on an H200,
-// bench/results/roofline-h200-2026-11-28-probe18b.log), so the answer is
-// kept per device for the process: a device's memory does not change. A
-// query that fails is not kept (the H100's shapes, asked again next time).
-enum MemoryAnswer : int { kNotAsked = 0, kNo = 1, kYes = 2 };
-inline bool memory_outruns_h100() {
+// too few bytes in flight on an H200. And whether it takes programmatic
+// dependent launches (PDL; see launch): CUDA, compute capability 9.0 on.
+struct DeviceTraits {
+  bool memory_outruns_h100;
+  bool takes_pdl;
+};
+
+// The current device's DeviceTraits. The memory clock query asks the driver
+// each time (relu at 16384 x 8192 ran 512-695 us instead of 128-252 with it
+// in every launch on an H200,
+// bench/results/roofline-h200-2026-11-28-probe18b.log), so the answers are
+// kept per device for the process: a device does not change. Answers from
+// a query that failed are not kept (no and no, asked again next time).
+inline DeviceTraits device_traits() {
   constexpr int kMaxDevices = 64;
-  static std::atomic<int> answers[kMaxDevices];  // a MemoryAnswer per device, kNotAsked at first
+  constexpr int kAsked = 1, kFastMemory = 2, kPdl = 4;
+  static std::atomic<int> answers[kMaxDevices];  // kAsked and the traits' bits per device, 0 at first
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
     (void)cudaGetLastError();  // cleared, not reported
-    return false;
+    return DeviceTraits{false, false};
   }
-  const int answer = answers[device].load(std::memory_order_relaxed);
-  if (answer != kNotAsked) {
-    return answer == kYes;
+  int answer = answers[device].load(std::memory_order_relaxed);
+  if (answer == 0) {
+    const double bandwidth = memory_bandwidth_per_sm();
+    int major = 0;
+#if defined(__HIPCC__)
+    const bool asked_major = true;  // no PDL on HIP: major stays 0
+#else
+    const bool asked_major = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess;
+#endif
+    if (bandwidth <= 0 || !asked_major) {
+      (void)cudaGetLastError();  // cleared, not reported
+      return DeviceTraits{false, false};
+    }
+    answer = kAsked | (bandwidth > 30e9 ? kFastMemory : 0) | (major >= 9 ? kPdl : 0);
+    answers[device].store(answer, std::memory_order_relaxed);
   }
-  const double bandwidth = memory_bandwidth_per_sm();
-  if (bandwidth <= 0) {
-    return false;
-  }
-  const bool yes = bandwidth > 30e9;
-  answers[device].store(yes ? kYes : kNo, std::memory_order_relaxed);
-  return yes;
+  return DeviceTraits{(answer & kFastMemory) != 0, (answer & kPdl) != 0};
+}
+
+inline bool memory_outruns_h100() { return device_traits().memory_outruns_h100; }
+
+// Programmatic dependent launch (PDL): launch() below starts a kernel on a
+// device that takes it (sm_90 on) while the grid before it in the stream is
+// still finishing, instead of after. Every kernel launched through it calls
+// wait_for_prior_grid() before its first global memory access: that returns
+// once the grids before have finished and their writes are visible. It then
+// calls let_next_grid_launch(), so that the grid after it may start in turn
+// (held by its own wait). Both are no-ops for a kernel launched without PDL,
+// and on HIP. On an H200 (2026-11-29,
+// bench/results/roofline-h200-2026-11-29c-launch-split-c.log: probe impls 45
+// and 46, impl 44 with PDL) a float32 activation at 256 x 8192 ran 4.56 us a
+// call with the whole batch queued, against 6.24-6.35 launched plainly (in a
+// CUDA graph 4.44-4.50 against 5.02-5.05), and 0.4-0.8% faster at 16384 x
+// 8192 (probe32b.log). reference/kernels/tests/sass_pdl.py checks that
+// every kernel of a build waits.
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void let_next_grid_launch() {
+#if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 }
 
 // nullptr, or the runtime's text for the last launch error.
 inline const char *launch_error() {
   const cudaError_t error = cudaGetLastError();
   return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
+}
+
+// Launches kernel(args...) on `stream` in blocks of `block` threads, no
+// dynamic shared memory, with PDL where the device takes it (the kernel
+// must wait: see wait_for_prior_grid); nullptr, or the runtime's text for
+// the launch's error.
+template <typename... Params, typename... Args>
+const char *launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args) {
+#if !defined(__HIPCC__)
+  if (device_traits().takes_pdl) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    const cudaError_t error = cudaLaunchKernelEx(&config, kernel, args...);
+    if (error != cudaSuccess) {
+      (void)cudaGetLastError();  // reported here
+      return cudaGetErrorString(error);
+    }
+    return launch_error();
+  }
+#endif
+  kernel<<<grid, block, 0, stream>>>(args...);
+  return launch_error();
 }
 
 }  // namespace gpu_compat

@@ -80,6 +80,8 @@ __device__ __forceinline__ scalar_t relu_op(scalar_t x) {
 template <typename scalar_t, bool kVectorized, int kBlock, int kUnits>
 __global__ void __launch_bounds__(kBlock)
     relu_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n) {
+  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
+  gpu_compat::let_next_grid_launch();
   using U = unit_t<scalar_t, kVectorized>;
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
   const int64_t units = n / U::kSize;
@@ -114,30 +116,27 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 template <typename scalar_t, bool kVectorized, int kBlock>
-void launch_blocks(scalar_t *dst, const scalar_t *in, int64_t n, cudaStream_t stream) {
+const char *launch_blocks(scalar_t *dst, const scalar_t *in, int64_t n, cudaStream_t stream) {
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kPerThread;
   const int64_t units = n / unit_t<scalar_t, kVectorized>::kSize;
   const dim3 grid(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
-  relu_kernel<scalar_t, kVectorized, kBlock, kPerThread><<<grid, kBlock, 0, stream>>>(dst, in, n);
+  return gpu_compat::launch(relu_kernel<scalar_t, kVectorized, kBlock, kPerThread>, grid, kBlock, stream, dst, in, n);
 }
 
 template <typename scalar_t, bool kVectorized>
-void launch_kernel(scalar_t *dst, const scalar_t *in, int64_t n, cudaStream_t stream) {
+const char *launch_kernel(scalar_t *dst, const scalar_t *in, int64_t n, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
-    launch_blocks<scalar_t, kVectorized, kThreadsFastMemory>(dst, in, n, stream);
-  } else {
-    launch_blocks<scalar_t, kVectorized, kThreads>(dst, in, n, stream);
+    return launch_blocks<scalar_t, kVectorized, kThreadsFastMemory>(dst, in, n, stream);
   }
+  return launch_blocks<scalar_t, kVectorized, kThreads>(dst, in, n, stream);
 }
 
 template <typename scalar_t>
 const char *launch(scalar_t *dst, const scalar_t *in, int64_t n, cudaStream_t stream) {
   if (is_pack_aligned(in) && is_pack_aligned(dst)) {
-    launch_kernel<scalar_t, true>(dst, in, n, stream);
-  } else {
-    launch_kernel<scalar_t, false>(dst, in, n, stream);
+    return launch_kernel<scalar_t, true>(dst, in, n, stream);
   }
-  return gpu_compat::launch_error();
+  return launch_kernel<scalar_t, false>(dst, in, n, stream);
 }
 
 template <typename scalar_t>

@@ -218,6 +218,8 @@ template <typename scalar_t, bool kVectorized, int kUnits>
 __global__ void __launch_bounds__(kMaxThreads)
     rms_norm_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, const scalar_t *__restrict__ weight,
                     int64_t rows, int d, opmath_t<scalar_t> eps) {
+  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
+  gpu_compat::let_next_grid_launch();
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kVectorized>;
   const int width = d / U::kSize;
@@ -263,6 +265,8 @@ template <typename scalar_t, bool kVectorized>
 __global__ void __launch_bounds__(kMaxThreads)
     rms_norm_two_pass_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
                              const scalar_t *__restrict__ weight, int64_t rows, int d, opmath_t<scalar_t> eps) {
+  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
+  gpu_compat::let_next_grid_launch();
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kVectorized>;
   const int width = d / U::kSize;
@@ -325,6 +329,8 @@ __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
     rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
                              const scalar_t *__restrict__ weight, int d, opmath_t<scalar_t> inv_d,
                              opmath_t<scalar_t> eps) {
+  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
+  gpu_compat::let_next_grid_launch();
   using acc_t = opmath_t<scalar_t>;
   using U = Pack<scalar_t>;
   const int width = d / U::kSize;
@@ -406,8 +412,8 @@ int threads_for(int width, int units) {
 }
 
 template <typename scalar_t, bool kVectorized>
-void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d, opmath_t<scalar_t> eps,
-                   cudaStream_t stream) {
+const char *launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d,
+                          opmath_t<scalar_t> eps, cudaStream_t stream) {
   const int width = d / unit_t<scalar_t, kVectorized>::kSize;
   // One block per row (at most INT_MAX blocks; the kernels loop over rows past that).
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)));
@@ -418,20 +424,19 @@ void launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t
       const opmath_t<scalar_t> inv_d = static_cast<opmath_t<scalar_t>>(1.0 / d);
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
       if (width % (threads * kUnits) == 0) {
-        rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks>
-            <<<grid, threads, 0, stream>>>(dst, in, w, d, inv_d, eps);
-      } else {
-        rms_norm_two_loop_kernel<scalar_t, kUnits><<<grid, threads, 0, stream>>>(dst, in, w, d, inv_d, eps);
+        return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks>, grid, threads, stream, dst,
+                                  in, w, d, inv_d, eps);
       }
-      return;
+      return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits>, grid, threads, stream, dst, in, w, d, inv_d,
+                                eps);
     }
   }
   if (width <= kMaxThreads * kUnitsPerThread) {
-    rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread>
-        <<<grid, threads_for(width, kUnitsPerThread), 0, stream>>>(dst, in, w, rows, d, eps);
-  } else {
-    rms_norm_two_pass_kernel<scalar_t, kVectorized><<<grid, kMaxThreads, 0, stream>>>(dst, in, w, rows, d, eps);
+    return gpu_compat::launch(rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread>, grid,
+                              threads_for(width, kUnitsPerThread), stream, dst, in, w, rows, d, eps);
   }
+  return gpu_compat::launch(rms_norm_two_pass_kernel<scalar_t, kVectorized>, grid, kMaxThreads, stream, dst, in, w,
+                            rows, d, eps);
 }
 
 template <typename scalar_t>
@@ -440,11 +445,9 @@ const char *launch(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t
   using acc_t = opmath_t<scalar_t>;
   const acc_t eps = static_cast<acc_t>(epsilon);
   if (d % Pack<scalar_t>::kSize == 0 && is_pack_aligned(in) && is_pack_aligned(w) && is_pack_aligned(dst)) {
-    launch_kernel<scalar_t, true>(dst, in, w, rows, d, eps, stream);
-  } else {
-    launch_kernel<scalar_t, false>(dst, in, w, rows, d, eps, stream);
+    return launch_kernel<scalar_t, true>(dst, in, w, rows, d, eps, stream);
   }
-  return gpu_compat::launch_error();
+  return launch_kernel<scalar_t, false>(dst, in, w, rows, d, eps, stream);
 }
 
 template <typename scalar_t>
