@@ -412,10 +412,12 @@ const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, 
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
     return gpu_compat::launch(
         elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest>,
-        grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, stream, dst, in, n, act);
+        grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, kBlock * kUnits * kPackBytes, stream, dst, in, n,
+        act);
   }
   return gpu_compat::launch(elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>,
-                            grid_for<kBlock, kUnits>(n), kBlock, stream, dst, in, n, act);
+                            grid_for<kBlock, kUnits>(n), kBlock, kBlock * kUnits * sizeof(scalar_t), stream, dst, in, n,
+                            act);
 }
 
 // Packs per thread and tile on devices whose memory outruns an H100's per
@@ -551,12 +553,14 @@ const char *launch_gated_shaped(scalar_t *dst, const scalar_t *in, int64_t rows,
   if (d % kSize == 0 && is_aligned(in, kUnitBytes) && is_aligned(dst, kUnitBytes)) {
     const int64_t d_units = d / kSize;
     return gpu_compat::launch(gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread>,
-                              grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock, stream, dst, in,
-                              static_cast<IdxT>(rows), static_cast<IdxT>(d_units), form);
+                              grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock,
+                              2 * kBlock * kGatedPerThread * kUnitBytes, stream, dst, in, static_cast<IdxT>(rows),
+                              static_cast<IdxT>(d_units), form);
   }
   return gpu_compat::launch(gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread>,
-                            grid_for<kBlock, kGatedPerThread>(rows * d), kBlock, stream, dst, in,
-                            static_cast<IdxT>(rows), static_cast<IdxT>(d), form);
+                            grid_for<kBlock, kGatedPerThread>(rows * d), kBlock,
+                            2 * kBlock * kGatedPerThread * sizeof(scalar_t), stream, dst, in, static_cast<IdxT>(rows),
+                            static_cast<IdxT>(d), form);
 }
 
 // `op` in the shape gated_shape or gated_shape_fast_memory gives for the op.

@@ -181,14 +181,26 @@ inline const char *launch_error() {
   return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
 }
 
+// The least input a block must read for its grid to take PDL. On an H200
+// (2026-11-29, bench/results/roofline-h200-2026-11-29c-summary-large-activation-pdl.md)
+// the elementwise activations in blocks reading 2 KB (one 16-byte pack per
+// thread of 128; 262144 or 524288 blocks) ran at 0.79-0.93x the best Torch
+// with PDL at 16384 x 16384, against about 1.00x without (RESULTS.md, stop
+// 50); blocks of 4 KB and more did not lose: two packs per thread (GELU in
+// 16 bits there, probe impl 46 in float32 at 16384 x 8192, 0.5-0.8% faster
+// than without), relu's 256 threads of one pack, the gates, rms_norm's rows.
+constexpr long long kPdlMinBlockBytes = 4096;
+
 // Launches kernel(args...) on `stream` in blocks of `block` threads, no
-// dynamic shared memory, with PDL where the device takes it (the kernel
-// must wait: see wait_for_prior_grid); nullptr, or the runtime's text for
+// dynamic shared memory, with PDL where the device takes it and each block
+// reads at least kPdlMinBlockBytes (`block_bytes`; the kernel must wait in
+// either case: see wait_for_prior_grid); nullptr, or the runtime's text for
 // the launch's error.
 template <typename... Params, typename... Args>
-const char *launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args) {
+const char *launch(void (*kernel)(Params...), dim3 grid, dim3 block, long long block_bytes, cudaStream_t stream,
+                   Args... args) {
 #if !defined(__HIPCC__)
-  if (device_traits().takes_pdl) {
+  if (block_bytes >= kPdlMinBlockBytes && device_traits().takes_pdl) {
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;

@@ -120,7 +120,8 @@ const char *launch_blocks(scalar_t *dst, const scalar_t *in, int64_t n, cudaStre
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kPerThread;
   const int64_t units = n / unit_t<scalar_t, kVectorized>::kSize;
   const dim3 grid(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
-  return gpu_compat::launch(relu_kernel<scalar_t, kVectorized, kBlock, kPerThread>, grid, kBlock, stream, dst, in, n);
+  return gpu_compat::launch(relu_kernel<scalar_t, kVectorized, kBlock, kPerThread>, grid, kBlock,
+                            kTile * sizeof(unit_t<scalar_t, kVectorized>), stream, dst, in, n);
 }
 
 template <typename scalar_t, bool kVectorized>

@@ -417,6 +417,7 @@ const char *launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, 
   const int width = d / unit_t<scalar_t, kVectorized>::kSize;
   // One block per row (at most INT_MAX blocks; the kernels loop over rows past that).
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)));
+  const long long row_bytes = static_cast<long long>(d) * sizeof(scalar_t);  // a block's input, a row at a time
   if constexpr (kVectorized && sizeof(scalar_t) <= 4) {
     if (rows <= INT_MAX && gpu_compat::memory_outruns_h100()) {
       constexpr int kUnits = kTwoLoopElements / Pack<scalar_t>::kSize;
@@ -424,19 +425,19 @@ const char *launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, 
       const opmath_t<scalar_t> inv_d = static_cast<opmath_t<scalar_t>>(1.0 / d);
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
       if (width % (threads * kUnits) == 0) {
-        return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks>, grid, threads, stream, dst,
-                                  in, w, d, inv_d, eps);
+        return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks>, grid, threads, row_bytes,
+                                  stream, dst, in, w, d, inv_d, eps);
       }
-      return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits>, grid, threads, stream, dst, in, w, d, inv_d,
-                                eps);
+      return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits>, grid, threads, row_bytes, stream, dst, in,
+                                w, d, inv_d, eps);
     }
   }
   if (width <= kMaxThreads * kUnitsPerThread) {
     return gpu_compat::launch(rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread>, grid,
-                              threads_for(width, kUnitsPerThread), stream, dst, in, w, rows, d, eps);
+                              threads_for(width, kUnitsPerThread), row_bytes, stream, dst, in, w, rows, d, eps);
   }
-  return gpu_compat::launch(rms_norm_two_pass_kernel<scalar_t, kVectorized>, grid, kMaxThreads, stream, dst, in, w,
-                            rows, d, eps);
+  return gpu_compat::launch(rms_norm_two_pass_kernel<scalar_t, kVectorized>, grid, kMaxThreads, row_bytes, stream, dst,
+                            in, w, rows, d, eps);
 }
 
 template <typename scalar_t>
