@@ -1,18 +1,41 @@
 // Kernels sass_pdl.py must report (tests/CMakeLists.txt,
-// reference_sass_pdl_fires): the first never waits for the grid before it,
-// the second stores before it waits. The third waits first, as the reference
-// kernels do (gpu_compat::wait_for_prior_grid), and must pass.
+// reference_sass_pdl_fires). The last template argument is kOverlap, as in
+// the reference kernels. Instantiated with true: never_waits and
+// stores_then_waits break the contract, waits_first keeps it. With false:
+// waits_anyway breaks it (the wait costs each block), plain keeps it.
 __device__ __forceinline__ void wait_for_prior_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
-__global__ void never_waits(float *out, const float *in) { out[threadIdx.x] = in[threadIdx.x] * 2.0f; }
+template <bool kOverlap>
+__global__ void never_waits(float *out, const float *in) {
+  out[threadIdx.x] = in[threadIdx.x] * 2.0f;
+}
 
+template <bool kOverlap>
 __global__ void stores_then_waits(float *out, const float *in) {
   out[threadIdx.x] = 0.0f;
   wait_for_prior_grid();
   out[threadIdx.x + 1024] = in[threadIdx.x];
 }
 
+template <bool kOverlap>
 __global__ void waits_first(float *out, const float *in) {
   wait_for_prior_grid();
   out[threadIdx.x] = in[threadIdx.x] * 2.0f;
 }
+
+template <bool kOverlap>
+__global__ void waits_anyway(float *out, const float *in) {
+  wait_for_prior_grid();
+  out[threadIdx.x] = in[threadIdx.x] * 2.0f;
+}
+
+template <bool kOverlap>
+__global__ void plain(float *out, const float *in) {
+  out[threadIdx.x] = in[threadIdx.x] * 2.0f;
+}
+
+template __global__ void never_waits<true>(float *, const float *);
+template __global__ void stores_then_waits<true>(float *, const float *);
+template __global__ void waits_first<true>(float *, const float *);
+template __global__ void waits_anyway<false>(float *, const float *);
+template __global__ void plain<false>(float *, const float *);

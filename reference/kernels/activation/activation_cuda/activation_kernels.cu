@@ -245,11 +245,10 @@ enum class TileTest { kAllButLastBlock, kWholeTile, kWholeTileInterleaved };
 // it block b moves tile b only, and the launcher gives one block per tile:
 // kTileTest says which blocks skip the bounds tests (see TileTest).
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          TileTest kTileTest = TileTest::kAllButLastBlock>
+          TileTest kTileTest = TileTest::kAllButLastBlock, bool kOverlap = false>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
-  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
-  gpu_compat::let_next_grid_launch();
+  gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
@@ -336,11 +335,11 @@ __global__ void __launch_bounds__(kBlock)
 // the flattened [rows, d] output reads input units i + (i / d) * d and that
 // + d. IdxT is uint32_t when the input has fewer than 2^31 elements, so the
 // row split is a 32-bit division.
-template <typename scalar_t, typename Gate, typename IdxT, int kUnitBytes, int kBlock, int kUnits>
+template <typename scalar_t, typename Gate, typename IdxT, int kUnitBytes, int kBlock, int kUnits,
+          bool kOverlap = false>
 __global__ void __launch_bounds__(kBlock)
     gated_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, IdxT rows, IdxT d, Gate gate) {
-  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
-  gpu_compat::let_next_grid_launch();
+  gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
   constexpr IdxT kTile = static_cast<IdxT>(kBlock) * kUnits;
@@ -410,14 +409,15 @@ template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedG
           TileTest kTileTest = TileTest::kAllButLastBlock>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
-    return gpu_compat::launch(
-        elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest>,
-        grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, kBlock * kUnits * kPackBytes, stream, dst, in, n,
-        act);
+    constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * kPackBytes);
+    return gpu_compat::launch<kOverlap>(
+        elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest, kOverlap>,
+        grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, stream, dst, in, n, act);
   }
-  return gpu_compat::launch(elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits>,
-                            grid_for<kBlock, kUnits>(n), kBlock, kBlock * kUnits * sizeof(scalar_t), stream, dst, in, n,
-                            act);
+  constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * sizeof(scalar_t));
+  return gpu_compat::launch<kOverlap>(
+      elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits, true, TileTest::kAllButLastBlock, kOverlap>,
+      grid_for<kBlock, kUnits>(n), kBlock, stream, dst, in, n, act);
 }
 
 // Packs per thread and tile on devices whose memory outruns an H100's per
@@ -552,15 +552,17 @@ const char *launch_gated_shaped(scalar_t *dst, const scalar_t *in, int64_t rows,
   using Form = std::remove_const_t<decltype(form)>;
   if (d % kSize == 0 && is_aligned(in, kUnitBytes) && is_aligned(dst, kUnitBytes)) {
     const int64_t d_units = d / kSize;
-    return gpu_compat::launch(gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread>,
-                              grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock,
-                              2 * kBlock * kGatedPerThread * kUnitBytes, stream, dst, in, static_cast<IdxT>(rows),
-                              static_cast<IdxT>(d_units), form);
+    constexpr bool kOverlap = gpu_compat::overlaps_launches(2 * kBlock * kGatedPerThread * kUnitBytes);
+    return gpu_compat::launch<kOverlap>(
+        gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread, kOverlap>,
+        grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock, stream, dst, in, static_cast<IdxT>(rows),
+        static_cast<IdxT>(d_units), form);
   }
-  return gpu_compat::launch(gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread>,
-                            grid_for<kBlock, kGatedPerThread>(rows * d), kBlock,
-                            2 * kBlock * kGatedPerThread * sizeof(scalar_t), stream, dst, in, static_cast<IdxT>(rows),
-                            static_cast<IdxT>(d), form);
+  constexpr bool kOverlap = gpu_compat::overlaps_launches(2 * kBlock * kGatedPerThread * sizeof(scalar_t));
+  return gpu_compat::launch<kOverlap>(
+      gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread, kOverlap>,
+      grid_for<kBlock, kGatedPerThread>(rows * d), kBlock, stream, dst, in, static_cast<IdxT>(rows),
+      static_cast<IdxT>(d), form);
 }
 
 // `op` in the shape gated_shape or gated_shape_fast_memory gives for the op.

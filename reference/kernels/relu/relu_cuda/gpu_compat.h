@@ -149,31 +149,47 @@ inline DeviceTraits device_traits() {
 
 inline bool memory_outruns_h100() { return device_traits().memory_outruns_h100; }
 
-// Programmatic dependent launch (PDL): launch() below starts a kernel on a
-// device that takes it (sm_90 on) while the grid before it in the stream is
-// still finishing, instead of after. Every kernel launched through it calls
-// wait_for_prior_grid() before its first global memory access: that returns
-// once the grids before have finished and their writes are visible. It then
-// calls let_next_grid_launch(), so that the grid after it may start in turn
-// (held by its own wait). Both are no-ops for a kernel launched without PDL,
-// and on HIP. On an H200 (2026-11-29,
-// bench/results/roofline-h200-2026-11-29c-launch-split-c.log: probe impls 45
-// and 46, impl 44 with PDL) a float32 activation at 256 x 8192 ran 4.56 us a
-// call with the whole batch queued, against 6.24-6.35 launched plainly (in a
-// CUDA graph 4.44-4.50 against 5.02-5.05), and 0.4-0.8% faster at 16384 x
-// 8192 (probe32b.log). reference/kernels/tests/sass_pdl.py checks that
-// every kernel of a build waits.
-__device__ __forceinline__ void wait_for_prior_grid() {
+// Programmatic dependent launch (PDL): launch<true>() below starts a kernel
+// on a device that takes it (sm_90 on) while the grid before it in the
+// stream is still finishing, instead of after. Such a kernel is
+// instantiated with kOverlap true and calls enter_grid<kOverlap>() in its
+// first statement: that waits for the grids before it (griddepcontrol.wait,
+// ACQBULK in the SASS: it returns once they have finished and their writes
+// are visible), then lets the grid after it launch in turn (held by its own
+// wait). On HIP, and before sm_90, it is empty. The kernel and its launch
+// take the same kOverlap, so a kernel launched with PDL always waits;
+// reference/kernels/tests/sass_pdl.py checks the SASS of every kernel
+// against the kOverlap in its name.
+//
+// On an H200 (2026-11-29, bench/results/roofline-h200-2026-11-29c-launch-split-c.log:
+// probe impls 45 and 46, impl 44 with PDL) a float32 activation at 256 x
+// 8192 ran 4.56 us a call with the whole batch queued, against 6.24-6.35
+// launched plainly (in a CUDA graph 4.44-4.50 against 5.02-5.05), and
+// 0.4-0.8% faster at 16384 x 8192 (probe32b.log).
+template <bool kOverlap>
+__device__ __forceinline__ void enter_grid() {
 #if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  if constexpr (kOverlap) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  }
 #endif
 }
 
-__device__ __forceinline__ void let_next_grid_launch() {
-#if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+// Whether a kernel whose blocks each read `block_bytes` takes PDL (its
+// kOverlap): from 4 KB. The wait costs each block even in a plain launch:
+// on an H200 (2026-11-29,
+// bench/results/roofline-h200-2026-11-29c-summary-large-activation-pdl.md
+// and -pdl4k.md) the elementwise activations in blocks reading 2 KB (one
+// 16-byte pack per thread of 128; 262144 or 524288 blocks) ran at
+// 0.79-0.93x the best Torch at 16384 x 16384 with it, launched with PDL or
+// not, against about 1.00x without it (RESULTS.md, stop 50; their SASS
+// differs by the ACQBULK and the PREEXIT of launch_dependents alone). Blocks
+// of 4 KB and more did not lose: two packs per thread (GELU in 16 bits
+// there, probe impl 46 in float32 at 16384 x 8192), relu's 256 threads of
+// one pack (16384 x 8192 float32 1.007x), the gates, rms_norm's rows of 8192
+// (bfloat16 1.014x).
+constexpr bool overlaps_launches(long long block_bytes) { return block_bytes >= 4096; }
 
 // nullptr, or the runtime's text for the last launch error.
 inline const char *launch_error() {
@@ -181,26 +197,14 @@ inline const char *launch_error() {
   return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
 }
 
-// The least input a block must read for its grid to take PDL. On an H200
-// (2026-11-29, bench/results/roofline-h200-2026-11-29c-summary-large-activation-pdl.md)
-// the elementwise activations in blocks reading 2 KB (one 16-byte pack per
-// thread of 128; 262144 or 524288 blocks) ran at 0.79-0.93x the best Torch
-// with PDL at 16384 x 16384, against about 1.00x without (RESULTS.md, stop
-// 50); blocks of 4 KB and more did not lose: two packs per thread (GELU in
-// 16 bits there, probe impl 46 in float32 at 16384 x 8192, 0.5-0.8% faster
-// than without), relu's 256 threads of one pack, the gates, rms_norm's rows.
-constexpr long long kPdlMinBlockBytes = 4096;
-
 // Launches kernel(args...) on `stream` in blocks of `block` threads, no
-// dynamic shared memory, with PDL where the device takes it and each block
-// reads at least kPdlMinBlockBytes (`block_bytes`; the kernel must wait in
-// either case: see wait_for_prior_grid); nullptr, or the runtime's text for
-// the launch's error.
-template <typename... Params, typename... Args>
-const char *launch(void (*kernel)(Params...), dim3 grid, dim3 block, long long block_bytes, cudaStream_t stream,
-                   Args... args) {
+// dynamic shared memory; with PDL where kOverlap and the device takes it
+// (the kernel must be instantiated with the same kOverlap: see enter_grid).
+// nullptr, or the runtime's text for the launch's error.
+template <bool kOverlap, typename... Params, typename... Args>
+const char *launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args) {
 #if !defined(__HIPCC__)
-  if (block_bytes >= kPdlMinBlockBytes && device_traits().takes_pdl) {
+  if (kOverlap && device_traits().takes_pdl) {
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;

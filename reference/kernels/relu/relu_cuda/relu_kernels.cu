@@ -77,11 +77,10 @@ __device__ __forceinline__ scalar_t relu_op(scalar_t x) {
 // Tile t covers units [t * kBlock * kUnits, (t + 1) * kBlock * kUnits); a
 // thread's units are threadIdx.x + k * kBlock of its tile, all loaded before
 // the first is used.
-template <typename scalar_t, bool kVectorized, int kBlock, int kUnits>
+template <typename scalar_t, bool kVectorized, int kBlock, int kUnits, bool kOverlap = false>
 __global__ void __launch_bounds__(kBlock)
     relu_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n) {
-  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
-  gpu_compat::let_next_grid_launch();
+  gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using U = unit_t<scalar_t, kVectorized>;
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
   const int64_t units = n / U::kSize;
@@ -120,8 +119,9 @@ const char *launch_blocks(scalar_t *dst, const scalar_t *in, int64_t n, cudaStre
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kPerThread;
   const int64_t units = n / unit_t<scalar_t, kVectorized>::kSize;
   const dim3 grid(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
-  return gpu_compat::launch(relu_kernel<scalar_t, kVectorized, kBlock, kPerThread>, grid, kBlock,
-                            kTile * sizeof(unit_t<scalar_t, kVectorized>), stream, dst, in, n);
+  constexpr bool kOverlap = gpu_compat::overlaps_launches(kTile * sizeof(unit_t<scalar_t, kVectorized>));
+  return gpu_compat::launch<kOverlap>(relu_kernel<scalar_t, kVectorized, kBlock, kPerThread, kOverlap>, grid, kBlock,
+                                      stream, dst, in, n);
 }
 
 template <typename scalar_t, bool kVectorized>

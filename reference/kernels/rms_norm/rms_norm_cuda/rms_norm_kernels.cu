@@ -214,12 +214,11 @@ __device__ __forceinline__ T block_sum(T v, T *partial) {
 // One pass: the row's units threadIdx.x + k * blockDim.x (k < kUnits; the
 // row's width <= blockDim.x * kUnits) stay in registers between the sum and
 // the store.
-template <typename scalar_t, bool kVectorized, int kUnits>
+template <typename scalar_t, bool kVectorized, int kUnits, bool kOverlap = false>
 __global__ void __launch_bounds__(kMaxThreads)
     rms_norm_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, const scalar_t *__restrict__ weight,
                     int64_t rows, int d, opmath_t<scalar_t> eps) {
-  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
-  gpu_compat::let_next_grid_launch();
+  gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kVectorized>;
   const int width = d / U::kSize;
@@ -261,12 +260,11 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 // Two passes, for rows too long for registers: the sum, then the row read
 // again (from L2, mostly) and scaled.
-template <typename scalar_t, bool kVectorized>
+template <typename scalar_t, bool kVectorized, bool kOverlap = false>
 __global__ void __launch_bounds__(kMaxThreads)
     rms_norm_two_pass_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
                              const scalar_t *__restrict__ weight, int64_t rows, int d, opmath_t<scalar_t> eps) {
-  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
-  gpu_compat::let_next_grid_launch();
+  gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kVectorized>;
   const int width = d / U::kSize;
@@ -324,13 +322,12 @@ __device__ __forceinline__ int within_row(unsigned index, int width) {
 // The checks' form keeps one sum and no minimum: with a sum per slot and a
 // minimum of 1 (impl 626 as built there) or 3 (641) it ran 255.1-255.5 us in
 // float32 against 253.8-253.9; the two were not tried apart.
-template <typename scalar_t, int kUnits, bool kWholeChunks = false, int kMinBlocksPerSm = 0>
+template <typename scalar_t, int kUnits, bool kWholeChunks = false, int kMinBlocksPerSm = 0, bool kOverlap = false>
 __global__ void RMS_NORM_TWO_LOOP_BOUNDS(kMinBlocksPerSm)
     rms_norm_two_loop_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in,
                              const scalar_t *__restrict__ weight, int d, opmath_t<scalar_t> inv_d,
                              opmath_t<scalar_t> eps) {
-  gpu_compat::wait_for_prior_grid();  // launched with PDL: see gpu_compat::launch
-  gpu_compat::let_next_grid_launch();
+  gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using acc_t = opmath_t<scalar_t>;
   using U = Pack<scalar_t>;
   const int width = d / U::kSize;
@@ -411,13 +408,13 @@ int threads_for(int width, int units) {
   return std::max(kWarpSize, ((width + units - 1) / units + kWarpSize - 1) / kWarpSize * kWarpSize);
 }
 
-template <typename scalar_t, bool kVectorized>
-const char *launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d,
-                          opmath_t<scalar_t> eps, cudaStream_t stream) {
+// The kernel for the rows' shape; kOverlap: see gpu_compat::enter_grid.
+template <typename scalar_t, bool kVectorized, bool kOverlap>
+const char *launch_rows(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d,
+                        opmath_t<scalar_t> eps, cudaStream_t stream) {
   const int width = d / unit_t<scalar_t, kVectorized>::kSize;
   // One block per row (at most INT_MAX blocks; the kernels loop over rows past that).
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(rows, INT_MAX)));
-  const long long row_bytes = static_cast<long long>(d) * sizeof(scalar_t);  // a block's input, a row at a time
   if constexpr (kVectorized && sizeof(scalar_t) <= 4) {
     if (rows <= INT_MAX && gpu_compat::memory_outruns_h100()) {
       constexpr int kUnits = kTwoLoopElements / Pack<scalar_t>::kSize;
@@ -425,19 +422,29 @@ const char *launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, 
       const opmath_t<scalar_t> inv_d = static_cast<opmath_t<scalar_t>>(1.0 / d);
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
       if (width % (threads * kUnits) == 0) {
-        return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks>, grid, threads, row_bytes,
-                                  stream, dst, in, w, d, inv_d, eps);
+        return gpu_compat::launch<kOverlap>(rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks, kOverlap>, grid,
+                                            threads, stream, dst, in, w, d, inv_d, eps);
       }
-      return gpu_compat::launch(rms_norm_two_loop_kernel<scalar_t, kUnits>, grid, threads, row_bytes, stream, dst, in,
-                                w, d, inv_d, eps);
+      return gpu_compat::launch<kOverlap>(rms_norm_two_loop_kernel<scalar_t, kUnits, false, 0, kOverlap>, grid, threads,
+                                          stream, dst, in, w, d, inv_d, eps);
     }
   }
   if (width <= kMaxThreads * kUnitsPerThread) {
-    return gpu_compat::launch(rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread>, grid,
-                              threads_for(width, kUnitsPerThread), row_bytes, stream, dst, in, w, rows, d, eps);
+    return gpu_compat::launch<kOverlap>(rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread, kOverlap>, grid,
+                                        threads_for(width, kUnitsPerThread), stream, dst, in, w, rows, d, eps);
   }
-  return gpu_compat::launch(rms_norm_two_pass_kernel<scalar_t, kVectorized>, grid, kMaxThreads, row_bytes, stream, dst,
-                            in, w, rows, d, eps);
+  return gpu_compat::launch<kOverlap>(rms_norm_two_pass_kernel<scalar_t, kVectorized, kOverlap>, grid, kMaxThreads,
+                                      stream, dst, in, w, rows, d, eps);
+}
+
+// A block reads a row at a time: PDL for rows of 4 KB and more (gpu_compat::overlaps_launches).
+template <typename scalar_t, bool kVectorized>
+const char *launch_kernel(scalar_t *dst, const scalar_t *in, const scalar_t *w, int64_t rows, int d,
+                          opmath_t<scalar_t> eps, cudaStream_t stream) {
+  if (gpu_compat::overlaps_launches(static_cast<long long>(d) * sizeof(scalar_t))) {
+    return launch_rows<scalar_t, kVectorized, true>(dst, in, w, rows, d, eps, stream);
+  }
+  return launch_rows<scalar_t, kVectorized, false>(dst, in, w, rows, d, eps, stream);
 }
 
 template <typename scalar_t>
