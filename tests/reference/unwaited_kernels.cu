@@ -2,7 +2,9 @@
 // reference_sass_pdl_fires). The last template argument is kOverlap, as in
 // the reference kernels. Instantiated with true: never_waits and
 // stores_then_waits break the contract, waits_first keeps it. With false:
-// waits_anyway breaks it (the wait costs each block), plain keeps it.
+// waits_anyway breaks it (the wait costs each block), plain keeps it. And
+// flagged_parameter, no template of its own, breaks it by waiting: the true
+// in its parameter's type is not its kOverlap.
 __device__ __forceinline__ void wait_for_prior_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
 template <bool kOverlap>
@@ -32,6 +34,16 @@ __global__ void waits_anyway(float *out, const float *in) {
 template <bool kOverlap>
 __global__ void plain(float *out, const float *in) {
   out[threadIdx.x] = in[threadIdx.x] * 2.0f;
+}
+
+template <bool kFlag>
+struct Flagged {
+  float value;
+};
+
+__global__ void flagged_parameter(Flagged<true> *out) {
+  wait_for_prior_grid();
+  out[threadIdx.x].value = 1.0f;
 }
 
 template __global__ void never_waits<true>(float *, const float *);

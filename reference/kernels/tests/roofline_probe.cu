@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(kBlock) act_triton_like(T *__restrict__ out, c
 // pointers.
 // kPdl (probe32b): launched with programmatic stream serialization (PDL,
 // sm_90), the kernel waits for the grid before it (griddepcontrol.wait)
-// before its first access; kPdlEarly also lets the grid after it launch at
+// before its first access; Pdl::kWaitEarly also lets the grid after it launch at
 // once (griddepcontrol.launch_dependents), whose wait still holds it until
 // this grid has finished and its writes are visible.
 enum class TorchLikeTest { kLastBlock, kLastBlockWholeFirst, kTileWhole };
@@ -1237,7 +1237,11 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
             auto kernel = impl == 45 ? act_torch_like<T, F, 128, 2, TorchLikeTest::kTileWhole, Pdl::kWait>
                                      : act_torch_like<T, F, 128, 2, TorchLikeTest::kTileWhole, Pdl::kWaitEarly>;
             const cudaError_t error = cudaLaunchKernelEx(&config, kernel, o, i, static_cast<uint32_t>(n), act);
-            return error == cudaSuccess ? last_error() : cudaGetErrorString(error);
+            if (error != cudaSuccess) {
+              (void)cudaGetLastError();  // reported here
+              return cudaGetErrorString(error);
+            }
+            return last_error();
           }
           auto kernel = impl == 39   ? act_torch_like<T, F, 128, 2>
                         : impl == 40 ? act_torch_like<T, F, 128, 1>

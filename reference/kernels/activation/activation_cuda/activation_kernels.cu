@@ -410,13 +410,13 @@ template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedG
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
     constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * kPackBytes);
-    return gpu_compat::launch<kOverlap>(
-        elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride, kTileTest, kOverlap>,
+    return gpu_compat::launch<kOverlap, elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride,
+                                                           kTileTest, kOverlap>>(
         grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, stream, dst, in, n, act);
   }
   constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * sizeof(scalar_t));
-  return gpu_compat::launch<kOverlap>(
-      elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits, true, TileTest::kAllButLastBlock, kOverlap>,
+  return gpu_compat::launch<kOverlap, elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits, true,
+                                                         TileTest::kAllButLastBlock, kOverlap>>(
       grid_for<kBlock, kUnits>(n), kBlock, stream, dst, in, n, act);
 }
 
@@ -553,14 +553,14 @@ const char *launch_gated_shaped(scalar_t *dst, const scalar_t *in, int64_t rows,
   if (d % kSize == 0 && is_aligned(in, kUnitBytes) && is_aligned(dst, kUnitBytes)) {
     const int64_t d_units = d / kSize;
     constexpr bool kOverlap = gpu_compat::overlaps_launches(2 * kBlock * kGatedPerThread * kUnitBytes);
-    return gpu_compat::launch<kOverlap>(
-        gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread, kOverlap>,
+    return gpu_compat::launch<kOverlap,
+                              gated_kernel<scalar_t, Form, IdxT, kUnitBytes, kBlock, kGatedPerThread, kOverlap>>(
         grid_for<kBlock, kGatedPerThread>(rows * d_units), kBlock, stream, dst, in, static_cast<IdxT>(rows),
         static_cast<IdxT>(d_units), form);
   }
   constexpr bool kOverlap = gpu_compat::overlaps_launches(2 * kBlock * kGatedPerThread * sizeof(scalar_t));
-  return gpu_compat::launch<kOverlap>(
-      gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread, kOverlap>,
+  return gpu_compat::launch<kOverlap,
+                            gated_kernel<scalar_t, Form, IdxT, sizeof(scalar_t), kBlock, kGatedPerThread, kOverlap>>(
       grid_for<kBlock, kGatedPerThread>(rows * d), kBlock, stream, dst, in, static_cast<IdxT>(rows),
       static_cast<IdxT>(d), form);
 }

@@ -102,70 +102,85 @@ inline double memory_bandwidth_per_sm() {
   return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / sms;
 }
 
-// Whether the current device's memory moves more per SM than an H100's:
+// What the launchers ask of the current device (`device`, -1 when the
+// runtime cannot say): whether its memory moves more per SM than an H100's,
 // over 30 GB/s per SM, between the two devices measured (an H100's 25, an
 // H200's 36.5; parts in between, e.g. an H100 NVL near 29.5 or a GH200 near
-// 30, were not measured). The launch shapes measured best on an H100 leave
-// too few bytes in flight on an H200. And whether it takes programmatic
-// dependent launches (PDL; see launch): CUDA, compute capability 9.0 on.
+// 30, were not measured), since the launch shapes measured best on an H100
+// leave too few bytes in flight on an H200; and whether it takes
+// programmatic dependent launches (PDL, see enter_grid): CUDA, compute
+// capability 9.0 on.
 struct DeviceTraits {
+  int device;
   bool memory_outruns_h100;
   bool takes_pdl;
 };
 
+constexpr int kMaxDevices = 64;
+
 // The current device's DeviceTraits. The memory clock query asks the driver
 // each time (relu at 16384 x 8192 ran 512-695 us instead of 128-252 with it
 // in every launch on an H200,
-// bench/results/roofline-h200-2026-11-28-probe18b.log), so the answers are
-// kept per device for the process: a device does not change. Answers from
-// a query that failed are not kept (no and no, asked again next time).
+// bench/results/roofline-h200-2026-11-28-probe18b.log), so each answer is
+// kept per device for the process: a device does not change. An answer
+// whose query failed is not kept (no, asked again next time).
 inline DeviceTraits device_traits() {
-  constexpr int kMaxDevices = 64;
-  constexpr int kAsked = 1, kFastMemory = 2, kPdl = 4;
-  static std::atomic<int> answers[kMaxDevices];  // kAsked and the traits' bits per device, 0 at first
+  constexpr int kMemoryAsked = 1, kFastMemory = 2, kPdlAsked = 4, kPdl = 8;
+  static std::atomic<int> answers[kMaxDevices];  // the bits above per device, 0 at first
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
     (void)cudaGetLastError();  // cleared, not reported
-    return DeviceTraits{false, false};
+    return DeviceTraits{-1, false, false};
   }
   int answer = answers[device].load(std::memory_order_relaxed);
-  if (answer == 0) {
+  if ((answer & kMemoryAsked) == 0) {
     const double bandwidth = memory_bandwidth_per_sm();
-    int major = 0;
-#if defined(__HIPCC__)
-    const bool asked_major = true;  // no PDL on HIP: major stays 0
-#else
-    const bool asked_major = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess;
-#endif
-    if (bandwidth <= 0 || !asked_major) {
-      (void)cudaGetLastError();  // cleared, not reported
-      return DeviceTraits{false, false};
+    if (bandwidth > 0) {
+      answer |= kMemoryAsked | (bandwidth > 30e9 ? kFastMemory : 0);
     }
-    answer = kAsked | (bandwidth > 30e9 ? kFastMemory : 0) | (major >= 9 ? kPdl : 0);
-    answers[device].store(answer, std::memory_order_relaxed);
   }
-  return DeviceTraits{(answer & kFastMemory) != 0, (answer & kPdl) != 0};
+  if ((answer & kPdlAsked) == 0) {
+#if defined(__HIPCC__)
+    answer |= kPdlAsked;  // no PDL on HIP
+#else
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess) {
+      answer |= kPdlAsked | (major >= 9 ? kPdl : 0);
+    } else {
+      (void)cudaGetLastError();  // cleared, not reported
+    }
+#endif
+  }
+  answers[device].fetch_or(answer, std::memory_order_relaxed);
+  return DeviceTraits{device, (answer & kFastMemory) != 0, (answer & kPdl) != 0};
 }
 
 inline bool memory_outruns_h100() { return device_traits().memory_outruns_h100; }
 
-// Programmatic dependent launch (PDL): launch<true>() below starts a kernel
-// on a device that takes it (sm_90 on) while the grid before it in the
-// stream is still finishing, instead of after. Such a kernel is
+// Programmatic dependent launch (PDL): launch<true, kKernel>() below starts
+// a kernel on a device that takes it (sm_90 on) while the kernel before it
+// in the stream is still finishing, instead of after. Such a kernel is
 // instantiated with kOverlap true and calls enter_grid<kOverlap>() in its
-// first statement: that waits for the grids before it (griddepcontrol.wait,
-// ACQBULK in the SASS: it returns once they have finished and their writes
-// are visible), then lets the grid after it launch in turn (held by its own
-// wait). On HIP, and before sm_90, it is empty. The kernel and its launch
-// take the same kOverlap, so a kernel launched with PDL always waits;
-// reference/kernels/tests/sass_pdl.py checks the SASS of every kernel
-// against the kOverlap in its name.
+// first statement. That waits for the grid before it (griddepcontrol.wait,
+// ACQBULK in the SASS: it returns once that grid has finished and its
+// writes are visible; earlier work is covered because that grid itself
+// started after it, or waited, as these kernels do: a PDL kernel of
+// someone else's that never waits would break the chain), then lets the
+// grid after it launch in turn, held by its own wait: at most two grids
+// overlap. Copies, events and plain launches keep the stream's full order.
+// On HIP, and in code compiled for targets before sm_90, enter_grid is
+// empty; launch() uses PDL only for a kernel whose code on the device was
+// compiled from sm_90 PTX or newer (waits_on_device). The launcher writes
+// kOverlap once and gives it to both the kernel's template and launch();
+// reference/kernels/tests/sass_pdl.py checks each kernel's SASS against the
+// kOverlap in its name.
 //
 // On an H200 (2026-11-29, bench/results/roofline-h200-2026-11-29c-launch-split-c.log:
-// probe impls 45 and 46, impl 44 with PDL) a float32 activation at 256 x
-// 8192 ran 4.56 us a call with the whole batch queued, against 6.24-6.35
-// launched plainly (in a CUDA graph 4.44-4.50 against 5.02-5.05), and
-// 0.4-0.8% faster at 16384 x 8192 (probe32b.log).
+// probe impls 45 and 46, impl 44 with PDL), calls of a float32 activation
+// at 256 x 8192 back to back ran 4.56 us each with the whole batch queued,
+// against 6.25-6.49 for impl 44 launched plainly (in a CUDA graph 4.44-4.50
+// against 5.02-5.05), and 0.7% faster at 16384 x 8192 (probe32b.log). After
+// a plain kernel, e.g. Torch's, only the launch's own processing overlaps.
 template <bool kOverlap>
 __device__ __forceinline__ void enter_grid() {
 #if !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -177,18 +192,19 @@ __device__ __forceinline__ void enter_grid() {
 }
 
 // Whether a kernel whose blocks each read `block_bytes` takes PDL (its
-// kOverlap): from 4 KB. The wait costs each block even in a plain launch:
-// on an H200 (2026-11-29,
+// kOverlap): from 4 KB. On an H200 (2026-11-29,
 // bench/results/roofline-h200-2026-11-29c-summary-large-activation-pdl.md
-// and -pdl4k.md) the elementwise activations in blocks reading 2 KB (one
-// 16-byte pack per thread of 128; 262144 or 524288 blocks) ran at
-// 0.79-0.93x the best Torch at 16384 x 16384 with it, launched with PDL or
-// not, against about 1.00x without it (RESULTS.md, stop 50; their SASS
-// differs by the ACQBULK and the PREEXIT of launch_dependents alone). Blocks
-// of 4 KB and more did not lose: two packs per thread (GELU in 16 bits
-// there, probe impl 46 in float32 at 16384 x 8192), relu's 256 threads of
-// one pack (16384 x 8192 float32 1.007x), the gates, rms_norm's rows of 8192
-// (bfloat16 1.014x).
+// and -pdl4k.md, one run each) the elementwise activations in blocks that
+// read 2 KB (one 16-byte pack per thread of 128; 262144 or 524288 blocks)
+// ran at 0.79-0.93x the best Torch at 16384 x 16384 with the wait, launched
+// with PDL or not, against about 1.00x in stop 50's runs without it
+// (their SASS differs by the ACQBULK and the PREEXIT of the trigger alone;
+// 87db455, which leaves the wait out of them, is yet to be timed). Blocks
+// of 4 KB and more did not lose there, one run each: two packs per thread
+// (GELU in 16 bits; probe impl 46 in float32 at 16384 x 8192), relu's 256
+// threads of one pack (16384 x 8192 float32 1.007x), the gates, rms_norm's
+// rows of 8192 (bfloat16 1.014x). Not measured on an H100, whose elementwise
+// blocks of 256 threads read 4 KB.
 constexpr bool overlaps_launches(long long block_bytes) { return block_bytes >= 4096; }
 
 // nullptr, or the runtime's text for the last launch error.
@@ -197,33 +213,62 @@ inline const char *launch_error() {
   return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
 }
 
-// Launches kernel(args...) on `stream` in blocks of `block` threads, no
-// dynamic shared memory; with PDL where kOverlap and the device takes it
-// (the kernel must be instantiated with the same kOverlap: see enter_grid).
-// nullptr, or the runtime's text for the launch's error.
-template <bool kOverlap, typename... Params, typename... Args>
-const char *launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args) {
 #if !defined(__HIPCC__)
-  if (kOverlap && device_traits().takes_pdl) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    const cudaError_t error = cudaLaunchKernelEx(&config, kernel, args...);
-    if (error != cudaSuccess) {
-      (void)cudaGetLastError();  // reported here
-      return cudaGetErrorString(error);
+// Whether kKernel's code on `device` was compiled from PTX for sm_90 or
+// newer, so that its enter_grid waits: code JIT-compiled from an older
+// target's PTX (a build for 8.0+PTX run on an H100, say) has no wait and
+// must not start early. Kept per kernel and device; a failed query is not
+// kept (no).
+template <auto kKernel>
+bool waits_on_device(int device) {
+  static std::atomic<int> answers[kMaxDevices];  // 0 not asked, 1 no, 2 yes
+  if (device < 0 || device >= kMaxDevices) {
+    return false;
+  }
+  const int answer = answers[device].load(std::memory_order_relaxed);
+  if (answer != 0) {
+    return answer == 2;
+  }
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, kKernel) != cudaSuccess) {
+    (void)cudaGetLastError();  // cleared, not reported
+    return false;
+  }
+  const bool waits = attributes.ptxVersion >= 90;
+  answers[device].store(waits ? 2 : 1, std::memory_order_relaxed);
+  return waits;
+}
+#endif
+
+// Launches kKernel(args...) on `stream` in blocks of `block` threads, no
+// dynamic shared memory; with PDL where kOverlap, the device takes it and
+// the kernel's code waits (kKernel must be instantiated with the same
+// kOverlap: see enter_grid); plainly if the runtime refuses PDL. nullptr,
+// or the runtime's text for the launch's error.
+template <bool kOverlap, auto kKernel, typename... Args>
+const char *launch(dim3 grid, dim3 block, cudaStream_t stream, Args... args) {
+#if !defined(__HIPCC__)
+  if constexpr (kOverlap) {
+    const DeviceTraits traits = device_traits();
+    if (traits.takes_pdl && waits_on_device<kKernel>(traits.device)) {
+      cudaLaunchAttribute attribute{};
+      attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attribute.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t config{};
+      config.gridDim = grid;
+      config.blockDim = block;
+      config.dynamicSmemBytes = 0;
+      config.stream = stream;
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      if (cudaLaunchKernelEx(&config, kKernel, args...) == cudaSuccess) {
+        return launch_error();
+      }
+      (void)cudaGetLastError();  // refused: launched plainly below, whose error is reported
     }
-    return launch_error();
   }
 #endif
-  kernel<<<grid, block, 0, stream>>>(args...);
+  kKernel<<<grid, block, 0, stream>>>(args...);
   return launch_error();
 }
 

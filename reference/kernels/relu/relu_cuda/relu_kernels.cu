@@ -120,8 +120,8 @@ const char *launch_blocks(scalar_t *dst, const scalar_t *in, int64_t n, cudaStre
   const int64_t units = n / unit_t<scalar_t, kVectorized>::kSize;
   const dim3 grid(static_cast<unsigned>(std::clamp<int64_t>((units + kTile - 1) / kTile, 1, INT_MAX)));
   constexpr bool kOverlap = gpu_compat::overlaps_launches(kTile * sizeof(unit_t<scalar_t, kVectorized>));
-  return gpu_compat::launch<kOverlap>(relu_kernel<scalar_t, kVectorized, kBlock, kPerThread, kOverlap>, grid, kBlock,
-                                      stream, dst, in, n);
+  return gpu_compat::launch<kOverlap, relu_kernel<scalar_t, kVectorized, kBlock, kPerThread, kOverlap>>(
+      grid, kBlock, stream, dst, in, n);
 }
 
 template <typename scalar_t, bool kVectorized>

@@ -422,19 +422,19 @@ const char *launch_rows(scalar_t *dst, const scalar_t *in, const scalar_t *w, in
       const opmath_t<scalar_t> inv_d = static_cast<opmath_t<scalar_t>>(1.0 / d);
       const int threads = std::min(kTwoLoopThreads, threads_for(width, kUnits));
       if (width % (threads * kUnits) == 0) {
-        return gpu_compat::launch<kOverlap>(rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks, kOverlap>, grid,
-                                            threads, stream, dst, in, w, d, inv_d, eps);
+        return gpu_compat::launch<kOverlap, rms_norm_two_loop_kernel<scalar_t, kUnits, true, kBlocks, kOverlap>>(
+            grid, threads, stream, dst, in, w, d, inv_d, eps);
       }
-      return gpu_compat::launch<kOverlap>(rms_norm_two_loop_kernel<scalar_t, kUnits, false, 0, kOverlap>, grid, threads,
-                                          stream, dst, in, w, d, inv_d, eps);
+      return gpu_compat::launch<kOverlap, rms_norm_two_loop_kernel<scalar_t, kUnits, false, 0, kOverlap>>(
+          grid, threads, stream, dst, in, w, d, inv_d, eps);
     }
   }
   if (width <= kMaxThreads * kUnitsPerThread) {
-    return gpu_compat::launch<kOverlap>(rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread, kOverlap>, grid,
-                                        threads_for(width, kUnitsPerThread), stream, dst, in, w, rows, d, eps);
+    return gpu_compat::launch<kOverlap, rms_norm_kernel<scalar_t, kVectorized, kUnitsPerThread, kOverlap>>(
+        grid, threads_for(width, kUnitsPerThread), stream, dst, in, w, rows, d, eps);
   }
-  return gpu_compat::launch<kOverlap>(rms_norm_two_pass_kernel<scalar_t, kVectorized, kOverlap>, grid, kMaxThreads,
-                                      stream, dst, in, w, rows, d, eps);
+  return gpu_compat::launch<kOverlap, rms_norm_two_pass_kernel<scalar_t, kVectorized, kOverlap>>(
+      grid, kMaxThreads, stream, dst, in, w, rows, d, eps);
 }
 
 // A block reads a row at a time: PDL for rows of 4 KB and more (gpu_compat::overlaps_launches).
