@@ -132,7 +132,8 @@ inline DeviceTraits device_traits() {
     (void)cudaGetLastError();  // cleared, not reported
     return DeviceTraits{-1, false, false};
   }
-  int answer = answers[device].load(std::memory_order_relaxed);
+  const int kept = answers[device].load(std::memory_order_relaxed);
+  int answer = kept;
   if ((answer & kMemoryAsked) == 0) {
     const double bandwidth = memory_bandwidth_per_sm();
     if (bandwidth > 0) {
@@ -151,7 +152,9 @@ inline DeviceTraits device_traits() {
     }
 #endif
   }
-  answers[device].fetch_or(answer, std::memory_order_relaxed);
+  if (answer != kept) {
+    answers[device].fetch_or(answer, std::memory_order_relaxed);  // racing callers add the same bits
+  }
   return DeviceTraits{device, (answer & kFastMemory) != 0, (answer & kPdl) != 0};
 }
 
