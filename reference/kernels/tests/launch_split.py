@@ -29,6 +29,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from roofline_probe import time_graph
+
 SLEEP_CYCLES_KCHECK = 1_000_000  # the worker's spacer (about half a millisecond)
 SLEEP_CYCLES_DEEP = 60_000_000  # long enough for the host to issue a whole batch
 
@@ -64,27 +66,6 @@ def device_per_call(call, sets, calls, sleep_cycles):
     start.record()
     for k in range(calls):
         call(k % sets)
-    stop.record()
-    stop.synchronize()
-    return start.elapsed_time(stop) * 1e3 / calls
-
-
-def graph_per_call(call, sets, calls):
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for k in range(sets):
-            call(k)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for k in range(calls):
-            call(k % sets)
-    graph.replay()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    graph.replay()
     stop.record()
     stop.synchronize()
     return start.elapsed_time(stop) * 1e3 / calls
@@ -139,7 +120,7 @@ def main():
 
     calls = 300  # about 2 ms of 6-us calls, under the launch queue's depth
     samples = {index: {"host": [], "kcheck": [], "queued": [], "graph": []} for index in range(len(forms))}
-    for index, (_, _, call) in enumerate(forms):  # warm-up: every set once, the graph captured once
+    for index, (_, _, call) in enumerate(forms):  # warm-up: every set once
         for k in range(sets):
             call(k)
     torch.cuda.synchronize()
@@ -151,9 +132,13 @@ def main():
                 device_per_call(call, sets, calls, SLEEP_CYCLES_KCHECK) for _ in range(15)))
             s["queued"].append(statistics.median(
                 device_per_call(call, sets, calls, SLEEP_CYCLES_DEEP) for _ in range(5)))
-            s["graph"].append(statistics.median(graph_per_call(call, sets, calls) for _ in range(3)))
+            graph = time_graph(call, sets, samples=3, batch=calls)  # None if the capture failed
+            if graph is not None:
+                s["graph"].append(graph)
 
     def cell(values):
+        if not values:
+            return "-"
         return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
 
     print("| op | form | host µs | kcheck's way µs | queued µs | graph µs |")

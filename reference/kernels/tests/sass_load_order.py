@@ -166,8 +166,8 @@ def split_loads(sass):
 # 2^31 elements and more), split since the kernels wait for the grid before them (PDL, gpu_compat::launch):
 # ptxas moves its second load behind the first one's math.
 KNOWN_SPLIT = ("void (anonymous namespace)::gated_kernel<double, activation::ActAndMul<activation::GeluErf>",
-               "void (anonymous namespace)::gated_kernel<float, activation::ActAndMul<activation::GeluErf>, long, 16, 1024, 1, "
-               "true>(")
+               "void (anonymous namespace)::gated_kernel<float, activation::ActAndMul<activation::GeluErf>, long, "
+               "16, 1024, 1, true>(")
 
 
 def main(argv=None):

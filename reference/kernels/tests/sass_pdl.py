@@ -12,7 +12,8 @@ gpu_compat::overlaps_launches).
     sass_pdl.py NVDISASM [KERNEL_CU ...] [--arch sm_90,sm_100] [--nvcc NVCC]
 
 Compiles each KERNEL_CU (default: the relu, activation and rms_norm kernels)
-with nvcc to a cubin for each --arch (comma-separated; PDL needs sm_90 on), disassembles it with NVDISASM (see sass_load_order.py)
+with nvcc to a cubin for each --arch (comma-separated; PDL needs sm_90 on),
+disassembles it with NVDISASM (see sass_load_order.py)
 and checks every kernel. A heuristic: the order in the code, not every path;
 the kernels wait in their first statement. Exit status 1 if any kernel
 breaks the contract, or if no kernel overlaps.
