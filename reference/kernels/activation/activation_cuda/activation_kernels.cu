@@ -40,8 +40,11 @@ using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;            // elementwise, an H100's best
 constexpr int kThreadsFastMemory = 128;  // elementwise, an H200's (see elementwise())
-constexpr int kPerThread = 1;            // elementwise: packs per thread and tile
-constexpr int kGatedPerThread = 1;       // gated: output units per thread and tile (two input units each)
+// elementwise in 16 bits at one pack per thread, an H200's: 4 KB a block,
+// so launched with PDL (see elementwise())
+constexpr int kThreadsHalfOnePackFastMemory = 256;
+constexpr int kPerThread = 1;       // elementwise: packs per thread and tile
+constexpr int kGatedPerThread = 1;  // gated: output units per thread and tile (two input units each)
 constexpr int kPackBytes = 16;
 
 // N elements of T moved by one access: a 16-byte pack (one vector
@@ -475,7 +478,14 @@ constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 // 6: no gain shown over the grid-stride kernel but Triton's own shape's,
 // which the next probe call compares again. Blocks of 128 had run every
 // elementwise op 0.9-1.7% faster than blocks of 256
-// (probe18c).
+// (probe18c). That was before PDL (gpu_compat::launch), which a block of
+// 2 KB does not take: in 16 bits, one pack per thread in blocks of 256 (4 KB,
+// launched with PDL) ran silu and gelu_quick bfloat16 at the large size in
+// 251.4 us against 252.5-252.6 in blocks of 128 without it (H200,
+// 2026-11-29, bench/results/roofline-h200-2026-11-29d-probe52b.log, three
+// repeats each), but float32 slower in blocks of 256: silu 506.5-506.7
+// against 505.7-505.8, gelu_quick 506.0 against 505.7-505.8, gelu 512.0-512.4
+// against 508.3-508.5 (probe52a), so float32 keeps blocks of 128.
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
@@ -487,10 +497,11 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
         return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, kTest>(dst, in, n, act, stream);
       }
     }
-    if (one_block_per_tile<kThreadsFastMemory, kUnits>(n / Pack<scalar_t>::kSize)) {
-      return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits, false>(dst, in, n, act, stream);
+    constexpr int kBlock = sizeof(scalar_t) == 2 && kUnits == 1 ? kThreadsHalfOnePackFastMemory : kThreadsFastMemory;
+    if (one_block_per_tile<kBlock, kUnits>(n / Pack<scalar_t>::kSize)) {
+      return elementwise_in_blocks<scalar_t, Act, kBlock, kUnits, false>(dst, in, n, act, stream);
     }
-    return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, kUnits, true>(dst, in, n, act, stream);
+    return elementwise_in_blocks<scalar_t, Act, kBlock, kUnits, true>(dst, in, n, act, stream);
   }
   return elementwise_in_blocks<scalar_t, Act, kThreads, kPerThread, true>(dst, in, n, act, stream);
 }
