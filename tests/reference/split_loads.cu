@@ -4,7 +4,8 @@
 // gated_kernel_split, Split and Uneven have their loads split: a later
 // load's address needs the first load's value through an exp, so arithmetic
 // sits between them in the SASS (Uneven's three loads also make no whole
-// groups of two). Crowded takes more than 32 registers in blocks of 128.
+// groups of two). Crowded takes more than 32 registers in blocks of 128 and
+// in blocks of 256.
 #include <type_traits>
 
 __global__ void gated_kernel_split(float *out, const float *in) {
@@ -48,4 +49,5 @@ __global__ void elementwise_kernel(float4 *out, const float4 *in) {
 }
 template __global__ void elementwise_kernel<float, Split, 16, 128, 2>(float4 *, const float4 *);
 template __global__ void elementwise_kernel<float, Crowded, 16, 128, 12>(float4 *, const float4 *);
+template __global__ void elementwise_kernel<float, Crowded, 16, 256, 12>(float4 *, const float4 *);
 template __global__ void elementwise_kernel<float, Uneven, 16, 128, 2>(float4 *, const float4 *);

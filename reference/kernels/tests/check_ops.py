@@ -128,13 +128,14 @@ KERNELS = {
 # them, an H100's float32 and 16-bit gelu, gelu_tanh and fatrelu gates; on an
 # H200 every gate is in 16-byte packs and takes the scalar form here).
 # A gated input row of 12 (d = 6) is whole 8-byte units of float32 but no
-# whole 16-byte pack; one of 26 (d = 13) is neither. Elementwise 1025 and
-# 2050 elements: whole tiles of the H200's launcher (float32: 256 packs, 16
-# bits: 128) with one or two elements past them, which the last block adds
-# though its tile needs no bounds test.
+# whole 16-byte pack; one of 26 (d = 13) is neither. Elementwise 1025, 2049
+# and 2050 elements: whole tiles of the H200's launcher (float32: 256 packs
+# of 4, 1024 elements; 16 bits: 256 packs of 8, 2048 elements) with one or
+# two elements past them, which the last block adds though its tile needs no
+# bounds test.
 ELEMENT = "element"
 SHAPES = {
-    "elementwise": [((7,), 0), ((3, 129), 0), ((4, 16, 257), 0), ((1, 1025), 0), ((2, 1025), 0),
+    "elementwise": [((7,), 0), ((3, 129), 0), ((4, 16, 257), 0), ((1, 1025), 0), ((2, 1025), 0), ((1, 2049), 0),
                     ((1024, 2048), 0), ((5, 64), ELEMENT), ((5, 64), 8)],
     "gated": [((1, 16), 0), ((5, 26), 0), ((9, 12), 0), ((3, 4, 128), 0),
               ((257, 2048), 0), ((7, 128), ELEMENT), ((7, 128), 8), ((9, 12), 8)],

@@ -414,7 +414,7 @@ def odd_shapes(lib):
     that start 0, 1 element or 8 bytes (the gated ops' 8-byte units, not 16-byte packs)
     past an allocation; a gated row of 9 x 12 (d = 6: whole 8-byte units of float32,
     no whole pack); 1025 and 2050 elements (whole tiles of the elementwise launcher and
-    one or two elements past them)."""
+    one or two elements past them: float32's tiles are 1024 elements, 16 bits' 2048)."""
     failures = 0
     for name, (code, dt) in DTYPES.items():
         for rows, d in ((1, 1), (3, 7), (9, 12), (7, 129), (5, 4104), (3, 70000), (2, 8200), (1, 1025), (2, 1025)):

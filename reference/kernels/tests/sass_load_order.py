@@ -20,12 +20,12 @@ dependency test would be exact. Exit status 1 if any but KNOWN_SPLIT's
 (not benched) splits them.
 
 It also reads each kernel's register count from the cubin (.nv.info,
-EIATTR_REGCOUNT) and fails if an elementwise kernel in blocks of 128 with
-16-byte units (float32, float16, bfloat16; float64 is not benched) takes more
-than 32 registers: then fewer than 16 blocks of 128 fit an SM's 65536
-registers, and a grid that would fill the GPU in one wave takes two
-(float32 gelu_quick at 256 x 8192 on an H200 in 33fff69: 35 registers, 0.15
-us behind). Exploration only, like the probe.
+EIATTR_REGCOUNT) and fails if an elementwise kernel in blocks of 128 or 256
+(the H200's shapes) with 16-byte units (float32, float16, bfloat16; float64
+is not benched) takes more than 32 registers: then fewer than an SM's 2048
+threads fit its 65536 registers (16 blocks of 128, 8 of 256), and a grid
+that would fill the GPU in one wave takes two (float32 gelu_quick at
+256 x 8192 on an H200 in 33fff69: 35 registers, 0.15 us behind). Exploration only, like the probe.
 """
 import argparse
 import struct
@@ -67,7 +67,8 @@ def load_groups(demangled, ins):
 # elementwise_kernel<T, Act, kUnitBytes, kBlock, kUnits, ...>: the scalar type, unit bytes and block.
 ELEMENTWISE_SHAPE = re.compile(r"elementwise_kernel<([^,<>]+), [^<>]*?, (\d+), (\d+), \d+[,>]")
 REGISTERS_PER_SM = 65536
-BLOCKS_OF_128 = 16  # an SM's most resident threads (2048) in blocks of 128
+THREADS_PER_SM = 2048  # an SM's most resident threads
+FULL_SM_BLOCKS = ("128", "256")  # the block sizes of the H200's elementwise kernels, checked for a full SM
 
 
 def register_counts(cubin):
@@ -108,8 +109,8 @@ def register_counts(cubin):
 
 
 def crowded_kernels(counts):
-    """(demangled name, registers) of each elementwise kernel in blocks of 128 with 16-byte units, not float64,
-    that takes more registers than 16 blocks of 128 leave, and the number of such kernels checked."""
+    """(demangled name, registers) of each elementwise kernel in blocks of 128 or 256 with 16-byte units, not
+    float64, that takes more registers than an SM's 2048 threads leave, and the number of such kernels checked."""
     names = list(counts)
     demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
                                check=True).stdout.splitlines()
@@ -117,10 +118,10 @@ def crowded_kernels(counts):
     checked = 0
     for name, plain in zip(names, demangled):
         shape = ELEMENTWISE_SHAPE.search(plain)
-        if not shape or shape.group(1) == "double" or shape.group(2) != "16" or shape.group(3) != "128":
+        if not shape or shape.group(1) == "double" or shape.group(2) != "16" or shape.group(3) not in FULL_SM_BLOCKS:
             continue
         checked += 1
-        if counts[name] * 128 * BLOCKS_OF_128 > REGISTERS_PER_SM:
+        if counts[name] * THREADS_PER_SM > REGISTERS_PER_SM:
             crowded.append((plain, counts[name]))
     return crowded, checked
 
@@ -189,9 +190,9 @@ def main(argv=None):
           "thread split a group of loads")
     crowded, crowded_checked = crowded_kernels(counts)
     for name, registers in crowded:
-        print(f"{registers} registers, fewer than {BLOCKS_OF_128} blocks of 128 per SM: {name}")
-    print(f"{len(crowded)} of {crowded_checked} elementwise kernels in blocks of 128 take more than "
-          f"{REGISTERS_PER_SM // (128 * BLOCKS_OF_128)} registers")
+        print(f"{registers} registers, fewer than {THREADS_PER_SM} threads per SM: {name}")
+    print(f"{len(crowded)} of {crowded_checked} elementwise kernels in blocks of 128 or 256 take more than "
+          f"{REGISTERS_PER_SM // THREADS_PER_SM} registers")
     unexpected = [name for name, _ in found if not name.startswith(KNOWN_SPLIT)]
     return 1 if unexpected or crowded else 0
 

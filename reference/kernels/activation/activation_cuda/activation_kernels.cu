@@ -5,8 +5,9 @@
 // / 4 floats) for the elementwise ops, 8 or 16 bytes for the gated ops, which
 // load two, one from each half of the input row (gated_shape says which; on
 // a device whose memory outruns an H100's per SM, gated_shape_fast_memory,
-// and the elementwise ops take Triton's shape, exact GELU in 16 bits two packs
-// per thread, float32 up to kFloatTwoPacksUpTo packs PyTorch's two:
+// and the elementwise ops take one block per tile in blocks of 128 (Triton's
+// shape) or, in 16 bits at one pack per thread, 256, exact GELU in 16 bits two
+// packs per thread, float32 up to kFloatTwoPacksUpTo packs PyTorch's two:
 // gpu_compat::memory_outruns_h100, elementwise()).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
@@ -39,7 +40,7 @@ namespace {
 using gpu_compat::opmath_t;
 
 constexpr int kThreads = 256;            // elementwise, an H100's best
-constexpr int kThreadsFastMemory = 128;  // elementwise, an H200's (see elementwise())
+constexpr int kThreadsFastMemory = 128;  // elementwise but 16-bit one-pack, an H200's (see elementwise())
 // elementwise in 16 bits at one pack per thread, an H200's: 4 KB a block,
 // so launched with PDL (see elementwise())
 constexpr int kThreadsHalfOnePackFastMemory = 256;
@@ -462,8 +463,8 @@ constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
 // (gpu_compat::memory_outruns_h100) the shape of Triton's elementwise kernel
-// (no loop over tiles; with one pack per thread in 16 bits it is Inductor's
-// XBLOCK 1024 in 4 warps): blocks of kThreadsFastMemory,
+// (no loop over tiles): blocks of kThreadsFastMemory (in 16 bits at one pack
+// per thread kThreadsHalfOnePackFastMemory, for PDL: below),
 // elementwise_units_fast_memory's packs per thread (float32: two up to
 // kFloatTwoPacksUpTo packs), one block per tile, no
 // loop over tiles and no bounds checks but in the last block. On an H200
@@ -485,7 +486,11 @@ constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 // 2026-11-29, bench/results/roofline-h200-2026-11-29d-probe52b.log, three
 // repeats each), but float32 slower in blocks of 256: silu 506.5-506.7
 // against 505.7-505.8, gelu_quick 506.0 against 505.7-505.8, gelu 512.0-512.4
-// against 508.3-508.5 (probe52a), so float32 keeps blocks of 128.
+// against 508.3-508.5 (probe52a), so float32 keeps blocks of 128. Only
+// bfloat16 silu and gelu_quick at the large size were probed; float16, the
+// tanh GELUs and the smaller sizes take blocks of 256 by that measurement
+// alone (its odd-shape checks ran the launcher on the GPU, 16-bit gelu_tanh
+// in one pack among them).
 template <typename scalar_t, typename Act>
 const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (gpu_compat::memory_outruns_h100()) {
