@@ -980,6 +980,10 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // index, a template parameter since removed; 43 39 with the whole tile's code first in the SASS; 44 39 with PyTorch's
 // test (a whole tile takes the unchecked code, the last block's too); 45 and
 // 46 44 launched with PDL (see Pdl): 45 waits, 46 also lets the next grid launch.
+// 47 the launcher's own two-pack kernel of blocks of 128 at any size, through
+// elementwise_in_blocks (4 KB blocks, so PDL where gpu_compat::launch takes
+// it; PyTorch's test, GELU (erf) interleaved): what the launcher runs for
+// float32 up to kFloatTwoPacksUpTo packs, at the sizes above it too.
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;
@@ -1249,6 +1253,12 @@ const char *probe_act(int impl, int op, int dtype, void *out, const void *in, in
                                      : act_torch_like<T, F, 128, 2, TorchLikeTest::kTileWhole>;
           kernel<<<blocks, 128, 0, stream>>>(o, i, static_cast<uint32_t>(n), act);
           return last_error();
+        }
+        case 47: {
+          constexpr A::TileTest kTest =
+              std::is_same_v<F, A::activation::GeluErf> ? A::TileTest::kWholeTileInterleaved : A::TileTest::kWholeTile;
+          if (!A::one_block_per_tile<128, 2>(n / A::Pack<T>::kSize)) return "probe_act: 47 needs a block per tile";
+          return A::elementwise_in_blocks<T, F, 128, 2, false, kTest>(o, i, n, act, stream);
         }
         default:
           return "probe_act: unknown impl";
