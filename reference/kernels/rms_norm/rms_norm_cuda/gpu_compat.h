@@ -201,13 +201,13 @@ __device__ __forceinline__ void enter_grid() {
 // read 2 KB (one 16-byte pack per thread of 128; 262144 or 524288 blocks)
 // ran at 0.79-0.93x the best Torch at 16384 x 16384 with the wait, launched
 // with PDL or not, against about 1.00x in stop 50's runs without it
-// (their SASS differs by the ACQBULK and the PREEXIT of the trigger alone;
-// 87db455, which leaves the wait out of them, is yet to be timed). Blocks
-// of 4 KB and more did not lose there, one run each: two packs per thread
-// (GELU in 16 bits; probe impl 46 in float32 at 16384 x 8192), relu's 256
-// threads of one pack (16384 x 8192 float32 1.007x), the gates, rms_norm's
-// rows of 8192 (bfloat16 1.014x). Not measured on an H100, whose elementwise
-// blocks of 256 threads read 4 KB.
+// (their SASS differs by the ACQBULK and the PREEXIT of the trigger alone).
+// Without the wait (87db455) they ran at 0.993-1.175x again, and blocks of
+// 4 KB and more with it did not lose: two packs per thread (GELU in 16
+// bits), relu's 256 threads of one pack (16384 x 8192 float32 1.008x),
+// the gates (1.007-1.168x), rms_norm's rows of 8192 (bfloat16 1.014x;
+// five runs each, -29d-summary-large-all-1-5.md). Not measured on an H100,
+// whose elementwise blocks of 256 threads read 4 KB.
 constexpr bool overlaps_launches(long long block_bytes) { return block_bytes >= 4096; }
 
 // nullptr, or the runtime's text for the last launch error.
