@@ -983,7 +983,8 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // 47 the launcher's own two-pack kernel of blocks of 128 at any size, through
 // elementwise_in_blocks (4 KB blocks, so PDL where gpu_compat::launch takes
 // it; PyTorch's test, GELU (erf) interleaved): what the launcher runs for
-// float32 up to kFloatTwoPacksUpTo packs, at the sizes above it too.
+// float32 up to kFloatTwoPacksUpTo packs, at the sizes above it too (since
+// probe53a, the launcher's own float32 GELU at every size).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;

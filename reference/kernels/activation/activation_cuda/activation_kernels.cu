@@ -7,7 +7,8 @@
 // a device whose memory outruns an H100's per SM, gated_shape_fast_memory,
 // and the elementwise ops take one block per tile in blocks of 128 (Triton's
 // shape) or, in 16 bits at one pack per thread, 256, exact GELU in 16 bits two
-// packs per thread, float32 up to kFloatTwoPacksUpTo packs PyTorch's two:
+// packs per thread, float32 up to kFloatTwoPacksUpTo packs PyTorch's two
+// (float32 GELU at every size):
 // gpu_compat::memory_outruns_h100, elementwise()).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
@@ -461,12 +462,26 @@ constexpr int elementwise_units_fast_memory() {
 // nothing (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
+// float32 GELU (erf) takes those two packs at every size, not only up to
+// kFloatTwoPacksUpTo: 4 KB a block, so PDL (gpu_compat::launch). On an H200
+// (2026-11-29, bench/results/roofline-h200-2026-11-29e-probe53a.log, large
+// size, three repeats) the launcher's two-pack kernel (probe impl 47) ran it
+// in 504.0-504.1 us against 505.1-505.2 for one pack in 2 KB blocks without
+// PDL (impl 0), and PyTorch's two-pack shape with PDL (impl 46) 504.1-504.2;
+// silu and gelu_quick ran slower in two packs (silu 504.7-504.9 against
+// 502.6, gelu_quick 504.7-505.1 against 502.8-502.9), so they keep one. In five kcheck bench runs of this
+// (roofline-h200-2026-11-29e-*) GELU float32 ran 504.2-504.4 us.
+template <typename Act>
+constexpr bool float_two_packs_at_every_size() {
+  return std::is_same_v<Act, activation::GeluErf>;
+}
+
 // Blocks of kThreads, or on devices whose memory outruns an H100's per SM
 // (gpu_compat::memory_outruns_h100) the shape of Triton's elementwise kernel
 // (no loop over tiles): blocks of kThreadsFastMemory (in 16 bits at one pack
 // per thread kThreadsHalfOnePackFastMemory, for PDL: below),
 // elementwise_units_fast_memory's packs per thread (float32: two up to
-// kFloatTwoPacksUpTo packs), one block per tile, no
+// kFloatTwoPacksUpTo packs, GELU at every size), one block per tile, no
 // loop over tiles and no bounds checks but in the last block. On an H200
 // (2026-11-28) Triton's own shape (probe impl 31, no bounds checks at all)
 // ran GELU bfloat16 258.0 us against 265.4 for the grid-stride kernel of the
@@ -496,7 +511,9 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
   if (gpu_compat::memory_outruns_h100()) {
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
     if constexpr (std::is_same_v<scalar_t, float>) {
-      if (n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile: far under INT_MAX tiles
+      constexpr bool kAlwaysTwo = float_two_packs_at_every_size<Act>();
+      if (kAlwaysTwo ? one_block_per_tile<kThreadsFastMemory, 2>(n / Pack<scalar_t>::kSize)
+                     : n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile
         constexpr TileTest kTest =
             std::is_same_v<Act, activation::GeluErf> ? TileTest::kWholeTileInterleaved : TileTest::kWholeTile;
         return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, kTest>(dst, in, n, act, stream);
