@@ -8,7 +8,8 @@ median is at >= 1 before rounding, and lists those under to five decimals
 Two made-up reports of two runs each: relu is above 1 by both measures;
 silu is 0.9995x the faster Torch and 0.99950x on the same buffers (under
 by both, though both round to 1.000); gelu has no pairing, so it is left out
-of the same-buffers count and said to be. Exit 1 with the output if a line
+of the same-buffers count and said to be. The rows give the op's median as
+timed alone and beside the compiled mode (relu 100.0 and 100.5 us). Exit 1 with the output if a line
 is not as expected."""
 import json
 import os
@@ -43,6 +44,10 @@ def main(script):
         output = subprocess.run([sys.executable, script, "--decimals", *paths], capture_output=True, text=True,
                                 check=True).stdout
     expected = [
+        "| relu | float32 | 4x8 | 2 | 1.010 [1.010-1.010] | default (2) | 99.0 [99.0-99.0] | 1.005 [1.005-1.005] (2) "
+        "| 100.0 [100.0-100.0] / 100.5 [100.5-100.5] |",
+        "| gelu | float32 | 4x8 | 2 | 1.005 [1.005-1.005] | default (2) | 99.0 [99.0-99.0] | - "
+        "| 100.0 [100.0-100.0] / - |",
         "x best Torch: 2 of 3 rows have a median >= 1 (unrounded): under, silu float32 4x8 0.99950",
         "x compiled, same buffers: 1 of 2 rows have a median >= 1 (unrounded) (1 rows without it left out): "
         "under, silu float32 4x8 0.99950",

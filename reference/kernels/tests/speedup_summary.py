@@ -18,7 +18,10 @@ time has no best Torch to compare with; the runs left out are counted);
 with --every-size, for every input of each op and dtype, largest first;
 and, where the reports have it (schema 1.7), x the fastest compiled mode on
 the same buffers: that mode's median over the op's timed beside it by the
-same helper (`paired_median_us`), over the runs that timed the pairing;
+same helper (`paired_median_us`), over the runs that timed the pairing,
+and the op's own median as the worker timed it and as timed beside the
+compiled mode (the same kernel in two processes, on two placements of its
+buffers: what the two measures differ by besides the Torch side);
 then, for each of the two measures, how many rows have a median >= 1
 before rounding, and the rows under it to five decimals.
 """
@@ -81,8 +84,8 @@ def decimals(paths, every_size=False):
             for result in json.load(file)["dynamic"]["benchmarks"]:
                 groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy "
-          "| × compiled, same buffers (runs) |")
-    print("|---|---|---|---:|---:|---|---:|---:|")
+          "| × compiled, same buffers (runs) | ours µs: worker / beside compiled |")
+    print("|---|---|---|---:|---:|---|---:|---:|---:|")
     tallies = []
     for (op, dtype), results in sorted(groups.items()):
         shapes = sorted({r["shape"] for r in results}, key=elements, reverse=True)
@@ -118,7 +121,7 @@ def decimals_row(op, dtype, shape, shape_runs):
     """x best Torch to three decimals over the runs of one op, dtype and input that timed a compiled mode."""
     runs = [r for r in shape_runs if fastest_mode(r)]
     if not runs:
-        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - |")
+        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - | - |")
         return None
     picks = [best_torch(r) for r in runs]
     faster = defaultdict(int)
@@ -127,9 +130,11 @@ def decimals_row(op, dtype, shape, shape_runs):
     counted = f"{len(runs)}" if len(runs) == len(shape_runs) else f"{len(runs)} of {len(shape_runs)}"
     paired = [ratio for r in runs if (ratio := same_buffers(r)) is not None]
     paired_cell = f"{spread(paired, 3)} ({len(paired)})" if paired else "-"
+    beside = [fastest_mode(r)["paired_median_us"] for r in runs if same_buffers(r) is not None]
+    ours_cell = f"{spread([r['median_us'] for r in runs], 1)} / {spread(beside, 1) if beside else '-'}"
     print(f"| {op} | {dtype} | {shape} | {counted} | {spread([p[0] for p in picks], 3)} "
           f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
-          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} |")
+          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} | {ours_cell} |")
     return (f"{op} {dtype} {shape}", statistics.median(p[0] for p in picks),
             statistics.median(paired) if paired else None)
 
