@@ -409,6 +409,47 @@ def paired_study(lib, ops, dtypes):
                       f"own buffer at {own.data_ptr() - x.data_ptr():+d} B", flush=True)
 
 
+def placement_study(lib, ops, dtypes, pads_mib):
+    """Does where the output lies move ours and Inductor's kernel alike? kcheck
+    bench times ours in its worker and the compiled form in another process,
+    and in stop 53 the same kernel ran float32 silu 0.4 % slower in the
+    worker than beside the compiled form (speedup_summary.py's last column).
+    For each elementwise op of ACT_OPS and dtype at the large size: the input,
+    then for each pad (MiB) a fresh output allocated after a pad of that size
+    (the allocator's cache emptied first, so each is a new allocation), and
+    into that output, on the same input: the launcher (impl 0), Inductor's
+    kernel (torch.compile of the op writing into the given output, one
+    kernel, default mode) and, where aten has one, the eager out= form."""
+    rows, d = SIZES["elementwise"]["large"]
+    for op in ops:
+        code, gated, act_form = ACT_OPS[op]
+        if gated:
+            raise SystemExit(f"placement: {op} is gated; elementwise ops only")
+        for name in dtypes:
+            dcode, dt = DTYPES[name]
+            set_stream()
+            torch.cuda.empty_cache()
+            x = torch.rand(rows, d, device="cuda").mul_(8).sub_(4).to(dt)
+            ref = act_form(x.double(), d)
+            torch._dynamo.reset()
+            into = torch.compile(lambda x, o, f=act_form: o.copy_(f(x, d)), dynamic=False)
+            for pad_mib in pads_mib:
+                torch.cuda.empty_cache()
+                pad = torch.empty(pad_mib << 20, dtype=torch.uint8, device="cuda") if pad_mib else None
+                out = torch.empty_like(x)
+                ours = time_stream(lambda k: checked(lib.probe_act(0, code, dcode, out.data_ptr(), x.data_ptr(),
+                                                                   rows, d, stream())), 1)
+                ok = close(out, ref, name)
+                inductor = time_stream(lambda k: into(x, out), 1)
+                ok = ok and close(out, ref, name)
+                eager = (f", eager out= {time_stream(lambda k: OUT_FORMS[op](x, out), 1):.1f}"
+                         if op in OUT_FORMS else "")
+                print(f"placement, {op} {name}, pad {pad_mib} MiB, output at input "
+                      f"{out.data_ptr() - x.data_ptr():+d} B: ours {ours:.1f} us, Inductor into it {inductor:.1f}"
+                      f"{eager}; {inductor / ours:.4f}x ({'ok' if ok else 'WRONG'})", flush=True)
+                del out, pad
+
+
 def odd_shapes(lib):
     """The launchers (impl 0) on odd sizes and misaligned pointers, against Torch: buffers
     that start 0, 1 element or 8 bytes (the gated ops' 8-byte units, not 16-byte packs)
@@ -466,8 +507,12 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--parts", default="relu,rms,act,act_all",
-                        help="any of relu, rms, act, act_all, drift (drift_study), paired (paired_study; not in the "
-                        "default)")
+                        help="any of relu, rms, act, act_all, drift (drift_study), paired (paired_study), placement "
+                        "(placement_study; these three not in the default)")
+    parser.add_argument("--placement-ops", default="silu,gelu_quick,gelu",
+                        help="placement: these elementwise ops (names of ACT_OPS), in --dtypes")
+    parser.add_argument("--placement-pads", default="0,2,4,6,8,64,1024",
+                        help="placement: MiB allocated between the input and each output")
     parser.add_argument("--paired-ops", default="relu,rms_norm,gelu_quick,silu,gelu",
                         help="paired: these ops (relu, rms_norm, names of ACT_OPS), in --dtypes")
     parser.add_argument("--drift-seconds", default="20,10", help="drift: seconds busy, seconds idle")
@@ -529,6 +574,9 @@ def main():
         drift_study(lib, busy, idle)
     if "paired" in parts:
         paired_study(lib, args.paired_ops.split(","), all_dtypes)
+    if "placement" in parts:
+        placement_study(lib, args.placement_ops.split(","), all_dtypes,
+                        [int(x) for x in args.placement_pads.split(",")])
     SAME_OUT[0] = args.same_out
     if args.compile_dtypes:
         COMPILE["dtypes"] = {"relu": args.compile_dtypes.split(","), "other": args.compile_dtypes.split(",")}
