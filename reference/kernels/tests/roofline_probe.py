@@ -409,17 +409,19 @@ def paired_study(lib, ops, dtypes):
                       f"own buffer at {own.data_ptr() - x.data_ptr():+d} B", flush=True)
 
 
-def placement_study(lib, ops, dtypes, pads_mib):
+def placement_study(lib, ops, dtypes, pads_mib, offsets_kib):
     """Does where the output lies move ours and Inductor's kernel alike? kcheck
     bench times ours in its worker and the compiled form in another process,
     and in stop 53 the same kernel ran float32 silu 0.4 % slower in the
     worker than beside the compiled form (speedup_summary.py's last column).
-    For each elementwise op of ACT_OPS and dtype at the large size: the input,
-    then for each pad (MiB) a fresh output allocated after a pad of that size
-    (the allocator's cache emptied first, so each is a new allocation), and
-    into that output, on the same input: the launcher (impl 0), Inductor's
-    kernel (torch.compile of the op writing into the given output, one
-    kernel, default mode) and, where aten has one, the eager out= form."""
+    For each elementwise op of ACT_OPS and dtype at the large size, on one
+    input and into one output: the launcher (impl 0), Inductor's kernel
+    (torch.compile, default mode, of the op writing into the given output)
+    and, where aten has one, the eager out= form; for outputs of two kinds:
+    `pad N`, a fresh allocation after a pad of N MiB (the allocator's cache
+    emptied first, so each is a new allocation), and `offset N`, the input
+    and the output two views of one allocation, the output N KiB after the
+    input's end (a fixed distance between the two, in one mapping)."""
     rows, d = SIZES["elementwise"]["large"]
     for op in ops:
         code, gated, act_form = ACT_OPS[op]
@@ -427,27 +429,36 @@ def placement_study(lib, ops, dtypes, pads_mib):
             raise SystemExit(f"placement: {op} is gated; elementwise ops only")
         for name in dtypes:
             dcode, dt = DTYPES[name]
-            set_stream()
-            torch.cuda.empty_cache()
-            x = torch.rand(rows, d, device="cuda").mul_(8).sub_(4).to(dt)
-            ref = act_form(x.double(), d)
+            nbytes = rows * d * torch.tensor([], dtype=dt).element_size()
             torch._dynamo.reset()
             into = torch.compile(lambda x, o, f=act_form: o.copy_(f(x, d)), dynamic=False)
-            for pad_mib in pads_mib:
+            placements = [("pad", n) for n in pads_mib] + [("offset", n) for n in offsets_kib]
+            for kind, amount in placements:
+                x = out = pad = whole = None
                 torch.cuda.empty_cache()
-                pad = torch.empty(pad_mib << 20, dtype=torch.uint8, device="cuda") if pad_mib else None
-                out = torch.empty_like(x)
+                set_stream()
+                if kind == "pad":
+                    x = torch.empty(rows, d, device="cuda", dtype=dt)
+                    pad = torch.empty(amount << 20, dtype=torch.uint8, device="cuda") if amount else None
+                    out = torch.empty_like(x)
+                else:
+                    whole = torch.empty(2 * nbytes + (amount << 10), dtype=torch.uint8, device="cuda")
+                    x = whole[:nbytes].view(dt).view(rows, d)
+                    out = whole[nbytes + (amount << 10):].view(dt).view(rows, d)
+                x.copy_(torch.rand(rows, d, device="cuda").mul_(8).sub_(4))
+                ref = act_form(x.double(), d)
                 ours = time_stream(lambda k: checked(lib.probe_act(0, code, dcode, out.data_ptr(), x.data_ptr(),
                                                                    rows, d, stream())), 1)
                 ok = close(out, ref, name)
                 inductor = time_stream(lambda k: into(x, out), 1)
                 ok = ok and close(out, ref, name)
+                del ref
                 eager = (f", eager out= {time_stream(lambda k: OUT_FORMS[op](x, out), 1):.1f}"
                          if op in OUT_FORMS else "")
-                print(f"placement, {op} {name}, pad {pad_mib} MiB, output at input "
+                print(f"placement, {op} {name}, {kind} {amount}, output at input "
                       f"{out.data_ptr() - x.data_ptr():+d} B: ours {ours:.1f} us, Inductor into it {inductor:.1f}"
                       f"{eager}; {inductor / ours:.4f}x ({'ok' if ok else 'WRONG'})", flush=True)
-                del out, pad
+                del x, out, pad, whole
 
 
 def odd_shapes(lib):
@@ -511,8 +522,10 @@ def main():
                         "(placement_study; these three not in the default)")
     parser.add_argument("--placement-ops", default="silu,gelu_quick,gelu",
                         help="placement: these elementwise ops (names of ACT_OPS), in --dtypes")
-    parser.add_argument("--placement-pads", default="0,2,4,6,8,64,1024",
+    parser.add_argument("--placement-pads", default="0,2,64,1024",
                         help="placement: MiB allocated between the input and each output")
+    parser.add_argument("--placement-offsets", default="0,4,64,2048,3072",
+                        help="placement: KiB between the input's end and the output, in one allocation")
     parser.add_argument("--paired-ops", default="relu,rms_norm,gelu_quick,silu,gelu",
                         help="paired: these ops (relu, rms_norm, names of ACT_OPS), in --dtypes")
     parser.add_argument("--drift-seconds", default="20,10", help="drift: seconds busy, seconds idle")
@@ -576,7 +589,8 @@ def main():
         paired_study(lib, args.paired_ops.split(","), all_dtypes)
     if "placement" in parts:
         placement_study(lib, args.placement_ops.split(","), all_dtypes,
-                        [int(x) for x in args.placement_pads.split(",")])
+                        [int(x) for x in args.placement_pads.split(",")],
+                        [int(x) for x in args.placement_offsets.split(",")])
     SAME_OUT[0] = args.same_out
     if args.compile_dtypes:
         COMPILE["dtypes"] = {"relu": args.compile_dtypes.split(","), "other": args.compile_dtypes.split(",")}
