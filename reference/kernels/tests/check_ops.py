@@ -132,11 +132,14 @@ KERNELS = {
 # and 2050 elements: whole tiles of the H200's launcher (float32: 256 packs
 # of 4, 1024 elements; 16 bits: 256 packs of 8, 2048 elements) with one or
 # two elements past them, which the last block adds though its tile needs no
-# bounds test.
+# bounds test. 2^23 + 5 elements: past the 2^21 float32 packs up to which
+# every float32 op takes two packs per thread (kFloatTwoPacksUpTo; above it
+# GELU still does, the rest one), with a part tile and 5 elements past the
+# last whole pack.
 ELEMENT = "element"
 SHAPES = {
     "elementwise": [((7,), 0), ((3, 129), 0), ((4, 16, 257), 0), ((1, 1025), 0), ((2, 1025), 0), ((1, 2049), 0),
-                    ((1024, 2048), 0), ((5, 64), ELEMENT), ((5, 64), 8)],
+                    ((1024, 2048), 0), ((1, (1 << 23) + 5), 0), ((5, 64), ELEMENT), ((5, 64), 8)],
     "gated": [((1, 16), 0), ((5, 26), 0), ((9, 12), 0), ((3, 4, 128), 0),
               ((257, 2048), 0), ((7, 128), ELEMENT), ((7, 128), 8), ((9, 12), 8)],
     "rms_norm": [((1, 8), 0), ((7, 33), 0), ((4, 5, 128), 0),

@@ -462,14 +462,16 @@ constexpr int elementwise_units_fast_memory() {
 // nothing (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
-// float32 GELU (erf) takes those two packs at every size, not only up to
-// kFloatTwoPacksUpTo: 4 KB a block, so PDL (gpu_compat::launch). On an H200
+// float32 GELU (erf) takes those two packs at every size that has a block
+// per tile (one_block_per_tile; past that, terabytes, one pack with the loop
+// over tiles), not only up to kFloatTwoPacksUpTo: 4 KB a block, so PDL
+// (gpu_compat::launch). On an H200
 // (2026-11-29, bench/results/roofline-h200-2026-11-29e-probe53a.log, large
 // size, three repeats) the launcher's two-pack kernel (probe impl 47) ran it
 // in 504.0-504.1 us against 505.1-505.2 for one pack in 2 KB blocks without
 // PDL (impl 0), and PyTorch's two-pack shape with PDL (impl 46) 504.1-504.2;
-// silu and gelu_quick ran slower in two packs (silu 504.7-504.9 against
-// 502.6, gelu_quick 504.7-505.1 against 502.8-502.9), so they keep one. In five kcheck bench runs of this
+// silu and gelu_quick ran slower in two packs (impl 47: 504.7-504.9 against
+// 502.6 and 502.8-502.9), so they keep one. In five kcheck bench runs of this
 // (roofline-h200-2026-11-29e-*) GELU float32 ran 504.2-504.4 us.
 template <typename Act>
 constexpr bool float_two_packs_at_every_size() {
