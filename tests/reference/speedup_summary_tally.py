@@ -9,7 +9,9 @@ Two made-up reports of two runs each: relu is above 1 by both measures;
 silu is 0.9995x the faster Torch and 0.99950x on the same buffers (under
 by both, though both round to 1.000); gelu has no pairing, so it is left out
 of the same-buffers count and said to be. The rows give the op's median as
-timed alone and beside the compiled mode (relu 100.0 and 100.5 us). Exit 1 with the output if a line
+timed alone and beside the fastest compiled mode (relu's two runs 100.0
+and 102.0 us alone, 100.5 and 102.5 beside; each result also has a slower
+mode with a pairing of its own, which must not be read). Exit 1 with the output if a line
 is not as expected."""
 import json
 import os
@@ -19,16 +21,20 @@ import tempfile
 
 
 def result(op, ours, compiled, paired):
-    mode = {"mode": "default", "median_us": compiled}
+    # The fastest mode's pairing is the one to read; a slower mode beside it has a pairing of its own.
+    fastest = {"mode": "default", "median_us": compiled}
+    slower = {"mode": "max-autotune-no-cudagraphs", "median_us": compiled + 50.0, "paired_median_us": 1.0}
     if paired:
-        mode["paired_median_us"] = paired
+        fastest["paired_median_us"] = paired
     return {"op": "kernel::" + op, "dtype": "float32", "shape": "4x8", "median_us": ours, "speedup": 2.0,
-            "compile_speedup": compiled / ours, "percent_of_peak": 99.0, "compiled": [mode]}
+            "compile_speedup": compiled / ours, "percent_of_peak": 99.0, "compiled": [slower, fastest]}
 
 
-def report():
+def report(run):
+    # Run 2 is 2 us slower all round than run 1, so each cell's median and range are two values.
+    shift = 2.0 * (run - 1)
     return {"dynamic": {"devices": [{"name": "made-up GPU"}],
-                        "benchmarks": [result("relu", 100.0, 101.0, 100.5),
+                        "benchmarks": [result("relu", 100.0 + shift, 101.0 + shift, 100.5 + shift),
                                        result("silu", 100.0, 99.95, 100.0),
                                        result("gelu", 100.0, 100.5, None)]}}
 
@@ -39,15 +45,14 @@ def main(script):
         for run in (1, 2):
             path = os.path.join(directory, f"run-{run}.json")
             with open(path, "w") as file:
-                json.dump(report(), file)
+                json.dump(report(run), file)
             paths.append(path)
         output = subprocess.run([sys.executable, script, "--decimals", *paths], capture_output=True, text=True,
                                 check=True).stdout
     expected = [
         "| relu | float32 | 4x8 | 2 | 1.010 [1.010-1.010] | default (2) | 99.0 [99.0-99.0] | 1.005 [1.005-1.005] (2) "
-        "| 100.0 [100.0-100.0] / 100.5 [100.5-100.5] |",
-        "| gelu | float32 | 4x8 | 2 | 1.005 [1.005-1.005] | default (2) | 99.0 [99.0-99.0] | - "
-        "| 100.0 [100.0-100.0] / - |",
+        "| 101.0 [100.0-102.0] / 101.5 [100.5-102.5] |",
+        "| gelu | float32 | 4x8 | 2 | 1.005 [1.005-1.005] | default (2) | 99.0 [99.0-99.0] | - | - |",
         "x best Torch: 2 of 3 rows have a median >= 1 (unrounded): under, silu float32 4x8 0.99950",
         "x compiled, same buffers: 1 of 2 rows have a median >= 1 (unrounded) (1 rows without it left out): "
         "under, silu float32 4x8 0.99950",

@@ -19,9 +19,10 @@ with --every-size, for every input of each op and dtype, largest first;
 and, where the reports have it (schema 1.7), x the fastest compiled mode on
 the same buffers: that mode's median over the op's timed beside it by the
 same helper (`paired_median_us`), over the runs that timed the pairing,
-and the op's own median as the worker timed it and as timed beside the
+and the op's own median as the worker timed it and as timed beside that
 compiled mode (the same kernel in two processes, on two placements of its
-buffers: what the two measures differ by besides the Torch side);
+buffers: what the two measures differ by besides the Torch side), both over
+the runs that timed the pairing (counted if not all);
 then, for each of the two measures, how many rows have a median >= 1
 before rounding, and the rows under it to five decimals.
 """
@@ -130,8 +131,10 @@ def decimals_row(op, dtype, shape, shape_runs):
     counted = f"{len(runs)}" if len(runs) == len(shape_runs) else f"{len(runs)} of {len(shape_runs)}"
     paired = [ratio for r in runs if (ratio := same_buffers(r)) is not None]
     paired_cell = f"{spread(paired, 3)} ({len(paired)})" if paired else "-"
-    beside = [fastest_mode(r)["paired_median_us"] for r in runs if same_buffers(r) is not None]
-    ours_cell = f"{spread([r['median_us'] for r in runs], 1)} / {spread(beside, 1) if beside else '-'}"
+    # Both halves over the runs that timed the pairing, so that they compare the same runs.
+    pairs = [(r["median_us"], fastest_mode(r)["paired_median_us"]) for r in runs if same_buffers(r) is not None]
+    ours_cell = (f"{spread([p[0] for p in pairs], 1)} / {spread([p[1] for p in pairs], 1)}"
+                 + ("" if len(pairs) == len(runs) else f" ({len(pairs)})") if pairs else "-")
     print(f"| {op} | {dtype} | {shape} | {counted} | {spread([p[0] for p in picks], 3)} "
           f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
           f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} | {ours_cell} |")
