@@ -11,8 +11,8 @@ by both, though both round to 1.000); gelu has no pairing, so it is left out
 of the same-buffers count and said to be. The rows give the op's median as
 timed alone and beside the fastest compiled mode (relu's two runs 100.0
 and 102.0 us alone, 100.5 and 102.5 beside; each result also has a slower
-mode with a pairing of its own, which must not be read). Exit 1 with the output if a line
-is not as expected."""
+mode with a pairing of its own, which must not be read). Exit 1 with the
+output if a line is not as expected."""
 import json
 import os
 import subprocess
