@@ -11,8 +11,9 @@ by both, though both round to 1.000); gelu has no pairing, so it is left out
 of the same-buffers count and said to be. The rows give the op's median as
 timed alone and beside the fastest compiled mode (relu's two runs 100.0
 and 102.0 us alone, 100.5 and 102.5 beside; each result also has a slower
-mode with a pairing of its own, which must not be read). Exit 1 with the
-output if a line is not as expected."""
+mode with a pairing of its own, which must not be read there, and which
+--every-mode prints in a row of its own). Exit 1 with the output if a line
+is not as expected."""
 import json
 import os
 import subprocess
@@ -47,13 +48,17 @@ def main(script):
             with open(path, "w") as file:
                 json.dump(report(run), file)
             paths.append(path)
-        output = subprocess.run([sys.executable, script, "--decimals", *paths], capture_output=True, text=True,
-                                check=True).stdout
+        output = subprocess.run([sys.executable, script, "--decimals", "--every-mode", *paths], capture_output=True,
+                                text=True, check=True).stdout
     expected = [
         "| relu | float32 | 4x8 | 2 | 1.010 [1.010-1.010] | default (2) | 99.0 [99.0-99.0] | 1.005 [1.005-1.005] (2) "
         "| 101.0 [100.0-102.0] / 101.5 [100.5-102.5] |",
         "| gelu | float32 | 4x8 | 2 | 1.005 [1.005-1.005] | default (2) | 99.0 [99.0-99.0] | - | - |",
         "x best Torch: 2 of 3 rows have a median >= 1 (unrounded): under, silu float32 4x8 0.99950",
+        # --every-mode: each mode's own pairing (relu's slower mode: 151.0 and 153.0 us over 1.0)
+        "| relu | float32 | 4x8 | default | 2 | 102.0 [101.0-103.0] | 101.5 [100.5-102.5] | 1.005 [1.005-1.005] |",
+        "| relu | float32 | 4x8 | max-autotune-no-cudagraphs | 2 | 152.0 [151.0-153.0] | 1.0 [1.0-1.0] "
+        "| 152.000 [151.000-153.000] |",
         "x compiled, same buffers: 1 of 2 rows have a median >= 1 (unrounded) (1 rows without it left out): "
         "under, silu float32 4x8 0.99950",
     ]

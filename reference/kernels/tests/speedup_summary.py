@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Median with min-max, over several `kcheck bench` reports, of each result.
 
-    speedup_summary.py [--decimals [--every-size]] REPORT.json [REPORT.json ...]
+    speedup_summary.py [--decimals [--every-size] [--every-mode]] REPORT.json [REPORT.json ...]
 
 Groups the benchmark results of the reports by op, dtype and shape (one
 report per run), and prints per group the number of runs and, as median
@@ -24,7 +24,11 @@ compiled mode (the same kernel in two processes, on two placements of its
 buffers: what the two measures differ by besides the Torch side), both over
 the runs that timed the pairing (counted if not all);
 then, for each of the two measures, how many rows have a median >= 1
-before rounding, and the rows under it to five decimals.
+before rounding, and the rows under it to five decimals. --every-mode then
+prints, for the largest input of each op and dtype, every timed compiled
+mode: its median, the op's median timed beside it into its output block,
+and the ratio, over the runs that timed that pairing: the same kernel on the
+same input in one process, into the output blocks of the modes.
 """
 import json
 import statistics
@@ -142,6 +146,30 @@ def decimals_row(op, dtype, shape, shape_runs):
             statistics.median(paired) if paired else None)
 
 
+def every_mode(paths):
+    """Per compiled mode, for the largest input of each op and dtype: the mode's
+    median, the op's beside it and their ratio, over the runs that paired them."""
+    groups = defaultdict(list)
+    for path in paths:
+        with open(path) as file:
+            for result in json.load(file)["dynamic"]["benchmarks"]:
+                groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
+    print("\n| op | dtype | input | mode | runs | compiled µs | ours beside it µs | × compiled, same buffers |")
+    print("|---|---|---|---|---:|---:|---:|---:|")
+    for (op, dtype), results in sorted(groups.items()):
+        shape = max({r["shape"] for r in results}, key=elements)
+        pairs = defaultdict(list)
+        for r in results:
+            if r["shape"] != shape:
+                continue
+            for mode in r.get("compiled", []):
+                if mode["median_us"] > 0 and mode.get("paired_median_us", 0) > 0:
+                    pairs[mode["mode"]].append((mode["median_us"], mode["paired_median_us"]))
+        for mode, timed in sorted(pairs.items()):
+            print(f"| {op} | {dtype} | {shape} | {mode} | {len(timed)} | {spread([t[0] for t in timed], 1)} "
+                  f"| {spread([t[1] for t in timed], 1)} | {spread([t[0] / t[1] for t in timed], 3)} |")
+
+
 def elements(shape):
     """The number of elements of a shape written as "16384x8192"."""
     size = 1
@@ -154,10 +182,13 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     with_decimals = "--decimals" in args
     every_size = "--every-size" in args
-    args = [a for a in args if a not in ("--decimals", "--every-size")]
-    if not args or (every_size and not with_decimals):
+    with_modes = "--every-mode" in args
+    args = [a for a in args if a not in ("--decimals", "--every-size", "--every-mode")]
+    if not args or ((every_size or with_modes) and not with_decimals):
         print(__doc__)
         sys.exit(2)
     main(args)
     if with_decimals:
         decimals(args, every_size)
+    if with_modes:
+        every_mode(args)
