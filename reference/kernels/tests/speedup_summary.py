@@ -148,7 +148,8 @@ def decimals_row(op, dtype, shape, shape_runs):
 
 def every_mode(paths):
     """Per compiled mode, for the largest input of each op and dtype: the mode's
-    median, the op's beside it and their ratio, over the runs that paired them."""
+    median, the op's beside it and their ratio, over the runs that paired them
+    ("k of N" where not every run that timed the mode did; "-" where none did)."""
     groups = defaultdict(list)
     for path in paths:
         with open(path) as file:
@@ -158,16 +159,25 @@ def every_mode(paths):
     print("|---|---|---|---|---:|---:|---:|---:|")
     for (op, dtype), results in sorted(groups.items()):
         shape = max({r["shape"] for r in results}, key=elements)
-        pairs = defaultdict(list)
+        timed, paired = defaultdict(int), defaultdict(list)
         for r in results:
             if r["shape"] != shape:
                 continue
             for mode in r.get("compiled", []):
-                if mode["median_us"] > 0 and mode.get("paired_median_us", 0) > 0:
-                    pairs[mode["mode"]].append((mode["median_us"], mode["paired_median_us"]))
-        for mode, timed in sorted(pairs.items()):
-            print(f"| {op} | {dtype} | {shape} | {mode} | {len(timed)} | {spread([t[0] for t in timed], 1)} "
-                  f"| {spread([t[1] for t in timed], 1)} | {spread([t[0] / t[1] for t in timed], 3)} |")
+                if mode["median_us"] > 0:
+                    timed[mode["mode"]] += 1
+                    if mode.get("paired_median_us", 0) > 0:
+                        paired[mode["mode"]].append((mode["median_us"], mode["paired_median_us"]))
+        if not timed:
+            print(f"| {op} | {dtype} | {shape} | - | 0 | no torch.compile mode timed | - | - |")
+        for mode in sorted(timed):
+            pairs = paired[mode]
+            runs = f"{len(pairs)}" if len(pairs) == timed[mode] else f"{len(pairs)} of {timed[mode]}"
+            if not pairs:
+                print(f"| {op} | {dtype} | {shape} | {mode} | {runs} | - | - | - |")
+                continue
+            print(f"| {op} | {dtype} | {shape} | {mode} | {runs} | {spread([t[0] for t in pairs], 1)} "
+                  f"| {spread([t[1] for t in pairs], 1)} | {spread([t[0] / t[1] for t in pairs], 3)} |")
 
 
 def elements(shape):
