@@ -12,8 +12,10 @@ of the same-buffers count and said to be. The rows give the op's median as
 timed alone and beside the fastest compiled mode (relu's two runs 100.0
 and 102.0 us alone, 100.5 and 102.5 beside; each result also has a slower
 mode with a pairing of its own, which must not be read there, and which
---every-mode prints in a row of its own). Exit 1 with the output if a line
-is not as expected."""
+--every-mode prints in a row of its own); --processes gives relu's
+worker/beside ratio and the eager form's worker/Python ratio (1/1.01 in
+every made-up result). Exit 1 with the output if a line is not as
+expected."""
 import json
 import os
 import subprocess
@@ -28,7 +30,8 @@ def result(op, ours, compiled, paired):
     if paired:
         fastest["paired_median_us"] = paired
     return {"op": "kernel::" + op, "dtype": "float32", "shape": "4x8", "median_us": ours, "speedup": 2.0,
-            "compile_speedup": compiled / ours, "percent_of_peak": 99.0, "compiled": [slower, fastest]}
+            "compile_speedup": compiled / ours, "percent_of_peak": 99.0, "compiled": [slower, fastest],
+            "eager_median_us": 2.0 * ours, "eager_python_median_us": 2.0 * ours * 1.01}
 
 
 def report(run):
@@ -48,8 +51,8 @@ def main(script):
             with open(path, "w") as file:
                 json.dump(report(run), file)
             paths.append(path)
-        output = subprocess.run([sys.executable, script, "--decimals", "--every-mode", *paths], capture_output=True,
-                                text=True, check=True).stdout
+        output = subprocess.run([sys.executable, script, "--decimals", "--every-mode", "--processes", *paths],
+                                capture_output=True, text=True, check=True).stdout
         # --every-mode is a part of --decimals: alone, the usage and exit 2
         alone = subprocess.run([sys.executable, script, "--every-mode", *paths], capture_output=True, text=True)
     expected = [
@@ -63,6 +66,10 @@ def main(script):
         "| 152.000 [151.000-153.000] |",
         # gelu's default mode was timed in both runs and paired in none
         "| gelu | float32 | 4x8 | default | 0 of 2 | - | - | - |",
+        # --processes: relu 100.0/100.5 and 102.0/102.5 beside the fastest mode (not the slower mode's 1.0);
+        # eager 1.01 times slower from Python; gelu has no pairing
+        "| relu | float32 | 4x8 | 0.9951 [0.9950-0.9951] (2) | 0.9901 [0.9901-0.9901] (2) |",
+        "| gelu | float32 | 4x8 | - | 0.9901 [0.9901-0.9901] (2) |",
         "x compiled, same buffers: 1 of 2 rows have a median >= 1 (unrounded) (1 rows without it left out): "
         "under, silu float32 4x8 0.99950",
     ]

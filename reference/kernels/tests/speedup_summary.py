@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Median with min-max, over several `kcheck bench` reports, of each result.
 
-    speedup_summary.py [--decimals [--every-size] [--every-mode]] REPORT.json [REPORT.json ...]
+    speedup_summary.py [--decimals [--every-size] [--every-mode] [--processes]] REPORT.json [REPORT.json ...]
 
 Groups the benchmark results of the reports by op, dtype and shape (one
 report per run), and prints per group the number of runs and, as median
@@ -29,6 +29,13 @@ prints, for the largest input of each op and dtype, every timed compiled
 mode: its median, the op's median timed beside it into its output block,
 and the ratio, over the runs that timed that pairing: the same kernel on the
 same input in one process, into the output blocks of the modes.
+--processes then prints, for the largest input of each op and dtype, how
+much each side's timing moves between kcheck's worker and the torch.compile
+helper's process: the op's median in the worker over its median beside the
+fastest compiled mode, and the eager form's median in the worker (from C++)
+over its median from Python in the helper (`eager_python_median_us`), each
+over the runs that have both: x best Torch compares the op in the worker
+with the compiled form in the helper, so the first ratio is in it.
 """
 import json
 import statistics
@@ -180,6 +187,25 @@ def every_mode(paths):
                   f"| {spread([t[1] for t in pairs], 1)} | {spread([t[0] / t[1] for t in pairs], 3)} |")
 
 
+def processes(paths):
+    """Per op and dtype (largest input): worker over helper, for the op and for the eager form."""
+    groups = defaultdict(list)
+    for path in paths:
+        with open(path) as file:
+            for result in json.load(file)["dynamic"]["benchmarks"]:
+                groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
+    print("\n| op | dtype | input | ours: worker / beside the fastest mode (runs) | eager: worker / Python (runs) |")
+    print("|---|---|---|---:|---:|")
+    for (op, dtype), results in sorted(groups.items()):
+        shape = max({r["shape"] for r in results}, key=elements)
+        runs = [r for r in results if r["shape"] == shape]
+        ours = [r["median_us"] / fastest_mode(r)["paired_median_us"] for r in runs if same_buffers(r) is not None]
+        eager = [r["eager_median_us"] / r["eager_python_median_us"] for r in runs
+                 if r.get("eager_median_us", 0) > 0 and r.get("eager_python_median_us", 0) > 0]
+        cell = lambda ratios: f"{spread(ratios, 4)} ({len(ratios)})" if ratios else "-"
+        print(f"| {op} | {dtype} | {shape} | {cell(ours)} | {cell(eager)} |")
+
+
 def elements(shape):
     """The number of elements of a shape written as "16384x8192"."""
     size = 1
@@ -193,8 +219,9 @@ if __name__ == "__main__":
     with_decimals = "--decimals" in args
     every_size = "--every-size" in args
     with_modes = "--every-mode" in args
-    args = [a for a in args if a not in ("--decimals", "--every-size", "--every-mode")]
-    if not args or ((every_size or with_modes) and not with_decimals):
+    with_processes = "--processes" in args
+    args = [a for a in args if a not in ("--decimals", "--every-size", "--every-mode", "--processes")]
+    if not args or ((every_size or with_modes or with_processes) and not with_decimals):
         print(__doc__)
         sys.exit(2)
     main(args)
@@ -202,3 +229,5 @@ if __name__ == "__main__":
         decimals(args, every_size)
     if with_modes:
         every_mode(args)
+    if with_processes:
+        processes(args)
