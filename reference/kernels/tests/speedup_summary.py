@@ -23,7 +23,10 @@ and the op's own median as the worker timed it and as timed beside that
 compiled mode (the same kernel in two processes, on two placements of its
 buffers: what the two measures differ by besides the Torch side), both over
 the runs that timed the pairing (counted if not all);
-then, for each of the two measures, how many rows have a median >= 1
+x best Torch on the same buffers: the faster Torch with each timed beside
+the op, the eager form in the worker (on the op's buffers) and the fastest
+compiled mode in the helper (into its output block), per run;
+then, for each of the three measures, how many rows have a median >= 1
 before rounding, and the rows under it to five decimals. --every-mode then
 prints, for the largest input of each op and dtype, every timed compiled
 mode: its median, the op's median timed beside it into its output block,
@@ -96,8 +99,8 @@ def decimals(paths, every_size=False):
             for result in json.load(file)["dynamic"]["benchmarks"]:
                 groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy "
-          "| × compiled, same buffers (runs) | ours µs: worker / beside compiled |")
-    print("|---|---|---|---:|---:|---|---:|---:|---:|")
+          "| × compiled, same buffers (runs) | × best Torch, same buffers (runs) | ours µs: worker / beside compiled |")
+    print("|---|---|---|---:|---:|---|---:|---:|---:|---:|")
     tallies = []
     for (op, dtype), results in sorted(groups.items()):
         shapes = sorted({r["shape"] for r in results}, key=elements, reverse=True)
@@ -111,7 +114,7 @@ def decimals(paths, every_size=False):
 def print_tally(tallies):
     """How many rows' medians are at >= 1 unrounded, by each measure, and the rows under with five decimals."""
     print()
-    for index, measure in ((1, "x best Torch"), (2, "x compiled, same buffers")):
+    for index, measure in ((1, "x best Torch"), (2, "x compiled, same buffers"), (3, "x best Torch, same buffers")):
         rows = [t for t in tallies if t[index] is not None]
         if not rows:
             continue  # no report had this measure: nothing to count
@@ -133,7 +136,7 @@ def decimals_row(op, dtype, shape, shape_runs):
     """x best Torch to three decimals over the runs of one op, dtype and input that timed a compiled mode."""
     runs = [r for r in shape_runs if fastest_mode(r)]
     if not runs:
-        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - | - |")
+        print(f"| {op} | {dtype} | {shape} | 0 of {len(shape_runs)} | - | no torch.compile mode timed | - | - | - | - |")
         return None
     picks = [best_torch(r) for r in runs]
     faster = defaultdict(int)
@@ -142,15 +145,20 @@ def decimals_row(op, dtype, shape, shape_runs):
     counted = f"{len(runs)}" if len(runs) == len(shape_runs) else f"{len(runs)} of {len(shape_runs)}"
     paired = [ratio for r in runs if (ratio := same_buffers(r)) is not None]
     paired_cell = f"{spread(paired, 3)} ({len(paired)})" if paired else "-"
+    # The faster Torch with each side beside ours: eager in the worker, the fastest mode in the helper.
+    beside_best = [min(r["speedup"], ratio) for r in runs if (ratio := same_buffers(r)) is not None]
+    beside_best_cell = f"{spread(beside_best, 3)} ({len(beside_best)})" if beside_best else "-"
     # Both halves over the runs that timed the pairing, so that they compare the same runs.
     pairs = [(r["median_us"], fastest_mode(r)["paired_median_us"]) for r in runs if same_buffers(r) is not None]
     ours_cell = (f"{spread([p[0] for p in pairs], 1)} / {spread([p[1] for p in pairs], 1)}"
                  + ("" if len(pairs) == len(runs) else f" ({len(pairs)})") if pairs else "-")
     print(f"| {op} | {dtype} | {shape} | {counted} | {spread([p[0] for p in picks], 3)} "
           f"| {', '.join(f'{k} ({v})' for k, v in sorted(faster.items()))} "
-          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} | {ours_cell} |")
+          f"| {spread([r.get('percent_of_peak', 0) for r in runs], 1)} | {paired_cell} | {beside_best_cell} "
+          f"| {ours_cell} |")
     return (f"{op} {dtype} {shape}", statistics.median(p[0] for p in picks),
-            statistics.median(paired) if paired else None)
+            statistics.median(paired) if paired else None,
+            statistics.median(beside_best) if beside_best else None)
 
 
 def every_mode(paths):
