@@ -15,7 +15,7 @@ mode with a pairing of its own, which must not be read there, and which
 --every-mode prints in a row of its own); --processes gives relu's
 worker/beside ratio and the eager form's worker/Python ratio (1/1.01 in
 every made-up result); tanh's eager form is faster than ours, so x best
-Torch on the same buffers is eager's 0.998 though the compiled pairing is
+Torch, each beside the op, is eager's 0.998 though the compiled pairing is
 1.010. Exit 1 with the output if a line is not as expected."""
 import json
 import os
@@ -61,12 +61,12 @@ def main(script):
         "| relu | float32 | 4x8 | 2 | 1.010 [1.010-1.010] | default (2) | 99.0 [99.0-99.0] | 1.005 [1.005-1.005] (2) "
         "| 1.005 [1.005-1.005] (2) | 101.0 [100.0-102.0] / 101.5 [100.5-102.5] |",
         "| gelu | float32 | 4x8 | 2 | 1.005 [1.005-1.005] | default (2) | 99.0 [99.0-99.0] | - | - | - |",
-        # tanh: eager (in the worker, on ours' buffers) is the faster Torch beside ours
+        # tanh: eager (in the worker, on ours' inputs) is the faster Torch beside ours
         "| tanh | float32 | 4x8 | 2 | 0.998 [0.998-0.998] | eager (2) | 99.0 [99.0-99.0] | 1.010 [1.010-1.010] (2) "
         "| 0.998 [0.998-0.998] (2) | 100.0 [100.0-100.0] / 101.0 [101.0-101.0] |",
         "x best Torch: 2 of 4 rows have a median >= 1 (unrounded): under, silu float32 4x8 0.99950; "
         "tanh float32 4x8 0.99800",
-        "x best Torch, same buffers: 1 of 3 rows have a median >= 1 (unrounded) (1 rows without it left out): "
+        "x best Torch, each beside the op: 1 of 3 rows have a median >= 1 (unrounded) (1 rows without it left out): "
         "under, silu float32 4x8 0.99950; tanh float32 4x8 0.99800",
         # --every-mode: each mode's own pairing (relu's slower mode: 151.0 and 153.0 us over 1.0)
         "| relu | float32 | 4x8 | default | 2 | 102.0 [101.0-103.0] | 101.5 [100.5-102.5] | 1.005 [1.005-1.005] |",

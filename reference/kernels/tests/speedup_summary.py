@@ -23,9 +23,10 @@ and the op's own median as the worker timed it and as timed beside that
 compiled mode (the same kernel in two processes, on two placements of its
 buffers: what the two measures differ by besides the Torch side), both over
 the runs that timed the pairing (counted if not all);
-x best Torch on the same buffers: the faster Torch with each timed beside
-the op, the eager form in the worker (on the op's buffers) and the fastest
-compiled mode in the helper (into its output block), per run;
+x best Torch, each beside the op: per run, the faster Torch with each
+timed in the same process as the op, the eager form in the worker (on the
+op's inputs; its result where Torch's allocator puts it) and the fastest
+compiled mode in the helper (the op writing into that mode's output block);
 then, for each of the three measures, how many rows have a median >= 1
 before rounding, and the rows under it to five decimals. --every-mode then
 prints, for the largest input of each op and dtype, every timed compiled
@@ -99,7 +100,8 @@ def decimals(paths, every_size=False):
             for result in json.load(file)["dynamic"]["benchmarks"]:
                 groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy "
-          "| × compiled, same buffers (runs) | × best Torch, same buffers (runs) | ours µs: worker / beside compiled |")
+          "| × compiled, same buffers (runs) | × best Torch, each beside the op (runs) "
+          "| ours µs: worker / beside compiled |")
     print("|---|---|---|---:|---:|---|---:|---:|---:|---:|")
     tallies = []
     for (op, dtype), results in sorted(groups.items()):
@@ -114,7 +116,7 @@ def decimals(paths, every_size=False):
 def print_tally(tallies):
     """How many rows' medians are at >= 1 unrounded, by each measure, and the rows under with five decimals."""
     print()
-    for index, measure in ((1, "x best Torch"), (2, "x compiled, same buffers"), (3, "x best Torch, same buffers")):
+    for index, measure in ((1, "x best Torch"), (2, "x compiled, same buffers"), (3, "x best Torch, each beside the op")):
         rows = [t for t in tallies if t[index] is not None]
         if not rows:
             continue  # no report had this measure: nothing to count
@@ -145,7 +147,7 @@ def decimals_row(op, dtype, shape, shape_runs):
     counted = f"{len(runs)}" if len(runs) == len(shape_runs) else f"{len(runs)} of {len(shape_runs)}"
     paired = [ratio for r in runs if (ratio := same_buffers(r)) is not None]
     paired_cell = f"{spread(paired, 3)} ({len(paired)})" if paired else "-"
-    # The faster Torch with each side beside ours: eager in the worker, the fastest mode in the helper.
+    # The faster Torch with each timed in the op's process: eager in the worker, the fastest mode in the helper.
     beside_best = [min(r["speedup"], ratio) for r in runs if (ratio := same_buffers(r)) is not None]
     beside_best_cell = f"{spread(beside_best, 3)} ({len(beside_best)})" if beside_best else "-"
     # Both halves over the runs that timed the pairing, so that they compare the same runs.
