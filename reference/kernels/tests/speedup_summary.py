@@ -93,12 +93,24 @@ def best_torch(result):
     return result["speedup"], "eager"
 
 
-def decimals(paths, every_size=False):
+def by_op_and_dtype(paths):
+    """The benchmark results of the reports, grouped by (op without its namespace, dtype)."""
     groups = defaultdict(list)
     for path in paths:
         with open(path) as file:
             for result in json.load(file)["dynamic"]["benchmarks"]:
                 groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
+    return groups
+
+
+def largest_input(results):
+    """The largest input shape among results, and the results of that shape."""
+    shape = max({r["shape"] for r in results}, key=elements)
+    return shape, [r for r in results if r["shape"] == shape]
+
+
+def decimals(paths, every_size=False):
+    groups = by_op_and_dtype(paths)
     print("\n| op | dtype | input | runs | × best Torch | faster Torch (runs) | % of copy "
           "| × compiled, same buffers (runs) | × best Torch, each beside the op (runs) "
           "| ours µs: worker / beside compiled |")
@@ -167,19 +179,13 @@ def every_mode(paths):
     """Per compiled mode, for the largest input of each op and dtype: the mode's
     median, the op's beside it and their ratio, over the runs that paired them
     ("k of N" where not every run that timed the mode did; "-" where none did)."""
-    groups = defaultdict(list)
-    for path in paths:
-        with open(path) as file:
-            for result in json.load(file)["dynamic"]["benchmarks"]:
-                groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
+    groups = by_op_and_dtype(paths)
     print("\n| op | dtype | input | mode | runs | compiled µs | ours beside it µs | × compiled, same buffers |")
     print("|---|---|---|---|---:|---:|---:|---:|")
     for (op, dtype), results in sorted(groups.items()):
-        shape = max({r["shape"] for r in results}, key=elements)
+        shape, runs = largest_input(results)
         timed, paired = defaultdict(int), defaultdict(list)
-        for r in results:
-            if r["shape"] != shape:
-                continue
+        for r in runs:
             for mode in r.get("compiled", []):
                 if mode["median_us"] > 0:
                     timed[mode["mode"]] += 1
@@ -199,16 +205,11 @@ def every_mode(paths):
 
 def processes(paths):
     """Per op and dtype (largest input): worker over helper, for the op and for the eager form."""
-    groups = defaultdict(list)
-    for path in paths:
-        with open(path) as file:
-            for result in json.load(file)["dynamic"]["benchmarks"]:
-                groups[(result["op"].split("::")[-1], result["dtype"])].append(result)
+    groups = by_op_and_dtype(paths)
     print("\n| op | dtype | input | ours: worker / beside the fastest mode (runs) | eager: worker / Python (runs) |")
     print("|---|---|---|---:|---:|")
     for (op, dtype), results in sorted(groups.items()):
-        shape = max({r["shape"] for r in results}, key=elements)
-        runs = [r for r in results if r["shape"] == shape]
+        shape, runs = largest_input(results)
         ours = [r["median_us"] / fastest_mode(r)["paired_median_us"] for r in runs if same_buffers(r) is not None]
         eager = [r["eager_median_us"] / r["eager_python_median_us"] for r in runs
                  if r.get("eager_median_us", 0) > 0 and r.get("eager_python_median_us", 0) > 0]
