@@ -409,7 +409,7 @@ def paired_study(lib, ops, dtypes):
                       f"own buffer at {own.data_ptr() - x.data_ptr():+d} B", flush=True)
 
 
-def placement_study(lib, ops, dtypes, pads_mib, offsets_kib):
+def placement_study(lib, ops, dtypes, pads_mib, offsets_kib, impls=(0,)):
     """Does where the output lies move ours and Inductor's kernel alike? kcheck
     bench times ours in its worker and the compiled form in another process,
     and in stop 53 the same kernel ran float32 silu and gelu_quick 0.4 %
@@ -425,7 +425,11 @@ def placement_study(lib, ops, dtypes, pads_mib, offsets_kib):
     blocks; the offset printed is the real one) with the allocator's cache
     emptied first, so each is a new allocation, and `offset N`, the input and
     the output two views of one allocation, the output N KiB after the
-    input's end. Returns the number of wrong outputs."""
+    input's end. With several `impls` (probe_act's), each is timed on the
+    same placement, all before and all again after Inductor's, and a line
+    printed for each: does one of our kernel shapes keep up with Inductor's
+    at the placements that slow both? Returns the number of wrong outputs."""
+    impls = list(impls)
     rows, d = SIZES["elementwise"]["large"]
     wrong = 0
     for op in ops:
@@ -454,9 +458,14 @@ def placement_study(lib, ops, dtypes, pads_mib, offsets_kib):
                     out = whole[nbytes + (amount << 10):].view(dt).view(rows, d)
                 x.copy_(torch.rand(rows, d, device="cuda").mul_(8).sub_(4))
                 ref = act_form(x.double(), d)
-                ours = lambda k: checked(lib.probe_act(0, code, dcode, out.data_ptr(), x.data_ptr(), rows, d, stream()))
-                first = time_stream(ours, 1)
-                ok = close(out, ref, name)
+                ours = {impl: lambda k, impl=impl: checked(lib.probe_act(impl, code, dcode, out.data_ptr(),
+                                                                         x.data_ptr(), rows, d, stream()))
+                        for impl in impls}
+                first, ok = {}, True
+                for impl, call in ours.items():
+                    out.zero_()
+                    first[impl] = time_stream(call, 1)
+                    ok = ok and close(out, ref, name)
                 theirs = []
                 for mode, into in compiled.items():
                     out.zero_()
@@ -465,14 +474,17 @@ def placement_study(lib, ops, dtypes, pads_mib, offsets_kib):
                 del ref
                 eager = (f", eager out= {time_stream(lambda k: OUT_FORMS[op](x, out), 1):.1f}"
                          if op in OUT_FORMS else "")
-                again = time_stream(ours, 1)
+                again = {impl: time_stream(call, 1) for impl, call in ours.items()}
                 wrong += not ok
                 best = min(t for _, t in theirs)
-                print(f"placement, {op} {name}, {kind} {amount}, output at input "
-                      f"{out.data_ptr() - x.data_ptr():+d} B: ours {first:.1f} then {again:.1f} us; Inductor into it "
-                      + ", ".join(f"{mode} {t:.1f}" for mode, t in theirs)
-                      + f"{eager}; fastest Inductor over ours {best / statistics.median([first, again]):.4f}x "
-                      f"({'ok' if ok else 'WRONG'})", flush=True)
+                for impl in impls:
+                    print(f"placement, {op} {name}, {kind} {amount}, output at input "
+                          f"{out.data_ptr() - x.data_ptr():+d} B: ours{'' if impls == [0] else f' (impl {impl})'} "
+                          f"{first[impl]:.1f} then {again[impl]:.1f} us; Inductor into it "
+                          + ", ".join(f"{mode} {t:.1f}" for mode, t in theirs)
+                          + f"{eager}; fastest Inductor over ours "
+                          f"{best / statistics.median([first[impl], again[impl]]):.4f}x "
+                          f"({'ok' if ok else 'WRONG'})", flush=True)
                 del x, out, pad, whole
     return wrong
 
@@ -542,6 +554,8 @@ def main():
                         help="placement: MiB allocated between the input and each output")
     parser.add_argument("--placement-offsets", default="0,4,64,2048,3072",
                         help="placement: KiB between the input's end and the output, in one allocation")
+    parser.add_argument("--placement-impls", default="0",
+                        help="placement: these probe_act impls (0, the launcher), each timed at every placement")
     parser.add_argument("--paired-ops", default="relu,rms_norm,gelu_quick,silu,gelu",
                         help="paired: these ops (relu, rms_norm, names of ACT_OPS), in --dtypes")
     parser.add_argument("--drift-seconds", default="20,10", help="drift: seconds busy, seconds idle")
@@ -607,7 +621,8 @@ def main():
     if "placement" in parts:
         placement_wrong = placement_study(lib, args.placement_ops.split(","), all_dtypes,
                                           [int(x) for x in args.placement_pads.split(",")],
-                                          [int(x) for x in args.placement_offsets.split(",")])
+                                          [int(x) for x in args.placement_offsets.split(",")],
+                                          [int(x) for x in args.placement_impls.split(",")])
     SAME_OUT[0] = args.same_out
     if args.compile_dtypes:
         COMPILE["dtypes"] = {"relu": args.compile_dtypes.split(","), "other": args.compile_dtypes.split(",")}
