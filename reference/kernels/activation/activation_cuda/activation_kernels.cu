@@ -8,7 +8,7 @@
 // and the elementwise ops take one block per tile in blocks of 128 (Triton's
 // shape) or, in 16 bits at one pack per thread, 256, exact GELU in 16 bits two
 // packs per thread, float32 up to kFloatTwoPacksUpTo packs PyTorch's two
-// (float32 GELU at every size):
+// (above it float32 GELU with a 32-bit index):
 // gpu_compat::memory_outruns_h100, elementwise()).
 // It converts to the op-math type (float for float32/float16/bfloat16) and
 // rounds once on store; accesses coalesced across the warp; blocks of
@@ -249,19 +249,22 @@ enum class TileTest { kAllButLastBlock, kWholeTile, kWholeTileInterleaved };
 // pointer). kGridStride: block b moves tiles b, b + gridDim.x, ...; without
 // it block b moves tile b only, and the launcher gives one block per tile:
 // kTileTest says which blocks skip the bounds tests (see TileTest).
+// IdxT: the unit index's type; uint32_t (n < 2^31, one block per tile) for
+// float32 GELU (erf) above kFloatTwoPacksUpTo, see elementwise().
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          TileTest kTileTest = TileTest::kAllButLastBlock, bool kOverlap = false>
+          TileTest kTileTest = TileTest::kAllButLastBlock, bool kOverlap = false, typename IdxT = int64_t>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
+  static_assert(std::is_same_v<IdxT, int64_t> || !kGridStride, "a 32-bit index only without the loop over tiles");
   gpu_compat::enter_grid<kOverlap>();  // launched with PDL if kOverlap: see gpu_compat::enter_grid
   using acc_t = opmath_t<scalar_t>;
   using U = unit_t<scalar_t, kUnitBytes>;
   constexpr int64_t kTile = static_cast<int64_t>(kBlock) * kUnits;
-  const int64_t units = n / U::kSize;
+  const IdxT units = static_cast<IdxT>(n) / U::kSize;
   const U *in_u = reinterpret_cast<const U *>(in);
   U *out_u = reinterpret_cast<U *>(out);
   // Tile `first` - threadIdx.x; `whole`: every unit of it is below `units`.
-  const auto move_tile = [&](int64_t first, bool whole) {
+  const auto move_tile = [&](IdxT first, bool whole) {
     U u[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -280,7 +283,7 @@ __global__ void __launch_bounds__(kBlock)
       }
     }
   };
-  const auto move_whole_tile_interleaved = [&](int64_t first) {
+  const auto move_whole_tile_interleaved = [&](IdxT first) {
     U u[kUnits];
 #pragma unroll
     for (int k = 0; k < kUnits; ++k) {
@@ -299,12 +302,12 @@ __global__ void __launch_bounds__(kBlock)
     }
   };
   const auto scalar_tail = [&] {  // fewer than one unit past the last whole one
-    const int64_t i = units * U::kSize + threadIdx.x;
-    if (U::kSize > 1 && i < n) {
+    const IdxT i = units * U::kSize + threadIdx.x;
+    if (U::kSize > 1 && i < static_cast<IdxT>(n)) {
       out[i] = static_cast<scalar_t>(act(static_cast<acc_t>(in[i])));
     }
   };
-  const int64_t start = blockIdx.x * kTile + threadIdx.x;
+  const IdxT start = static_cast<IdxT>(blockIdx.x) * static_cast<IdxT>(kTile) + threadIdx.x;
   if constexpr (kGridStride) {
     for (int64_t first = start; first - threadIdx.x < units; first += gridDim.x * kTile) {
       move_tile(first, first + (kUnits - 1) * kBlock < units);
@@ -320,7 +323,7 @@ __global__ void __launch_bounds__(kBlock)
       scalar_tail();
     }
   } else {
-    if ((blockIdx.x + int64_t{1}) * kTile <= units) {
+    if ((blockIdx.x + int64_t{1}) * kTile <= static_cast<int64_t>(units)) {
       if constexpr (kTileTest == TileTest::kWholeTileInterleaved) {
         move_whole_tile_interleaved(start);
       } else {
@@ -409,14 +412,15 @@ bool one_block_per_tile(int64_t units) {
 // The packed kernel loops over tiles if kPackedGridStride (see
 // elementwise_kernel; the caller checks one_block_per_tile otherwise); the
 // scalar form, for pointers not aligned to a pack, always does.
-// kTileTest: see TileTest.
+// kTileTest: see TileTest. PackedIdxT: the packed kernel's index (see
+// elementwise_kernel; uint32_t needs n < 2^31).
 template <typename scalar_t, typename Act, int kBlock, int kUnits, bool kPackedGridStride,
-          TileTest kTileTest = TileTest::kAllButLastBlock>
+          TileTest kTileTest = TileTest::kAllButLastBlock, typename PackedIdxT = int64_t>
 const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, Act act, cudaStream_t stream) {
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
     constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * kPackBytes);
     return gpu_compat::launch<kOverlap, elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride,
-                                                           kTileTest, kOverlap>>(
+                                                           kTileTest, kOverlap, PackedIdxT>>(
         grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, stream, dst, in, n, act);
   }
   constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * sizeof(scalar_t));
@@ -462,19 +466,22 @@ constexpr int elementwise_units_fast_memory() {
 // nothing (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
-// float32 GELU (erf) takes those two packs at every size that has a block
-// per tile (one_block_per_tile; past that, terabytes, one pack with the loop
-// over tiles), not only up to kFloatTwoPacksUpTo: 4 KB a block, so PDL
-// (gpu_compat::launch). On an H200
-// (2026-11-29, bench/results/roofline-h200-2026-11-29e-probe53a.log, large
-// size, three repeats) the launcher's two-pack kernel (probe impl 47) ran it
-// in 504.0-504.1 us against 505.1-505.2 for one pack in 2 KB blocks without
-// PDL (impl 0), and PyTorch's two-pack shape with PDL (impl 46) 504.1-504.2;
-// silu and gelu_quick ran slower in two packs (impl 47: 504.7-504.9 against
-// 502.6 and 502.8-502.9), so they keep one. In five kcheck bench runs of this
-// (roofline-h200-2026-11-29e-*) GELU float32 ran 504.2-504.4 us.
+// Above kFloatTwoPacksUpTo, float32 GELU (erf) takes one pack per thread
+// with a 32-bit index (n < 2^31; past that the 64-bit one): probe impl 40's
+// shape, PyTorch's one-pack kernel with the last block tested. On an H200
+// (2026-11-29, bench/results/roofline-h200-2026-11-29f-probe54d.log, large
+// size, 16 placements of the output: fresh allocations after pads of 0-1024
+// MiB and offsets of 0-3072 KiB after the input) it ran in 499.9-503.1 us,
+// at each placement 0.3-1.0% faster than 51e0079's two packs in 4 KB blocks
+// with PDL (impl 0 then: 503.4-504.6) and than the same kernel's one pack
+// with a 64-bit index (impl 33: 501.6-504.7), and 0.17-0.60% faster than
+// the fastest Inductor kernel writing into the same output (median 1.0072x;
+// 51e0079's 1.0001x, under at 5 of 16). Triton's one-pack shape with no
+// bounds test at all (impl 31, n a multiple of the tile) ran 0.1% faster
+// still. silu and gelu_quick keep the 64-bit index: their one pack (impl 0)
+// was level with impl 31 there (probe54c.log).
 template <typename Act>
-constexpr bool float_two_packs_at_every_size() {
+constexpr bool float_index32_above_two_packs() {
   return std::is_same_v<Act, activation::GeluErf>;
 }
 
@@ -483,7 +490,7 @@ constexpr bool float_two_packs_at_every_size() {
 // (no loop over tiles): blocks of kThreadsFastMemory (in 16 bits at one pack
 // per thread kThreadsHalfOnePackFastMemory, for PDL: below),
 // elementwise_units_fast_memory's packs per thread (float32: two up to
-// kFloatTwoPacksUpTo packs, GELU at every size), one block per tile, no
+// kFloatTwoPacksUpTo packs), one block per tile, no
 // loop over tiles and no bounds checks but in the last block. On an H200
 // (2026-11-28) Triton's own shape (probe impl 31, no bounds checks at all)
 // ran GELU bfloat16 258.0 us against 265.4 for the grid-stride kernel of the
@@ -513,12 +520,16 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
   if (gpu_compat::memory_outruns_h100()) {
     constexpr int kUnits = elementwise_units_fast_memory<scalar_t, Act>();
     if constexpr (std::is_same_v<scalar_t, float>) {
-      constexpr bool kAlwaysTwo = float_two_packs_at_every_size<Act>();
-      if (kAlwaysTwo ? one_block_per_tile<kThreadsFastMemory, 2>(n / Pack<scalar_t>::kSize)
-                     : n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile
+      if (n / Pack<scalar_t>::kSize <= kFloatTwoPacksUpTo) {  // a block per tile
         constexpr TileTest kTest =
             std::is_same_v<Act, activation::GeluErf> ? TileTest::kWholeTileInterleaved : TileTest::kWholeTile;
         return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, kTest>(dst, in, n, act, stream);
+      }
+      if constexpr (float_index32_above_two_packs<Act>()) {
+        if (n <= INT32_MAX) {  // a block per tile: 2^29 packs at most
+          return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 1, false, TileTest::kAllButLastBlock,
+                                       uint32_t>(dst, in, n, act, stream);
+        }
       }
     }
     constexpr int kBlock = sizeof(scalar_t) == 2 && kUnits == 1 ? kThreadsHalfOnePackFastMemory : kThreadsFastMemory;
