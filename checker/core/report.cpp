@@ -21,12 +21,13 @@ KCHECK_JSON_MEMBERS(CompiledBaseline, KCHECK_JSON_OPTIONAL("problem paired_media
                     mode, median_us, spread_us, compile_seconds, problem, paired_median_us, paired_spread_us,
                     paired_problem)
 KCHECK_JSON_MEMBERS(BenchmarkResult,
-                    // Before 1.4 no eager baseline, before 2 no compiled one (explain_missing_baselines).
+                    // Before 1.4 no eager baseline, before 2 no compiled one (explain_missing_baselines),
+                    // before 1.8 one output block (output_placements).
                     KCHECK_JSON_OPTIONAL("eager eager_problem eager_median_us eager_spread_us speedup compiled "
-                                         "compiled_problem compile_speedup eager_python_median_us"),
+                                         "compiled_problem compile_speedup eager_python_median_us output_placements"),
                     variant, op, dtype, shape, repetitions, median_us, spread_us, bytes, achieved_gbs, percent_of_peak,
                     eager, eager_problem, eager_median_us, eager_spread_us, speedup, compiled, compiled_problem,
-                    compile_speedup, eager_python_median_us)
+                    compile_speedup, eager_python_median_us, output_placements)
 KCHECK_JSON_MEMBERS(OpVerification, KCHECK_JSON_OPTIONAL("reported_as"), variant, op, schema, dispatch_keys, how,
                     verified, reference, cases_run, cases_passed, unsupported_dtypes, why, reported_as)
 KCHECK_JSON_MEMBERS(VariantRun, KCHECK_JSON_OPTIONAL("python torch worker"), variant, ran, reason, ops_registered,

@@ -9,7 +9,7 @@
 
 namespace kcheck {
 
-inline constexpr const char* kReportSchemaVersion = "1.7";
+inline constexpr const char* kReportSchemaVersion = "1.8";
 
 struct SeverityCounts {
   int errors = 0;

@@ -82,6 +82,11 @@ struct BenchmarkResult {
   // The eager form timed by the torch.compile helper, from Python as the
   // compiled one is (see python_call_bound).
   double eager_python_median_us = 0;
+  // The output blocks every timing (the op's, the eager form's, each compiled
+  // mode's) rotated its results through: 1, one block reused as Torch's
+  // caching allocator hands it back, unless the outputs exceed the
+  // last-level cache (checker/harness/worker/timing_layout.h says why).
+  int output_placements = 1;
 
   // Whether Python's per-call overhead, not the device, likely sets the
   // compiled timing: the eager form takes more than 1.2 times its C++ time

@@ -8,7 +8,8 @@ or of the repository's kcheck-ops.toml, through kcheck's evaluator in
 reference_runner.py, never exec'd) with torch.compile in each mode of the plan, checks the compiled result
 against the eager one within the op's tolerance, and times it the way
 kcheck_worker times the kernel (checker/harness/worker/op_timing.cpp): the
-same rotation over buffer sets (so consecutive calls miss the cache), one
+same rotation over buffer sets (so consecutive calls miss the cache) and,
+where the case says so, over output_placements result blocks, one
 warm-up pass, an estimate that sets how many calls one sample holds (about
 target_sample_seconds), then `samples` samples; the median and interquartile
 range of the per-call times, by device events on a GPU. The uncompiled
@@ -18,9 +19,9 @@ per-call overhead the compiled one carries too.
 After each mode it times the variant's op itself (the plan's "library",
 loaded here: this process is contained as kcheck_worker is) right beside the
 compiled form, from Python as the compiled form is called, on the same
-inputs and into the block the compiled calls wrote their result to (where
-they wrote one; else it says so): where
-an output lies against its input moves a memory-bound kernel by up to 0.7 %
+inputs and into the blocks the compiled calls wrote their results to (where
+they wrote the same ones each round; else it says so): where
+an output lies moves a memory-bound kernel by up to 0.8 %
 on an H200 (issue #32), and the worker's own buffers lie elsewhere. That
 pairing ("paired_median_us") compares the two kernels alone.
 
@@ -103,13 +104,19 @@ class Timer:
         return time.perf_counter() - self.started
 
 
-def time_calls(timer, call, rotation, samples, target_seconds):
-    """(median, IQR) in seconds per call, as op_timing.cpp measures them."""
+def time_calls(timer, call, rotation, samples, target_seconds, held=0):
+    """(median, IQR) in seconds per call, as op_timing.cpp measures them. The
+    last `held` results stay alive, so Torch's caching allocator hands the
+    calls held + 1 result blocks in turn (the case's output_placements, as the
+    worker's op writes its outputs: checker/harness/worker/timing_layout.h)."""
     rotation = max(rotation, 1)
     counter = [0]
+    results = [None] * held
 
     def next_call():
-        call(counter[0] % rotation)
+        result = call(counter[0] % rotation)
+        if held:
+            results[counter[0] % held] = result
         counter[0] += 1
 
     for _ in range(rotation):
@@ -234,13 +241,19 @@ def kernel_arguments(case, tensors, output):
     return arguments
 
 
+def output_placements(case):
+    """The result blocks every timing of the case rotates through (the worker's op's output blocks)."""
+    return max(int(case.get("output_placements", 1)), 1)
+
+
 def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entry):
     """The op timed right after its compiled form, in this process, on the same
-    inputs and into the very block the compiled calls wrote their result to (the
-    caching allocator hands every call the block the last one freed): where an
-    output lies against its input moved one kernel by up to 0.7 % on an H200
-    (bench/RESULTS.md, issue #32), so only this pairing compares the two kernels
-    alone. Called from Python, as the compiled form is."""
+    inputs and into the very blocks the compiled calls wrote their results to
+    (the caching allocator hands every call the block the last one freed; with
+    output_placements blocks, the oldest of those held): where an output lies
+    moved one kernel by up to 0.8 % on an H200 (bench/RESULTS.md, issue #32),
+    so only this pairing compares the two kernels alone. Called from Python, as
+    the compiled form is."""
     op, problem = kernel.find(case.get("op", ""))
     if op is None:
         entry["paired_problem"] = problem
@@ -250,14 +263,19 @@ def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entr
         entry["paired_problem"] = "not timed beside it: the op writes %d output arguments, not one" % outputs
         return
     try:
-        previous = compiled(*sets[0])
-        address = previous.data_ptr()
+        placements = output_placements(case)
+        previous = [compiled(*sets[i % len(sets)]) for i in range(placements)]  # all alive: as many blocks
+        addresses = sorted(result.data_ptr() for result in previous)
         del previous
-        block = compiled(*sets[0])  # the compiled calls' result block, held while the op writes into it
-        if block.data_ptr() != address:  # e.g. a CUDA graph's pool, or an allocator that moves it
-            entry["paired_problem"] = "not timed beside it: the compiled calls did not write one result block"
+        # The compiled calls' result blocks again, held while the op writes into them.
+        blocks = [compiled(*sets[i % len(sets)]) for i in range(placements)]
+        if sorted(result.data_ptr() for result in blocks) != addresses or len(set(addresses)) != placements:
+            # e.g. a CUDA graph's pool, or an allocator that moves them
+            entry["paired_problem"] = "not timed beside it: the compiled calls did not write %s" % (
+                "one result block" if placements == 1 else "the same %d result blocks" % placements)
             return
-        arguments = [kernel_arguments(case, tensors, block) for tensors in sets]
+        block = blocks[0]
+        arguments = [kernel_arguments(case, tensors, blocks[i % placements]) for i, tensors in enumerate(sets)]
         op(*arguments[0])
         if not torch.allclose(block.double(), expected.double(), rtol=case["rtol"], atol=case["atol"], equal_nan=True):
             error = (block.double() - expected.double()).abs().max().item()
@@ -279,8 +297,9 @@ def run_case(case, plan, torch, evaluator, device, timer, entry, kernel=None):
     expected = eager(*sets[0])
     # The same expression uncompiled, called from Python: beside kcheck_worker's
     # timing of it from C++, it shows how much of a compiled timing is Python's call overhead.
+    held = output_placements(case) - 1
     median, spread = time_calls(timer, lambda i: eager(*sets[i]), len(sets), plan["samples"],
-                                plan["target_sample_seconds"])
+                                plan["target_sample_seconds"], held)
     entry["eager_median_us"], entry["eager_spread_us"] = median * 1e6, spread * 1e6
     for mode in plan["modes"]:
         if "python" in case:  # the author's code: timed eager only, never compiled by kcheck
@@ -300,7 +319,7 @@ def run_case(case, plan, torch, evaluator, device, timer, entry, kernel=None):
                 entry["problem"] = "the compiled result differs from eager (max abs error %.3g)" % error
             else:
                 median, spread = time_calls(timer, lambda i: compiled(*sets[i]), len(sets), plan["samples"],
-                                            plan["target_sample_seconds"])
+                                            plan["target_sample_seconds"], held)
                 entry["median_us"], entry["spread_us"] = median * 1e6, spread * 1e6
                 if kernel is not None:
                     time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entry)

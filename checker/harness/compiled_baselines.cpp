@@ -117,15 +117,17 @@ json compile_plan(const std::vector<OpBenchmarkFact>& benchmarks, const OpSpecSe
     auto tolerance = spec->tolerance.find(benchmark.dtype);
     if ((!form && !own) || !size || tolerance == spec->tolerance.end()) continue;
     if (own_only && !own) continue;
-    json entry = {{"key", case_key(benchmark)},
-                  {"op", benchmark.op},
-                  {"dtype", benchmark.dtype},
-                  {"sizes", *size},
-                  {"args", concrete_args(*spec, *size)},
-                  {"buffer_sets", std::clamp(benchmark.buffer_sets, 1, 64)},
-                  {"seed", settings.seed % (1ull << 53)},
-                  {"rtol", tolerance->second.rtol},
-                  {"atol", tolerance->second.atol}};
+    json entry = {
+        {"key", case_key(benchmark)},
+        {"op", benchmark.op},
+        {"dtype", benchmark.dtype},
+        {"sizes", *size},
+        {"args", concrete_args(*spec, *size)},
+        {"buffer_sets", std::clamp(benchmark.buffer_sets, 1, 64)},
+        {"output_placements", std::clamp(benchmark.output_placements, 1, std::clamp(benchmark.buffer_sets, 1, 64))},
+        {"seed", settings.seed % (1ull << 53)},
+        {"rtol", tolerance->second.rtol},
+        {"atol", tolerance->second.atol}};
     if (form)
       entry["expression"] = form->expression;
     else if (spec->baseline_kind == worker::ReferenceKind::expression)

@@ -72,6 +72,7 @@ OpBenchmarkFact benchmark_fact(const worker::CaseTiming& timing, const std::stri
   benchmark.eager_median_us = timing.eager_median_us;
   benchmark.eager_spread_us = timing.eager_spread_us;
   benchmark.buffer_sets = std::clamp(timing.buffer_sets, 1, 64);
+  benchmark.output_placements = std::clamp(timing.output_placements, 1, benchmark.buffer_sets);
   return benchmark;
 }
 
@@ -764,6 +765,7 @@ DynamicResults dynamic_results(const TreeFacts& tree) {
       result.compiled_problem = benchmark.compiled_problem;
       result.compile_speedup = benchmark.compile_speedup();
       result.eager_python_median_us = benchmark.eager_python_median_us;
+      result.output_placements = benchmark.output_placements;
       dynamic.benchmarks.push_back(std::move(result));
     }
   }

@@ -93,13 +93,14 @@ KCHECK_PROTOCOL_FIELDS(OpResult, (op, schema, dispatch_keys, has_kernel, spec, s
                        field("spec", spec); field("schema_problem", schema_problem); field("smoke", smoke);
                        field("checks", checks))
 KCHECK_PROTOCOL_FIELDS(CaseTiming,
-                       (op, dtype, size, shape, median_us, spread_us, samples, buffer_sets, bytes, eager, eager_problem,
-                        eager_median_us, eager_spread_us),
+                       (op, dtype, size, shape, median_us, spread_us, samples, buffer_sets, output_placements, bytes,
+                        eager, eager_problem, eager_median_us, eager_spread_us),
                        field("op", op);
                        field("dtype", dtype); field("size", size); field("shape", shape); field("median_us", median_us);
                        field("spread_us", spread_us); field("samples", samples); field("buffer_sets", buffer_sets);
-                       field("bytes", bytes); field("eager", eager); field("eager_problem", eager_problem);
-                       field("eager_median_us", eager_median_us); field("eager_spread_us", eager_spread_us))
+                       field("output_placements", output_placements); field("bytes", bytes); field("eager", eager);
+                       field("eager_problem", eager_problem); field("eager_median_us", eager_median_us);
+                       field("eager_spread_us", eager_spread_us))
 KCHECK_PROTOCOL_FIELDS(DeviceLimits, (name, backend, copy_bandwidth_gbs, matmul_tflops, matmul_dtype),
                        field("name", name);
                        field("backend", backend); field("copy_bandwidth_gbs", copy_bandwidth_gbs);

@@ -150,6 +150,7 @@ struct CaseTiming {
   double median_us = 0, spread_us = 0;
   int samples = 0;
   int buffer_sets = 1;
+  int output_placements = 1;  // output blocks the op and the eager form wrote in turn (worker/timing_layout.h)
   std::int64_t bytes = 0;
   std::string eager;  // the baseline's expression, when timed
   std::string eager_problem;

@@ -84,7 +84,22 @@ TEST(CompiledBaselines, ThePlanHoldsKcheckOwnExpressionAndConcreteArguments) {
   EXPECT_EQ(planned["args"][1]["shape"], json({3, 10}));
   EXPECT_EQ(planned["args"][2]["value"], 0.5);
   EXPECT_EQ(planned["buffer_sets"], 64) << "at most 64 sets, whatever the worker said";
+  EXPECT_EQ(planned["output_placements"], 1) << "one result block unless the worker wrote several";
   EXPECT_DOUBLE_EQ(planned["atol"].get<double>(), 2e-2);
+}
+
+TEST(CompiledBaselines, ThePlanCarriesTheWorkersOutputBlocksAtMostOnePerBufferSet) {
+  // The helper rotates the eager and compiled results through as many blocks
+  // as the worker's op wrote (compile_baselines.py, output_placements).
+  const OpSpecSet specs = parse_op_specs(kSpecs, "ops.toml");
+  std::vector<OpBenchmarkFact> benchmarks = {timed("fatrelu_and_mul", "float32", 4),
+                                             timed("fatrelu_and_mul", "bfloat16", 2)};
+  benchmarks[0].output_placements = 4;
+  benchmarks[1].output_placements = 9;  // more blocks than sets: never from the worker, clamped
+  const json plan = compile_plan(benchmarks, specs, settings());
+  ASSERT_EQ(plan["cases"].size(), 2u) << plan.dump();
+  EXPECT_EQ(plan["cases"][0]["output_placements"], 4);
+  EXPECT_EQ(plan["cases"][1]["output_placements"], 2) << "at most one block per buffer set";
 }
 
 TEST(CompiledBaselines, TheRepositorysOwnBaselineIsPlannedEvenWithoutModesAndGivesTheEagerTime) {

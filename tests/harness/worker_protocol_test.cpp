@@ -34,8 +34,9 @@ WorkerResult full_result() {
   op.checks.push_back({"float16", "small", "7x3", 0.5, -1, 1e-3, 1e-5, true, "left elements unwritten", true, "sticky",
                        true, "the reference raised"});
   result.ops = {op};
-  CaseTiming timing{"relu", "bfloat16", "large", "16384x8192", 204.5, 3.25, 30, 4, 536870912, "torch.relu(x, out=out)",
-                    "",     190.0,      2.0};
+  CaseTiming timing{
+      "relu", "bfloat16", "large", "16384x8192", 204.5, 3.25, 30, 4, 3, 536870912, "torch.relu(x, out=out)",
+      "",     190.0,      2.0};
   result.benchmarks = {timing};
   return result;
 }
@@ -58,6 +59,7 @@ TEST(WorkerProtocol, EveryResultMemberSurvivesTheRoundTrip) {
   EXPECT_EQ(got.ops[0].dispatch_keys, (std::vector<std::string>{"CPU", "Meta"}));
   EXPECT_EQ(got.benchmarks.at(0).bytes, 536870912);
   EXPECT_EQ(got.benchmarks.at(0).buffer_sets, 4);
+  EXPECT_EQ(got.benchmarks.at(0).output_placements, 3);
   EXPECT_EQ(got.new_ops.at(0).op_namespace, "_relu_abc");
   EXPECT_EQ(wire["new_ops"][0]["namespace"], "_relu_abc");
 }

@@ -111,6 +111,49 @@ entry = run(OneBlock(), Kernel(lambda x, factor: x * factor), functional)
 expect(entry == {"paired_problem": "not timed beside it: the op writes 0 output arguments, not one"},
        f"no output argument: {entry}")
 
+
+
+class RingBlocks:
+    """A compiled form whose calls return `count` blocks in turn, as Torch's caching
+    allocator hands them when the last count - 1 results are held."""
+
+    def __init__(self, count):
+        self.blocks, self.calls = [torch.empty(4, 8) for _ in range(count)], 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return torch.mul(x, 3, out=self.blocks[(self.calls - 1) % len(self.blocks)])
+
+
+writes.clear()
+ring = RingBlocks(2)
+entry = run(ring, Kernel(scaled), dict(CASE, output_placements=2))
+expect(entry.get("paired_median_us", 0) > 0 and "paired_problem" not in entry, f"two blocks, timed: {entry}")
+expect({address for address, _ in writes} == {block.data_ptr() for block in ring.blocks},
+       "with output_placements 2 the op wrote both of the compiled calls' blocks")
+entry = run(OneBlock(), Kernel(scaled), dict(CASE, output_placements=2))
+expect(entry.get("paired_problem") == "not timed beside it: the compiled calls did not write the same 2 result blocks"
+       and "paired_median_us" not in entry, f"one block where two were asked for: {entry}")
+
+
+class Result:
+    """A result whose life is counted: time_calls holds the last `held` of them."""
+    live = 0
+    most = 0
+
+    def __init__(self):
+        Result.live += 1
+        Result.most = max(Result.most, Result.live)
+
+    def __del__(self):
+        Result.live -= 1
+
+
+for held in (0, 3):
+    Result.live = Result.most = 0
+    helper.time_calls(helper.Timer(torch, torch.device("cpu")), lambda i: Result(), 2, 3, 1e-5, held)
+    expect(Result.most == held + 1, f"held {held}: at most {Result.most} results alive at once, not {held + 1}")
+
 missing = helper.KernelOp(torch, "")
 expect(missing.find("test::scaled") == (None, "not timed beside it: no library of the variant was named"),
        "no library named")

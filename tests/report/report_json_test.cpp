@@ -41,6 +41,7 @@ Report report_with_every_dynamic_type() {
   bench.compiled_problem = "b-compiled-problem";
   bench.compile_speedup = 12;
   bench.eager_python_median_us = 13;
+  bench.output_placements = 16;
   dynamic.benchmarks.push_back(bench);
   dynamic.runs.push_back({"r-variant", true, "r-reason", 3, 2, "r-python", "r-torch", "r-worker"});
   dynamic.ops.push_back({"o-variant",
@@ -75,7 +76,8 @@ TEST(ReportJson, EveryMemberIsWrittenUnderItsOwnKey) {
       "compiled": [{"mode": "m-mode", "median_us": 9.0, "spread_us": 10.0, "compile_seconds": 11.0,
                     "problem": "m-problem", "paired_median_us": 14.0, "paired_spread_us": 15.0,
                     "paired_problem": "m-paired-problem"}],
-      "compiled_problem": "b-compiled-problem", "compile_speedup": 12.0, "eager_python_median_us": 13.0})"));
+      "compiled_problem": "b-compiled-problem", "compile_speedup": 12.0, "eager_python_median_us": 13.0,
+      "output_placements": 16})"));
   EXPECT_EQ(dynamic["runs"][0], nlohmann::json::parse(R"({"variant": "r-variant", "ran": true, "reason": "r-reason",
       "ops_registered": 3, "ops_verified": 2, "python": "r-python", "torch": "r-torch", "worker": "r-worker"})"));
   EXPECT_EQ(dynamic["ops"][0], nlohmann::json::parse(R"({"variant": "o-variant", "op": "o-op", "schema": "o-schema",

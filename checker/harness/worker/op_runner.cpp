@@ -16,6 +16,7 @@
 
 #include "checker/harness/worker/op_timing.h"
 #include "checker/harness/worker/python_reference.h"
+#include "checker/harness/worker/timing_layout.h"
 #include "reference/ops/reference_ops.h"
 
 namespace kcheck::worker {
@@ -144,40 +145,56 @@ CaseTensors make_case(const OpPlan& op, const CasePlan& plan_case, at::ScalarTyp
   return tensors;
 }
 
-// Plain (unguarded) arguments for timing: `sets` buffer sets whose inputs
-// are independent, so consecutive calls read from beyond the last-level
-// cache. Their outputs are one buffer per argument, shared by every set:
-// what the eager baseline (and a user's `torch.empty_like` before each
-// call) writes into, since Torch's caching allocator hands a fresh result
-// the same block every call. With an output of its own per set, the op
-// alone would write to addresses out of cache: on an H100 that made a
+// Plain (unguarded) arguments for timing: layout.buffer_sets buffer sets
+// whose inputs are independent, so consecutive calls read from beyond the
+// last-level cache. Their outputs are one buffer per argument, shared by
+// every set: what the eager baseline (and a user's `torch.empty_like` before
+// each call) writes into, since Torch's caching allocator hands a fresh
+// result the same block every call. With an output of its own per set, the
+// op alone would write to addresses out of cache: on an H100 that made a
 // float32 activation of 256x8192 (8 MiB out) 9.1 us against eager's 7.2-7.9,
 // and Torch's own kernel as slow when it wrote into the rotated outputs
-// (issue #32, bench/results/roofline-h100-2026-11-28-probe10.log).
+// (issue #32, bench/results/roofline-h100-2026-11-28-probe10.log). Outputs
+// too large to stay in that cache take layout.output_placements blocks
+// instead, set s writing block s % output_placements, as the eager form's
+// and the compiled forms' results rotate through as many (timing_layout.h).
 // The outputs are allocated after the inputs, as a user's `torch.empty_like(x)`
 // and the baselines' results are: on an H200 the same relu kernel at 16384 x
 // 8192 in float32 ran 252.6-252.7 us into an output allocated before its
 // input and 252.2-252.3 into one allocated after it, idle or busy before
 // (roofline-h200-2026-11-28d-probe28a.log, the probe's drift study).
 std::vector<std::vector<c10::IValue>> timing_sets(const CasePlan& plan_case, at::ScalarType dtype,
-                                                  const WorkerDevice& device, int sets, std::uint64_t seed) {
-  std::vector<std::vector<c10::IValue>> result(sets);
-  for (int s = 0; s < sets; ++s)
+                                                  const WorkerDevice& device, const TimingLayout& layout,
+                                                  std::uint64_t seed) {
+  std::vector<std::vector<c10::IValue>> result(layout.buffer_sets);
+  for (int s = 0; s < layout.buffer_sets; ++s)
     for (const ArgPlan& arg : plan_case.args) {
       if (!arg.is_tensor)
         result[s].push_back(scalar_value(arg));
       else if (arg.output)
-        result[s].emplace_back();  // the shared output, below
+        result[s].emplace_back();  // an output block, below
       else
         result[s].emplace_back(random_tensor(arg, dtype, device, case_seed(seed, arg.name + std::to_string(s))));
     }
   for (std::size_t index = 0; index < plan_case.args.size(); ++index) {
     const ArgPlan& arg = plan_case.args[index];
     if (!arg.is_tensor || !arg.output) continue;
-    c10::IValue output(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
-    for (std::vector<c10::IValue>& set : result) set[index] = output;
+    std::vector<c10::IValue> blocks;
+    for (int block = 0; block < layout.output_placements; ++block)
+      blocks.emplace_back(at::empty(arg.shape, at::TensorOptions().dtype(dtype).device(device.device)));
+    for (int s = 0; s < layout.buffer_sets; ++s) result[s][index] = blocks[s % layout.output_placements];
   }
   return result;
+}
+
+// The bytes of one call's inputs (`outputs` false) or outputs.
+std::int64_t argument_bytes(const CasePlan& plan_case, at::ScalarType dtype, bool outputs) {
+  std::int64_t bytes = 0;
+  for (const ArgPlan& arg : plan_case.args)
+    if (arg.is_tensor && arg.output == outputs)
+      bytes += std::accumulate(arg.shape.begin(), arg.shape.end(), std::int64_t{1}, std::multiplies<>()) *
+               static_cast<std::int64_t>(c10::elementSize(dtype));
+  return bytes;
 }
 
 bool has_kernel_for(const c10::OperatorHandle& handle, const WorkerDevice& device) {
@@ -514,15 +531,12 @@ class OpRunner {
     std::string what = full_name + " " + dtype_name + " " + plan_case.shape;
     stage_(what + " (timing)");
     // Enough buffer sets that consecutive calls read twice the last-level
-    // cache: only the inputs rotate (timing_sets), so only they count.
-    std::int64_t per_call = 1;
-    for (const ArgPlan& arg : plan_case.args)
-      if (arg.is_tensor && !arg.output)
-        per_call += std::accumulate(arg.shape.begin(), arg.shape.end(), std::int64_t{1}, std::multiplies<>()) *
-                    static_cast<std::int64_t>(c10::elementSize(dtype));
-    int sets = static_cast<int>(
-        std::clamp<std::int64_t>((2 * device_.last_level_cache_bytes + per_call - 1) / per_call, 1, 64));
-    auto op_sets = timing_sets(plan_case, dtype, device_, sets, seed);
+    // cache, and where the outputs exceed it, several output blocks (timing_layout.h).
+    const TimingLayout layout =
+        timing_layout(argument_bytes(plan_case, dtype, false), argument_bytes(plan_case, dtype, true),
+                      device_.last_level_cache_bytes, device_.memory_bytes);
+    const int sets = layout.buffer_sets;
+    auto op_sets = timing_sets(plan_case, dtype, device_, layout, seed);
     TimingStats ours = time_on_device(
         device_,
         [&](int i) {
@@ -539,12 +553,22 @@ class OpRunner {
     result.spread_us = ours.spread_seconds * 1e6;
     result.samples = ours.samples;
     result.buffer_sets = sets;
+    result.output_placements = layout.output_placements;
     result.bytes = bytes;
     // What a user would run instead, on the same inputs, timed the same way.
     if (const std::optional<reference::Baseline> baseline = reference::find_baseline(op.baseline)) {
       stage_(what + " (baseline)");
+      // Its results held, output_placements - 1 at a time: the caching
+      // allocator hands the calls as many blocks in turn as the op writes.
+      std::vector<at::Tensor> held(static_cast<std::size_t>(layout.output_placements - 1));
       TimingStats eager = time_on_device(
-          device_, [&](int i) { baseline->run(op_sets[i % sets]); }, sets, plan_.bench);
+          device_,
+          [&](int i) {
+            at::Tensor result = baseline->run(op_sets[i % sets]);
+            if (!held.empty()) held[static_cast<std::size_t>(i) % held.size()] = std::move(result);
+          },
+          sets, plan_.bench);
+      held.clear();
       result.eager = std::string(baseline->expression);
       result.eager_median_us = eager.median_seconds * 1e6;
       result.eager_spread_us = eager.spread_seconds * 1e6;

@@ -51,6 +51,7 @@ WorkerDevice open_device(const std::string& backend) {
     const auto* properties = at::cuda::getDeviceProperties(0);
     device.name = properties->name;
     device.last_level_cache_bytes = properties->l2CacheSize;
+    device.memory_bytes = static_cast<std::int64_t>(properties->totalGlobalMem);
 #else
     device.name = "cuda:0";
     device.last_level_cache_bytes = 64ll << 20;
