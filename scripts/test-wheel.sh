@@ -66,7 +66,10 @@ kcheck=$work/venv/bin/kcheck
 grep -q '^KE001 ' "$work/rules.txt"
 size=$(stat -c %s "$kcheck")
 echo "installed kcheck: $size bytes"
-[[ $size -le $((15 * 1024 * 1024)) ]] || { echo "larger than 15 MB"; exit 1; }
+# A guard against accidental bloat (a library linked statically by mistake),
+# not a measured need: 15 MiB until the worker's embedded sources took
+# timing_layout.h (issue #32, 15731352 bytes then); 16 MiB since.
+[[ $size -le $((16 * 1024 * 1024)) ]] || { echo "larger than 16 MiB"; exit 1; }
 # Nothing to install beside it: the C library and the loader only.
 others=$(ldd "$kcheck" | awk '{print $1}' | grep -vE '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|/lib64/ld-linux-x86-64\.so\.2)$' || true)
 [[ -z $others ]] || { echo "needs more than the C library: $others"; exit 1; }

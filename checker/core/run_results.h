@@ -39,8 +39,8 @@ struct CompiledBaseline {
   double compile_seconds = 0;  // the first call: tracing, compiling, loading
   std::string problem;         // no timing: compile failed, result differs from eager, time ran out
   // The op itself, timed by the same helper right after this mode, from
-  // Python, on the same inputs and into the block the compiled calls wrote
-  // their result to: the two kernels compared with no difference of process
+  // Python, on the same inputs and into the blocks the compiled calls wrote
+  // their results to: the two kernels compared with no difference of process
   // or placement (checker/harness/compile_baselines.py, time_beside).
   double paired_median_us = 0;
   double paired_spread_us = 0;
@@ -84,8 +84,9 @@ struct BenchmarkResult {
   double eager_python_median_us = 0;
   // The output blocks every timing (the op's, the eager form's, each compiled
   // mode's) rotated its results through: 1, one block reused as Torch's
-  // caching allocator hands it back, unless the outputs exceed the
-  // last-level cache (checker/harness/worker/timing_layout.h says why).
+  // caching allocator hands it back, unless the outputs exceed twice the
+  // last-level cache where the device's memory allows (4; see
+  // checker/harness/worker/timing_layout.h).
   int output_placements = 1;
 
   // Whether Python's per-call overhead, not the device, likely sets the

@@ -21,7 +21,7 @@ loaded here: this process is contained as kcheck_worker is) right beside the
 compiled form, from Python as the compiled form is called, on the same
 inputs and into the blocks the compiled calls wrote their results to (where
 they wrote the same ones each round; else it says so): where
-an output lies moves a memory-bound kernel by up to 0.8 %
+an output lies moves a memory-bound kernel by up to 0.9 %
 on an H200 (issue #32), and the worker's own buffers lie elsewhere. That
 pairing ("paired_median_us") compares the two kernels alone.
 
@@ -127,6 +127,7 @@ def time_calls(timer, call, rotation, samples, target_seconds, held=0):
         next_call()
     estimate = max(timer.stop() / rotation, 1e-9)
     batch = int(min(max(math.ceil(target_seconds / estimate), 1), 10000))
+    batch = -(-batch // rotation) * rotation  # whole rounds over the sets, as op_timing.cpp
     per_call = []
     for _ in range(max(samples, 1)):
         timer.start()
@@ -251,7 +252,7 @@ def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entr
     inputs and into the very blocks the compiled calls wrote their results to
     (the caching allocator hands every call the block the last one freed; with
     output_placements blocks, the oldest of those held): where an output lies
-    moved one kernel by up to 0.8 % on an H200 (bench/RESULTS.md, issue #32),
+    moved one kernel by up to 0.9 % on an H200 (bench/RESULTS.md, issue #32),
     so only this pairing compares the two kernels alone. Called from Python, as
     the compiled form is."""
     op, problem = kernel.find(case.get("op", ""))
@@ -264,18 +265,27 @@ def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entr
         return
     try:
         placements = output_placements(case)
-        previous = [compiled(*sets[i % len(sets)]) for i in range(placements)]  # all alive: as many blocks
-        addresses = sorted(result.data_ptr() for result in previous)
-        del previous
-        # The compiled calls' result blocks again, held while the op writes into them.
-        blocks = [compiled(*sets[i % len(sets)]) for i in range(placements)]
-        if sorted(result.data_ptr() for result in blocks) != addresses or len(set(addresses)) != placements:
-            # e.g. a CUDA graph's pool, or an allocator that moves them
+        # The blocks the compiled calls write with `placements` results alive,
+        # as in their timing (time_calls' held results): as many blocks, or
+        # one where every result shares it (a CUDA graph's pool). Each
+        # address is read right after its call.
+        held = []
+        for i in range(placements):
+            held.append(compiled(*sets[i % len(sets)]))
+            held[-1] = (held[-1], held[-1].data_ptr())
+        first_round = {address for _, address in held}
+        del held
+        blocks = {}  # the same blocks again, held while the op writes into them
+        for i in range(placements):
+            result = compiled(*sets[i % len(sets)])
+            blocks.setdefault(result.data_ptr(), result)
+        if set(blocks) != first_round:  # an allocator that moves them
             entry["paired_problem"] = "not timed beside it: the compiled calls did not write %s" % (
-                "one result block" if placements == 1 else "the same %d result blocks" % placements)
+                "one result block" if placements == 1 else "the same result blocks each round")
             return
+        blocks = list(blocks.values())
         block = blocks[0]
-        arguments = [kernel_arguments(case, tensors, blocks[i % placements]) for i, tensors in enumerate(sets)]
+        arguments = [kernel_arguments(case, tensors, blocks[i % len(blocks)]) for i, tensors in enumerate(sets)]
         op(*arguments[0])
         if not torch.allclose(block.double(), expected.double(), rtol=case["rtol"], atol=case["atol"], equal_nan=True):
             error = (block.double() - expected.double()).abs().max().item()

@@ -72,7 +72,8 @@ struct OpBenchmarkFact {
   int buffer_sets = 1;  // the input sets the timing rotated through (the compiled baseline uses as many)
   // The output blocks the op's and the eager form's calls wrote in turn (the
   // compiled baseline's results rotate through as many): 1 unless the outputs
-  // exceed the last-level cache (checker/harness/worker/timing_layout.h).
+  // exceed twice the last-level cache where the device's memory allows
+  // (checker/harness/worker/timing_layout.h).
   int output_placements = 1;
   // The baseline through torch.compile, per mode (compiled_baselines.h), or why not.
   std::vector<CompiledBaseline> compiled;

@@ -39,6 +39,12 @@ TEST(TimingLayout, MoreInputSetsThanBlocksStay) {
   EXPECT_EQ(layout.buffer_sets, 64) << "at most kMaxBufferSets";
 }
 
+TEST(TimingLayout, InputSetsAreWholeRoundsOverTheBlocks) {
+  // 20 MiB in, 1 GiB out: the cache asks for 7 input sets; 8 give each block two.
+  EXPECT_EQ(timing_layout(20 * kMiB, kGiB, kL2, kH200).buffer_sets, 8);
+  EXPECT_EQ(timing_layout(20 * kMiB, 20 * kMiB, kL2, kH200).buffer_sets, 7) << "one shared block: as the cache asks";
+}
+
 TEST(TimingLayout, OneBlockWhereMemoryIsShortOrUnknown) {
   // 4 x (2 GiB in + 2 x 1 GiB out) = 16 GiB: more than a quarter of a 48 GiB device.
   EXPECT_EQ(timing_layout(2 * kGiB, kGiB, kL2, 48 * kGiB).output_placements, 1);

@@ -67,7 +67,8 @@ add_test(NAME harness_reference_expression_evaluator
 set_tests_properties(harness_reference_expression_evaluator PROPERTIES LABELS harness)
 add_test(NAME harness_time_beside
          COMMAND ${KCHECK_VENV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/time_beside_test.py
-                 ${CMAKE_SOURCE_DIR}/checker/harness/compile_baselines.py)
+                 ${CMAKE_SOURCE_DIR}/checker/harness/compile_baselines.py
+                 ${CMAKE_SOURCE_DIR}/checker/harness/reference_runner.py)
 set_tests_properties(harness_time_beside PROPERTIES LABELS harness)
 
 # The reference kernels' CPU variants (built by reference_build_<kernel>_hub)

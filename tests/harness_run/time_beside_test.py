@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The op timed beside a torch.compile mode (checker/harness/compile_baselines.py,
-time_beside): on the same inputs and into the block the compiled calls wrote
-their result to, or a problem that says why not; an int scalar reaches the
+time_beside): on the same inputs and into the blocks the compiled calls wrote
+their results to, or a problem that says why not; an int scalar reaches the
 op as an int. Stand-ins for the compiled form and the op, on the CPU.
 
-    time_beside_test.py COMPILE_BASELINES.py        (a Python with Torch)
+    time_beside_test.py COMPILE_BASELINES.py REFERENCE_RUNNER.py   (a Python with Torch)
 """
 import importlib.util
 import sys
+import types
 
 import torch
 
@@ -131,9 +132,15 @@ entry = run(ring, Kernel(scaled), dict(CASE, output_placements=2))
 expect(entry.get("paired_median_us", 0) > 0 and "paired_problem" not in entry, f"two blocks, timed: {entry}")
 expect({address for address, _ in writes} == {block.data_ptr() for block in ring.blocks},
        "with output_placements 2 the op wrote both of the compiled calls' blocks")
-entry = run(OneBlock(), Kernel(scaled), dict(CASE, output_placements=2))
-expect(entry.get("paired_problem") == "not timed beside it: the compiled calls did not write the same 2 result blocks"
-       and "paired_median_us" not in entry, f"one block where two were asked for: {entry}")
+writes.clear()
+one = OneBlock()  # every result in one block, as a CUDA graph's pool holds a mode's outputs
+entry = run(one, Kernel(scaled), dict(CASE, output_placements=2))
+expect(entry.get("paired_median_us", 0) > 0 and "paired_problem" not in entry
+       and {address for address, _ in writes} == {one.block.data_ptr()},
+       f"one block where two were asked for: paired into that one, as the compiled calls wrote it: {entry}")
+entry = run(fresh, Kernel(scaled), dict(CASE, output_placements=2))
+expect(entry.get("paired_problem") == "not timed beside it: the compiled calls did not write the same result blocks "
+       "each round" and "paired_median_us" not in entry, f"blocks that move, no pairing: {entry}")
 
 
 class Result:
@@ -153,6 +160,39 @@ for held in (0, 3):
     Result.live = Result.most = 0
     helper.time_calls(helper.Timer(torch, torch.device("cpu")), lambda i: Result(), 2, 3, 1e-5, held)
     expect(Result.most == held + 1, f"held {held}: at most {Result.most} results alive at once, not {held + 1}")
+
+sets_called = []
+helper.time_calls(helper.Timer(torch, torch.device("cpu")), sets_called.append, 3, 4, 1e-9)
+expect(len(sets_called) % 3 == 0 and all(sets_called.count(s) == len(sets_called) // 3 for s in range(3)),
+       f"every sample whole rounds over the 3 sets: {len(sets_called)} calls")
+
+
+
+class CompileFree:
+    """Torch, with torch.compile the identity (no Inductor needed on this CPU)."""
+    _dynamo = types.SimpleNamespace(reset=lambda: None)
+
+    def compile(self, function, **options):
+        return function
+
+    def __getattr__(self, name):
+        return getattr(torch, name)
+
+
+held_asked = []
+real_time_calls = helper.time_calls
+helper.time_calls = lambda *args: (held_asked.append(args[5] if len(args) > 5 else 0), real_time_calls(*args))[1]
+case = {"key": "k", "dtype": "float32", "expression": "x * 3", "sizes": {}, "seed": 1, "buffer_sets": 2,
+        "output_placements": 2, "rtol": 1e-6, "atol": 1e-6,
+        "args": [{"name": "out", "shape": [4, 8], "output": True},
+                 {"name": "x", "shape": [4, 8], "output": False, "low": -1, "high": 1}]}
+entry = {}
+modes = list(helper.run_case(case, {"samples": 3, "target_sample_seconds": 1e-5, "modes": ["default"]}, CompileFree(),
+                             helper.load_evaluator(sys.argv[2]), torch.device("cpu"),
+                             helper.Timer(torch, torch.device("cpu")), entry))
+helper.time_calls = real_time_calls
+expect(held_asked == [1, 1] and entry.get("eager_median_us", 0) > 0 and modes and modes[0]["median_us"] > 0,
+       f"eager and compiled each timed holding output_placements - 1 results: {held_asked}, {modes}")
 
 missing = helper.KernelOp(torch, "")
 expect(missing.find("test::scaled") == (None, "not timed beside it: no library of the variant was named"),

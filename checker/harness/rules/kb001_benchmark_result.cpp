@@ -74,12 +74,15 @@ mode of --compile, by default Inductor's default and
 max-autotune-no-cudagraphs, through the --python interpreter), timed the
 same way on inputs of the same shapes, the fastest mode counting. Right
 after each mode the same process times the op itself, called from Python
-as the compiled form is, on the same inputs and into the very buffer the
-compiled calls wrote their result to (where they wrote one: Torch's caching
-allocator on a GPU hands each call the block the last one freed; otherwise
-the note says it was not timed beside it): "on the same buffers" compares the two
-kernels with nothing else different (where an output lies against its
-input alone moved one memory-bound kernel by up to 0.7 % on an H200). A
+as the compiled form is, on the same inputs and into the very blocks the
+compiled calls wrote their results to (where they wrote the same ones each
+round: Torch's caching allocator on a GPU hands each call the block the
+last one freed; otherwise the note says it was not timed beside it): "on
+the same buffers" compares the two kernels with nothing else different
+(where an output lies alone moved one memory-bound kernel by up to 0.9 %
+on an H200). Outputs larger than twice the last-level cache are four
+blocks, written in turn by every timing (the report's output_placements),
+so that no one placement sets a row. A
 compile that fails, gives a different result or does not finish in
 --compile-timeout is said so in the note and the report. A speed-up below
 1 says the kernel is slower than Torch. A note, not a failure; KB002

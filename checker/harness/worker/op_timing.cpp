@@ -30,6 +30,9 @@ TimingStats time_on_device(const WorkerDevice& device, const std::function<void(
   for (int i = 0; i < rotation; ++i) call(next++);
   double estimate = std::max(timer.stop_seconds() / rotation, 1e-9);
   int batch = static_cast<int>(std::clamp(std::ceil(settings.target_sample_seconds / estimate), 1.0, 10000.0));
+  // Whole rounds over the buffer sets: each sample weighs every set (and
+  // every output block, timing_layout.h) alike.
+  batch = (batch + rotation - 1) / rotation * rotation;
 
   std::vector<double> per_call;
   const int samples = std::max(settings.samples, 1);

@@ -24,6 +24,7 @@ namespace kcheck::worker {
 inline constexpr int kMaxBufferSets = 64;
 // Output blocks a call's large outputs rotate through (see above).
 inline constexpr int kOutputPlacements = 4;
+static_assert(kMaxBufferSets % kOutputPlacements == 0, "the most sets are whole rounds over the blocks");
 
 struct TimingLayout {
   int buffer_sets = 1;        // input sets, each call the next (with its output block, below)
@@ -33,7 +34,9 @@ struct TimingLayout {
 // input_bytes and output_bytes: one call's inputs and outputs in all;
 // memory_bytes: the device's memory, 0 where unknown (the CPU): then one
 // output block. Extra placements only where the buffers they take, counted
-// twice over for the eager form's results, stay under a quarter of it.
+// twice over for the eager form's results, stay under a quarter of it (the
+// device's whole memory, not what is free: the quarter leaves the rest to
+// the checks' tensors and a composite baseline's temporaries).
 constexpr TimingLayout timing_layout(std::int64_t input_bytes, std::int64_t output_bytes,
                                      std::int64_t last_level_cache_bytes, std::int64_t memory_bytes) {
   TimingLayout layout;
@@ -44,7 +47,8 @@ constexpr TimingLayout timing_layout(std::int64_t input_bytes, std::int64_t outp
   const std::int64_t taken = kOutputPlacements * (input_bytes + 2 * output_bytes);
   if (out_of_cache && memory_bytes > 0 && taken <= memory_bytes / 4) {
     layout.output_placements = kOutputPlacements;
-    layout.buffer_sets = std::max(layout.buffer_sets, kOutputPlacements);
+    // A whole number of rounds over the blocks: each block as many sets.
+    layout.buffer_sets = (layout.buffer_sets + kOutputPlacements - 1) / kOutputPlacements * kOutputPlacements;
   }
   return layout;
 }

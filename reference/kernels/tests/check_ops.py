@@ -134,8 +134,8 @@ KERNELS = {
 # two elements past them, which the last block adds though its tile needs no
 # bounds test. 2^23 + 5 elements: past the 2^21 float32 packs up to which
 # every float32 op takes two packs per thread (kFloatTwoPacksUpTo; above it
-# GELU still does, the rest one), with a part tile and 5 elements past the
-# last whole pack.
+# one, GELU with a 32-bit index), with a part tile and elements past the last
+# whole pack (float32: 1; 16 bits: 5).
 ELEMENT = "element"
 SHAPES = {
     "elementwise": [((7,), 0), ((3, 129), 0), ((4, 16, 257), 0), ((1, 1025), 0), ((2, 1025), 0), ((1, 2049), 0),

@@ -977,14 +977,16 @@ const char *probe_relu(int impl, int dtype, void *out, const void *in, int64_t n
 // shape): 36 plain loads, 32-bit index; 37 .nc loads; 38 a 64-bit index;
 // 39 and 40 act_torch_like (any n, the last block checked), 2 and 1 packs;
 // 41 and 42 (4d20163, probe31d) timed the launcher's kernel with a 32-bit
-// index, a template parameter since removed; 43 39 with the whole tile's code first in the SASS; 44 39 with PyTorch's
+// index, a template parameter removed then (back since 352e9ab: IdxT, for
+// float32 GELU above kFloatTwoPacksUpTo packs, impl 40's shape); 43 39 with
+// the whole tile's code first in the SASS; 44 39 with PyTorch's
 // test (a whole tile takes the unchecked code, the last block's too); 45 and
 // 46 44 launched with PDL (see Pdl): 45 waits, 46 also lets the next grid launch.
 // 47 the launcher's own two-pack kernel of blocks of 128 at any size, through
 // elementwise_in_blocks (4 KB blocks, so PDL where gpu_compat::launch takes
 // it; PyTorch's test, GELU (erf) interleaved): what the launcher runs for
-// float32 up to kFloatTwoPacksUpTo packs, at the sizes above it too (since
-// probe53a, the launcher's own float32 GELU at every size).
+// float32 up to kFloatTwoPacksUpTo packs, at the sizes above it too (from
+// probe53a to 352e9ab the launcher's float32 GELU at every size).
 const char *probe_act(int impl, int op, int dtype, void *out, const void *in, int64_t rows, int64_t d,
                       void *stream_ptr) {
   namespace A = new_act;

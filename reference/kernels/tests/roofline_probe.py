@@ -428,8 +428,10 @@ def placement_study(lib, ops, dtypes, pads_mib, offsets_kib, impls=(0,)):
     input's end. With several `impls` (probe_act's), each is timed on the
     same placement, all before and all again after Inductor's, and a line
     printed for each: does one of our kernel shapes keep up with Inductor's
-    at the placements that slow both? Returns the number of wrong outputs."""
-    impls = list(impls)
+    at the placements that slow both? Returns the number of wrong outputs
+    (each impl's and Inductor's at each placement; a line says WRONG where
+    that impl's or Inductor's was)."""
+    impls = list(dict.fromkeys(impls))  # each once
     rows, d = SIZES["elementwise"]["large"]
     wrong = 0
     for op in ops:
@@ -461,21 +463,21 @@ def placement_study(lib, ops, dtypes, pads_mib, offsets_kib, impls=(0,)):
                 ours = {impl: lambda k, impl=impl: checked(lib.probe_act(impl, code, dcode, out.data_ptr(),
                                                                          x.data_ptr(), rows, d, stream()))
                         for impl in impls}
-                first, ok = {}, True
+                first, ok = {}, {}
                 for impl, call in ours.items():
                     out.zero_()
                     first[impl] = time_stream(call, 1)
-                    ok = ok and close(out, ref, name)
-                theirs = []
+                    ok[impl] = close(out, ref, name)
+                theirs, inductor_ok = [], True
                 for mode, into in compiled.items():
                     out.zero_()
                     theirs.append((mode, time_stream(lambda k: into(x, out), 1)))
-                    ok = ok and close(out, ref, name)
+                    inductor_ok = close(out, ref, name) and inductor_ok
                 del ref
                 eager = (f", eager out= {time_stream(lambda k: OUT_FORMS[op](x, out), 1):.1f}"
                          if op in OUT_FORMS else "")
                 again = {impl: time_stream(call, 1) for impl, call in ours.items()}
-                wrong += not ok
+                wrong += sum(not good for good in ok.values()) + (not inductor_ok)
                 best = min(t for _, t in theirs)
                 for impl in impls:
                     print(f"placement, {op} {name}, {kind} {amount}, output at input "
@@ -484,7 +486,7 @@ def placement_study(lib, ops, dtypes, pads_mib, offsets_kib, impls=(0,)):
                           + ", ".join(f"{mode} {t:.1f}" for mode, t in theirs)
                           + f"{eager}; fastest Inductor over ours "
                           f"{best / statistics.median([first[impl], again[impl]]):.4f}x "
-                          f"({'ok' if ok else 'WRONG'})", flush=True)
+                          f"({'ok' if ok[impl] and inductor_ok else 'WRONG'})", flush=True)
                 del x, out, pad, whole
     return wrong
 

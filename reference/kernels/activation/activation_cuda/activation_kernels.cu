@@ -249,10 +249,12 @@ enum class TileTest { kAllButLastBlock, kWholeTile, kWholeTileInterleaved };
 // pointer). kGridStride: block b moves tiles b, b + gridDim.x, ...; without
 // it block b moves tile b only, and the launcher gives one block per tile:
 // kTileTest says which blocks skip the bounds tests (see TileTest).
-// IdxT: the unit index's type; uint32_t (n < 2^31, one block per tile) for
-// float32 GELU (erf) above kFloatTwoPacksUpTo, see elementwise().
+// IdxT: the unit index's type (and the scalar tail's element index);
+// uint32_t (n < 2^31, one block per tile) for float32 GELU (erf) above
+// kFloatTwoPacksUpTo, see elementwise(). kOverlap stays the last template
+// argument: tests/sass_pdl.py reads it there.
 template <typename scalar_t, typename Act, int kUnitBytes, int kBlock, int kUnits, bool kGridStride = true,
-          TileTest kTileTest = TileTest::kAllButLastBlock, bool kOverlap = false, typename IdxT = int64_t>
+          TileTest kTileTest = TileTest::kAllButLastBlock, typename IdxT = int64_t, bool kOverlap = false>
 __global__ void __launch_bounds__(kBlock)
     elementwise_kernel(scalar_t *__restrict__ out, const scalar_t *__restrict__ in, int64_t n, Act act) {
   static_assert(std::is_same_v<IdxT, int64_t> || !kGridStride, "a 32-bit index only without the loop over tiles");
@@ -420,12 +422,12 @@ const char *elementwise_in_blocks(scalar_t *dst, const scalar_t *in, int64_t n, 
   if (is_aligned(in, kPackBytes) && is_aligned(dst, kPackBytes)) {
     constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * kPackBytes);
     return gpu_compat::launch<kOverlap, elementwise_kernel<scalar_t, Act, kPackBytes, kBlock, kUnits, kPackedGridStride,
-                                                           kTileTest, kOverlap, PackedIdxT>>(
+                                                           kTileTest, PackedIdxT, kOverlap>>(
         grid_for<kBlock, kUnits>(n / Pack<scalar_t>::kSize), kBlock, stream, dst, in, n, act);
   }
   constexpr bool kOverlap = gpu_compat::overlaps_launches(kBlock * kUnits * sizeof(scalar_t));
   return gpu_compat::launch<kOverlap, elementwise_kernel<scalar_t, Act, sizeof(scalar_t), kBlock, kUnits, true,
-                                                         TileTest::kAllButLastBlock, kOverlap>>(
+                                                         TileTest::kAllButLastBlock, int64_t, kOverlap>>(
       grid_for<kBlock, kUnits>(n), kBlock, stream, dst, in, n, act);
 }
 
@@ -462,8 +464,9 @@ constexpr int elementwise_units_fast_memory() {
 // which bounds-tested every block, and a last block always tested (impls 39
 // and 43) ran silu, gelu_tanh and gelu_quick 0.05-0.15 us behind impl 36
 // (probes 31c-31f), PyTorch's test level with it (impl 44, probe31g; gelu
-// not in that probe; 33fff69's form: probe31h). A 32-bit index gained
-// nothing (probe31d: impls 41 and 42 of 4d20163, with 776b58c's kernel).
+// not in that probe; 33fff69's form: probe31h). At 256 x 8192 a 32-bit
+// index gained nothing (probe31d: impls 41 and 42 of 4d20163, with
+// 776b58c's kernel); at the large size it did for float32 GELU (below).
 constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 
 // Above kFloatTwoPacksUpTo, float32 GELU (erf) takes one pack per thread
@@ -472,14 +475,16 @@ constexpr int64_t kFloatTwoPacksUpTo = int64_t{1} << 21;
 // (2026-11-29, bench/results/roofline-h200-2026-11-29f-probe54d.log, large
 // size, 16 placements of the output: fresh allocations after pads of 0-1024
 // MiB and offsets of 0-3072 KiB after the input) it ran in 499.9-503.1 us,
-// at each placement 0.3-1.0% faster than 51e0079's two packs in 4 KB blocks
-// with PDL (impl 0 then: 503.4-504.6) and than the same kernel's one pack
-// with a 64-bit index (impl 33: 501.6-504.7), and 0.17-0.60% faster than
-// the fastest Inductor kernel writing into the same output (median 1.0072x;
-// 51e0079's 1.0001x, under at 5 of 16). Triton's one-pack shape with no
-// bounds test at all (impl 31, n a multiple of the tile) ran 0.1% faster
-// still. silu and gelu_quick keep the 64-bit index: their one pack (impl 0)
-// was level with impl 31 there (probe54c.log).
+// at each placement 0.11-0.80% faster than 51e0079's two packs in 4 KB
+// blocks with PDL (impl 0 then: 503.4-504.6), 0.26-0.34% faster than the
+// same kernel's one pack with a 64-bit index (impl 33: 501.6-504.7), and
+// 0.17-0.83% faster than the fastest Inductor kernel writing into the same
+// output (median 1.0072x; 51e0079's 1.0001x, under at 4 of 16). Triton's
+// one-pack shape with no bounds test at all (impl 31, n a multiple of the
+// tile) ran 0.1% faster still. As the launcher (probe54e.log, a later call)
+// it ran 499.5-501.3 us, 0.59-0.93% faster than Inductor at all 16
+// placements. silu and gelu_quick keep the 64-bit index: their one pack
+// (impl 0) was level with impl 31 there (probe54c.log).
 template <typename Act>
 constexpr bool float_index32_above_two_packs() {
   return std::is_same_v<Act, activation::GeluErf>;
@@ -526,7 +531,7 @@ const char *elementwise(scalar_t *dst, const scalar_t *in, int64_t n, Act act, c
         return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 2, false, kTest>(dst, in, n, act, stream);
       }
       if constexpr (float_index32_above_two_packs<Act>()) {
-        if (n <= INT32_MAX) {  // a block per tile: 2^29 packs at most
+        if (n <= INT32_MAX) {  // a block per tile: fewer than 2^29 packs, 2^22 blocks
           return elementwise_in_blocks<scalar_t, Act, kThreadsFastMemory, 1, false, TileTest::kAllButLastBlock,
                                        uint32_t>(dst, in, n, act, stream);
         }
