@@ -90,6 +90,10 @@ entry = run(OneBlock(), Kernel(lambda out, x, factor: torch.mul(x, factor + 1, o
 expect(entry.get("paired_problem", "").startswith("not timed beside it: the op's result differs from eager")
        and "paired_median_us" not in entry, f"a wrong result is not timed: {entry}")
 
+entry = run(OneBlock(), Kernel(lambda out, x, factor: out))
+expect(entry.get("paired_problem", "").startswith("not timed beside it: the op's result differs from eager")
+       and "paired_median_us" not in entry, f"an op that writes nothing is not timed: {entry}")
+
 entry = run(OneBlock(), Kernel(problem="not timed beside it: loading the variant's library failed: OSError: x"))
 expect(entry == {"paired_problem": "not timed beside it: loading the variant's library failed: OSError: x"},
        f"the library's problem is the row's: {entry}")
