@@ -51,6 +51,11 @@ TEST(TimingLayout, OneBlockWhereMemoryIsShortOrUnknown) {
   EXPECT_EQ(timing_layout(2 * kGiB, kGiB, kL2, 48 * kGiB).output_placements, 1);
   EXPECT_EQ(timing_layout(2 * kGiB, kGiB, kL2, 48 * kGiB).buffer_sets, 1);
   EXPECT_EQ(timing_layout(2 * kGiB, kGiB, kL2, 64 * kGiB).output_placements, kOutputPlacements) << "16 GiB of 64";
+  // Every input set counts: 8 sets of 16 MiB in and 4 x 2 x 1 GiB out take 8 GiB + 128 MiB, a
+  // quarter of 32.5 GiB; a quarter of 32.25 GiB is 64 MiB short (4 sets alone would have fitted).
+  EXPECT_EQ(timing_layout(16 * kMiB, kGiB, kL2, 32 * kGiB + 512 * kMiB).buffer_sets, 8);
+  EXPECT_EQ(timing_layout(16 * kMiB, kGiB, kL2, 32 * kGiB + 512 * kMiB).output_placements, kOutputPlacements);
+  EXPECT_EQ(timing_layout(16 * kMiB, kGiB, kL2, 32 * kGiB + 256 * kMiB).output_placements, 1);
   // The CPU: no memory figure, one block (the layout as before output placements).
   EXPECT_EQ(timing_layout(kGiB, kGiB, 32 * kMiB, 0).output_placements, 1);
   EXPECT_EQ(timing_layout(kGiB, kGiB, 32 * kMiB, 0).buffer_sets, 1);

@@ -12,9 +12,9 @@
 // placements (bench/results/roofline-h200-2026-11-29f-probe54c.log), and in
 // kcheck_worker into its one output 505.7 us against 501.7 with
 // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, twice each
-// (roofline-h200-2026-11-29f-worker-placement.log); eager and torch.compile,
-// timed into other blocks, did not move with it. Header-only: the worker and
-// the tests include it.
+// (roofline-h200-2026-11-29f-worker-placement.log); eager, its results in
+// other blocks, did not move with it. Header-only: the worker and the tests
+// include it.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -43,12 +43,13 @@ constexpr TimingLayout timing_layout(std::int64_t input_bytes, std::int64_t outp
   const std::int64_t per_call = input_bytes + 1;
   layout.buffer_sets = static_cast<int>(
       std::clamp<std::int64_t>((2 * last_level_cache_bytes + per_call - 1) / per_call, 1, kMaxBufferSets));
+  // A whole number of rounds over the blocks: each block as many sets.
+  const int rounded_sets = (layout.buffer_sets + kOutputPlacements - 1) / kOutputPlacements * kOutputPlacements;
   const bool out_of_cache = output_bytes > 2 * last_level_cache_bytes;
-  const std::int64_t taken = kOutputPlacements * (input_bytes + 2 * output_bytes);
+  const std::int64_t taken = rounded_sets * input_bytes + 2 * kOutputPlacements * output_bytes;
   if (out_of_cache && memory_bytes > 0 && taken <= memory_bytes / 4) {
     layout.output_placements = kOutputPlacements;
-    // A whole number of rounds over the blocks: each block as many sets.
-    layout.buffer_sets = (layout.buffer_sets + kOutputPlacements - 1) / kOutputPlacements * kOutputPlacements;
+    layout.buffer_sets = rounded_sets;
   }
   return layout;
 }
