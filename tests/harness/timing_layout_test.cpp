@@ -56,7 +56,7 @@ TEST(TimingLayout, OneBlockWhereMemoryIsShortOrUnknown) {
   EXPECT_EQ(timing_layout(16 * kMiB, kGiB, kL2, 32 * kGiB + 512 * kMiB).buffer_sets, 8);
   EXPECT_EQ(timing_layout(16 * kMiB, kGiB, kL2, 32 * kGiB + 512 * kMiB).output_placements, kOutputPlacements);
   EXPECT_EQ(timing_layout(16 * kMiB, kGiB, kL2, 32 * kGiB + 256 * kMiB).output_placements, 1);
-  // The CPU: no memory figure, one block (the layout as before output placements).
+  // No memory figure: one block (the layout as before output placements).
   EXPECT_EQ(timing_layout(kGiB, kGiB, 32 * kMiB, 0).output_placements, 1);
   EXPECT_EQ(timing_layout(kGiB, kGiB, 32 * kMiB, 0).buffer_sets, 1);
 }

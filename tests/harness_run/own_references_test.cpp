@@ -98,6 +98,31 @@ TEST(OwnReferences, BenchTimesOpsAgainstTheRepositorysOwnBaselines) {
   EXPECT_GT(times["median_us"].get<double>(), 0) << "its own time only: " << times.dump();
 }
 
+// Issue #32: an output past twice the last-level cache is timed over four
+// blocks (checker/harness/worker/timing_layout.h), the worker's op writing
+// them in turn and the helper holding three of the own baseline's results;
+// smaller outputs keep one. On the CPU: the worker's cache figure is 32 MiB.
+TEST(OwnReferences, BenchTimesOutputsPastTwiceTheCacheOverFourBlocks) {
+  const fs::path dir = kcheck_test::scratch_dir("own-placements");
+  const RunResult result =
+      kcheck_test::run_kcheck_in(dir, "bench --seed 11 --sizes small,large --samples 3 --compile none --python " +
+                                          shell_quoted(KCHECK_VENV_PYTHON) + " " + fixture("own_reference") +
+                                          " --format json -o " + shell_quoted(dir / "bench.json"));
+  const json report = json::parse(kcheck_test::read_text(dir / "bench.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << result.err;
+  std::map<std::string, json> scale;  // "dtype shape"
+  for (const json& benchmark : report["dynamic"]["benchmarks"])
+    if (benchmark["op"] == "_own_reference_cpu_abc123::scale")
+      scale[benchmark["dtype"].get<std::string>() + " " + benchmark["shape"].get<std::string>()] = benchmark;
+  ASSERT_EQ(scale.size(), 4u) << report["dynamic"]["benchmarks"].dump(1);
+  const json& large = scale.at("float32 4096x5000");
+  EXPECT_EQ(large["output_placements"], 4) << "82 MB out: " << large.dump();
+  EXPECT_GT(large["median_us"].get<double>(), 0) << large.dump();
+  EXPECT_GT(large["eager_median_us"].get<double>(), 0) << "the helper timed its baseline: " << large.dump();
+  EXPECT_EQ(scale.at("bfloat16 4096x5000")["output_placements"], 1) << "41 MB out: one block";
+  EXPECT_EQ(scale.at("float32 5x33")["output_placements"], 1);
+}
+
 TEST(OwnReferences, AWrongOpIsKD002AndAReferenceThatTriesToRunCodeIsRefused) {
   fs::remove("/tmp/kcheck-reference-evaluator-escaped");
   const KcheckRun run = run_kcheck(fixture("own_reference_wrong"));

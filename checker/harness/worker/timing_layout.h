@@ -32,8 +32,8 @@ struct TimingLayout {
 };
 
 // input_bytes and output_bytes: one call's inputs and outputs in all;
-// memory_bytes: the device's memory, 0 where unknown (the CPU): then one
-// output block. Extra placements only where the buffers they take, counted
+// memory_bytes: the device's memory (the CPU's: the machine's), 0 where
+// unknown: then one output block. Extra placements only where the buffers they take, counted
 // twice over for the eager form's results, stay under a quarter of it (the
 // device's whole memory, not what is free: the quarter leaves the rest to
 // the checks' tensors and a composite baseline's temporaries).

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include <ATen/Context.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
@@ -43,6 +45,8 @@ WorkerDevice open_device(const std::string& backend) {
   if (backend == "cpu") {
     device.name = cpu_model_name();
     device.last_level_cache_bytes = 32ll << 20;  // no portable query; generous for today's CPUs
+    const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_bytes > 0) device.memory_bytes = static_cast<std::int64_t>(pages) * page_bytes;
     return device;
   }
   if (backend == "cuda" && at::hasCUDA()) {

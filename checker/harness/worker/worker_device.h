@@ -21,8 +21,9 @@ struct WorkerDevice {
   c10::Device device{c10::kCPU};
   std::string name;  // "NVIDIA H100 80GB HBM3", the CPU model
   std::int64_t last_level_cache_bytes = 0;
-  // The device's own memory; 0 where unknown (the CPU, or a worker built
-  // without the CUDA headers): then one output block (timing_layout.h).
+  // The device's own memory (the CPU's: the machine's physical memory); 0
+  // where unknown (a worker built without the CUDA headers): then one output
+  // block (timing_layout.h).
   std::int64_t memory_bytes = 0;
 
   // Waits for the device; on CUDA rethrows an asynchronous error of the
