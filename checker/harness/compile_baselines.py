@@ -273,11 +273,10 @@ def time_beside(case, plan, torch, kernel, timer, compiled, sets, expected, entr
         # as in their timing (time_calls' held results): as many blocks, or
         # one where every result shares it (a CUDA graph's pool). Each
         # address is read right after its call.
-        held = []
+        held, first_round = [], set()
         for i in range(placements):
             held.append(compiled(*sets[i % len(sets)]))
-            held[-1] = (held[-1], held[-1].data_ptr())
-        first_round = {address for _, address in held}
+            first_round.add(held[-1].data_ptr())
         del held
         blocks = {}  # the same blocks again, held while the op writes into them
         for i in range(placements):

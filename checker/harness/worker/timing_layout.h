@@ -33,10 +33,11 @@ struct TimingLayout {
 
 // input_bytes and output_bytes: one call's inputs and outputs in all;
 // memory_bytes: the device's memory (the CPU's: the machine's), 0 where
-// unknown: then one output block. Extra placements only where the buffers they take, counted
-// twice over for the eager form's results, stay under a quarter of it (the
-// device's whole memory, not what is free: the quarter leaves the rest to
-// the checks' tensors and a composite baseline's temporaries).
+// unknown: then one output block. Extra placements only where the buffers
+// they take, the outputs counted twice over for the eager form's results,
+// stay under a quarter of it (the device's whole memory, not what is free:
+// the quarter leaves the rest to the checks' tensors and a composite
+// baseline's temporaries).
 constexpr TimingLayout timing_layout(std::int64_t input_bytes, std::int64_t output_bytes,
                                      std::int64_t last_level_cache_bytes, std::int64_t memory_bytes) {
   TimingLayout layout;
