@@ -31,6 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fatbin_sections import compressed_entries, fatbin_section, zstd_window  # noqa: E402
 from paired import machine_line, spread, wall  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,6 +75,7 @@ def main():
     }
     if arguments.before:
         commands["kcheck KE (before)"] = [arguments.before] + ke
+        commands["kcheck KE, 1 thread (before)"] = [arguments.before, "--threads", "1"] + ke
     names = list(commands)
     samples = {name: [] for name in names}
     for round_index in range(arguments.rounds):
@@ -102,7 +104,31 @@ def main():
     print(f"- kcheck KE, 1 thread / its floor (1 thread): {ratio('kcheck KE, 1 thread', floor_one)}")
     if arguments.before:
         print(f"- kcheck KE / before: {ratio('kcheck KE', samples['kcheck KE (before)'])}")
+        print(f"- kcheck KE, 1 thread / before: "
+              f"{ratio('kcheck KE, 1 thread', samples['kcheck KE, 1 thread (before)'])}")
+    print_rss_floor(library, memory, threads)
     return 0
+
+
+def print_rss_floor(library, memory, threads):
+    """The peak RSS under which no complete search can go: the process running
+    the KE rules without the two scans, plus the zstd windows held at once (a
+    decoder keeps a frame's window, the history its matches refer to; the
+    largest frames' windows from bench/fatbin_sections.py)."""
+    fatbin = fatbin_section(library)
+    windows = sorted((w for method, payload, _size in (compressed_entries(fatbin) if fatbin else [])
+                      if method == "zstd" and (w := zstd_window(payload)) is not None), reverse=True)
+    base = statistics.median(run[0] for run in memory["kcheck KE without KE012, KE014"])
+    one = base + (windows[0] if windows else 0) / 2**20
+    several = base + sum(windows[:threads]) / 2**20
+    print(f"\npeak RSS floor (MB, medians): the KE rules without the scans {base:.1f}; "
+          f"largest zstd window {windows[0] / 2**20 if windows else 0:.1f} "
+          f"({sum(w == windows[0] for w in windows) if windows else 0} frames that large)")
+    for key, floor, held in (("kcheck KE, 1 thread", one, "one window"),
+                             ("kcheck KE", several, f"the {threads} largest windows at once")):
+        rss = [run[0] for run in memory[key]]
+        print(f"- {key}: {spread(rss, 1)} against a floor of {floor:.1f} ({held}): "
+              f"{spread([r - floor for r in rss], 1)} above it")
 
 
 if __name__ == "__main__":

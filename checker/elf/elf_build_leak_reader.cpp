@@ -147,12 +147,17 @@ class ChunkedSourcePathScan {
       if (carry_.size() > kLongestString) finish();
       return;
     }
-    if (carry_.empty()) {
-      scan_strings_for_source_paths(chunk.substr(0, complete), paths_);
-    } else {
-      carry_.append(chunk.substr(0, complete));
+    std::size_t rest = 0;  // where the chunk's text no longer joins the carried run
+    if (!carry_.empty()) {
+      // The carried run ends at the chunk's first separator: only that much
+      // is copied (a separator splits the scan as it splits a path).
+      rest = static_cast<std::size_t>(
+                 std::find_if(chunk.begin(), chunk.end(), [](char c) { return !is_path_char(c); }) - chunk.begin()) +
+             1;
+      carry_.append(chunk.substr(0, rest));
       finish();
     }
+    scan_strings_for_source_paths(chunk.substr(rest, complete - rest), paths_);
     carry_.assign(chunk.substr(complete));
   }
   // Scans what is carried: the end of the text.
@@ -175,6 +180,14 @@ void note_unsearched(ElfFacts& facts, std::uint64_t entries, const std::string& 
   facts.unsearched_device_code_reason = reason;
   facts.unsearched_device_code_section = section;
 }
+
+// How much of a file Linux maps around a page that faults in, when the
+// neighbouring pages are in the page cache (its default fault_around_bytes).
+constexpr std::uint64_t kFaultAroundBytes = std::uint64_t{64} << 10;
+
+// How many bytes of compressed device code a thread reads before dropping
+// their pages (the rest go when its batch ends).
+constexpr std::uint64_t kReleaseGranule = std::uint64_t{256} << 10;
 
 // Consecutive compressed entries searched by one thread, with one
 // decompressor: about this many bytes decompressed each.
@@ -296,22 +309,36 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
     std::unique_ptr<FatbinPayloadDecompressor> decompressor = shelf.take();
     // Where the batch's pages not yet released start (release() drops whole
     // pages only: the page an entry shares with the next goes with the next).
-    std::uint64_t unreleased = base + payloads[batch.first].offset;
+    const std::uint64_t first = base + payloads[batch.first].offset;
+    std::uint64_t unreleased = first;
+    const auto release_up_to = [&](std::uint64_t end) {
+      // The walk lists entries in file order. Each release costs the other
+      // threads a TLB flush: the pages go a quarter MiB at a time.
+      if (end <= unreleased || end - unreleased < kReleaseGranule) return;
+      file.release(unreleased, end - unreleased);
+      unreleased = std::max(unreleased, end / page * page);
+    };
+    std::uint64_t last = first;
     for (std::size_t entry = batch.first; entry < batch.end; ++entry) {
       const CompressedFatbinPayload& payload = payloads[entry];
+      const std::uint64_t start = base + payload.offset;
       ChunkedSourcePathScan scan(batch.found);
-      const std::string why = decompressor->decompress(payload, section.subspan(payload.offset, payload.size),
-                                                       [&](std::string_view chunk) { scan.add(chunk); });
-      scan.finish();  // what did decompress was searched
+      const std::string why = decompressor->decompress(
+          payload, section.subspan(payload.offset, payload.size), [&](std::string_view chunk) { scan.add(chunk); },
+          [&](std::size_t read) { release_up_to(start + read); });  // a large frame's bytes as zstd reads them
+      scan.finish();                                                // what did decompress was searched
       if (!why.empty() && batch.unsearched++ == 0)
         batch.reason =
             "the entry at offset " + std::to_string(payload.offset) + " of " + std::string(section_name) + ": " + why;
-      const std::uint64_t end = base + payload.offset + payload.size;
-      if (end > unreleased) {  // the walk lists entries in file order
-        file.release(unreleased, end - unreleased);
-        unreleased = std::max(unreleased, end / page * page);
-      }
+      release_up_to(start + payload.size);
+      last = std::max(last, start + payload.size);
     }
+    // The pages the kernel mapped around those the batch read (fault-around),
+    // before its first entry and past its last: about a page and its
+    // neighbours per batch stayed resident otherwise (1.2 MB on libcublasLt).
+    // A neighbouring batch's thread reading one of them maps it again.
+    const std::uint64_t around_first = first / kFaultAroundBytes * kFaultAroundBytes;
+    file.release(around_first, (last + kFaultAroundBytes - 1) / kFaultAroundBytes * kFaultAroundBytes - around_first);
     shelf.put_back(std::move(decompressor));
   };
   if (pool && batches.size() > 1) {

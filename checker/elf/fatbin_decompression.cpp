@@ -34,10 +34,11 @@ FatbinPayloadDecompressor::~FatbinPayloadDecompressor() = default;
 
 std::string FatbinPayloadDecompressor::decompress(const CompressedFatbinPayload& payload,
                                                   std::span<const std::byte> compressed,
-                                                  const std::function<void(std::string_view)>& consume) {
+                                                  const std::function<void(std::string_view)>& consume,
+                                                  const std::function<void(std::size_t)>& read_up_to) {
   switch (payload.method) {
     case CompressedFatbinPayload::Method::zstd:
-      return decompress_zstd(payload, compressed, consume);
+      return decompress_zstd(payload, compressed, consume, read_up_to);
     case CompressedFatbinPayload::Method::lz4:
       return decompress_lz4(payload, compressed, consume);
     case CompressedFatbinPayload::Method::unknown:
@@ -48,7 +49,8 @@ std::string FatbinPayloadDecompressor::decompress(const CompressedFatbinPayload&
 
 std::string FatbinPayloadDecompressor::decompress_zstd(const CompressedFatbinPayload& payload,
                                                        std::span<const std::byte> compressed,
-                                                       const std::function<void(std::string_view)>& consume) {
+                                                       const std::function<void(std::string_view)>& consume,
+                                                       const std::function<void(std::size_t)>& read_up_to) {
   if (zstd_->context == nullptr) return "zstd could not allocate its context";
   ZSTD_DCtx_reset(zstd_->context, ZSTD_reset_session_only);
   ZSTD_inBuffer input{compressed.data(), compressed.size(), 0};
@@ -64,7 +66,8 @@ std::string FatbinPayloadDecompressor::decompress_zstd(const CompressedFatbinPay
     produced += output.pos;
     if (produced > payload.decompressed_size) return "decompresses to more than " + declared(payload);
     if (output.pos > 0) consume({chunk_.get(), output.pos});
-    if (result == 0) {  // the frame is complete: all that may follow is padding
+    if (read_up_to) read_up_to(input.pos);  // zstd keeps what it still needs in its own window
+    if (result == 0) {                      // the frame is complete: all that may follow is padding
       const auto rest = compressed.subspan(input.pos);
       if (std::any_of(rest.begin(), rest.end(), [](std::byte b) { return b != std::byte{0}; }))
         return "holds " + std::to_string(rest.size()) + " bytes after its zstd frame, which kcheck does not read";

@@ -303,9 +303,10 @@ std::vector<std::string> ke012_messages(const std::string& fixture) {
 TEST(ElfReader, CompressedDeviceCodeIsSearchedInWhatItDecompressesTo) {
   const std::string fixture = "_fatbin_compressed_entries.abi3.so";
   // The LZ4 block's path is literal in the raw bytes too, so the raw scan
-  // finds it first; the two zstd frames' paths only decompressed (one
-  // straddles the first 256 KiB chunk).
-  const Strings paths = {"/tmp/ci/lz4_kernel.cu", "/home/ci/kernel/hidden.cu", "/home/ci/split/across_chunks.cu"};
+  // finds it first; the zstd frames' paths only decompressed (one straddles
+  // the first 256 KiB chunk, and the next follows it in the second chunk).
+  const Strings paths = {"/tmp/ci/lz4_kernel.cu", "/home/ci/kernel/hidden.cu", "/home/ci/split/across_chunks.cu",
+                         "/home/ci/after/split.cu"};
   WorkPool two_threads(2);
   for (const ElfTables tables : {ElfTables{}, ElfTables{.device_code = false}}) {
     for (WorkPool* pool : {static_cast<WorkPool*>(nullptr), &two_threads}) {
@@ -359,8 +360,8 @@ TEST(ElfReader, AWalkStoppedBeforeZstdFramesIsAWarning) {
   const ScratchFile broken(bytes);
   const ElfFacts facts = read_elf_facts(broken.path());
   ASSERT_EQ(facts.error, "");
-  EXPECT_EQ(facts.device_code_build_paths,
-            (Strings{"/tmp/ci/lz4_kernel.cu", "/home/ci/kernel/hidden.cu", "/home/ci/split/across_chunks.cu"}));
+  EXPECT_EQ(facts.device_code_build_paths, (Strings{"/tmp/ci/lz4_kernel.cu", "/home/ci/kernel/hidden.cu",
+                                                    "/home/ci/split/across_chunks.cu", "/home/ci/after/split.cu"}));
   EXPECT_EQ(facts.unsearched_device_code_entries, 0u) << "the entries past the stop are not listed, so not counted";
   EXPECT_EQ(facts.device_code_walk_stopped,
             "its headers could not be walked to the end (fat binary entry at offset 262520 of .nv_fatbin extends "

@@ -6,6 +6,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <random>
 #include <span>
@@ -76,6 +77,32 @@ TEST(FatbinDecompression, ZstdArrivesWholeInBoundedChunks) {
     EXPECT_EQ(result.chunk_sizes.front(), std::size_t{256} << 10) << "the first chunk fills the buffer";
     for (const std::size_t size : result.chunk_sizes) EXPECT_LE(size, std::size_t{256} << 10);
   }
+}
+
+// What it says has been read is never read again: the caller may drop those
+// pages (KE012 does, so a large frame's compressed bytes need not all stay
+// resident). Here they are overwritten as soon as it says so, and the text
+// still arrives whole; it says so several times, as it goes, up to the end.
+TEST(FatbinDecompression, ZstdSaysAsItGoesWhichBytesItHasRead) {
+  const std::string text = line_table_text(3'000'000);
+  std::string frame = zstd_frame(text);
+  FatbinPayloadDecompressor decompressor;
+  std::vector<std::size_t> read;
+  std::string decompressed;
+  const std::string why = decompressor.decompress(
+      {0, frame.size(), text.size(), CompressedFatbinPayload::Method::zstd}, bytes_of(frame),
+      [&](std::string_view chunk) { decompressed += chunk; },
+      [&](std::size_t up_to) {
+        ASSERT_LE(up_to, frame.size());
+        std::fill(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(up_to), '\xAA');
+        read.push_back(up_to);
+      });
+  EXPECT_EQ(why, "");
+  EXPECT_TRUE(decompressed == text);
+  ASSERT_GE(read.size(), 4u);
+  EXPECT_TRUE(std::is_sorted(read.begin(), read.end()));
+  EXPECT_LT(read[read.size() / 2], frame.size()) << "halfway through, not all of it was read";
+  EXPECT_EQ(read.back(), frame.size());
 }
 
 TEST(FatbinDecompression, Lz4ArrivesWhole) {
