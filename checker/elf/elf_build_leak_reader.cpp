@@ -182,7 +182,8 @@ void note_unsearched(ElfFacts& facts, std::uint64_t entries, const std::string& 
 }
 
 // How much of a file Linux maps around a page that faults in, when the
-// neighbouring pages are in the page cache (its default fault_around_bytes).
+// neighbouring pages are in the page cache (its default fault_around_bytes),
+// aligned in the process's addresses, not in the file.
 constexpr std::uint64_t kFaultAroundBytes = std::uint64_t{64} << 10;
 
 // How many bytes of compressed device code a thread reads before dropping
@@ -337,8 +338,8 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
     // before its first entry and past its last: about a page and its
     // neighbours per batch stayed resident otherwise (1.2 MB on libcublasLt).
     // A neighbouring batch's thread reading one of them maps it again.
-    const std::uint64_t around_first = first / kFaultAroundBytes * kFaultAroundBytes;
-    file.release(around_first, (last + kFaultAroundBytes - 1) / kFaultAroundBytes * kFaultAroundBytes - around_first);
+    const std::uint64_t around_first = first - std::min(first, kFaultAroundBytes);
+    file.release(around_first, last + kFaultAroundBytes - around_first);
     shelf.put_back(std::move(decompressor));
   };
   if (pool && batches.size() > 1) {

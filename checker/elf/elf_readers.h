@@ -40,7 +40,8 @@ void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& f
 // .nv_fatbin or __nv_relfatbin) that a walk listed and adds the source paths
 // they hold to device_code_build_paths, after those already there; counts
 // those it could not search (ElfFacts::unsearched_device_code_entries).
-// Each page is released once its entry is searched.
+// Pages are released as zstd reads them, a quarter MiB at a time, and the
+// rest (with those the kernel mapped beside them) when a batch of entries ends.
 void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& file,
                                        std::span<const std::byte> section, std::string_view section_name,
                                        const CompressedFatbinPayloads& compressed, ElfFacts& facts, WorkPool* pool);

@@ -66,7 +66,7 @@ std::string FatbinPayloadDecompressor::decompress_zstd(const CompressedFatbinPay
     produced += output.pos;
     if (produced > payload.decompressed_size) return "decompresses to more than " + declared(payload);
     if (output.pos > 0) consume({chunk_.get(), output.pos});
-    if (read_up_to) read_up_to(input.pos);  // zstd keeps what it still needs in its own window
+    if (read_up_to) read_up_to(input.pos);  // a part block zstd has read is copied into its own buffer
     if (result == 0) {                      // the frame is complete: all that may follow is padding
       const auto rest = compressed.subspan(input.pos);
       if (std::any_of(rest.begin(), rest.end(), [](std::byte b) { return b != std::byte{0}; }))

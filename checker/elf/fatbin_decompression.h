@@ -44,9 +44,10 @@ class FatbinPayloadDecompressor {
   // Returns why it could not decompress the payload to exactly its declared
   // size, or "" when it did. Never writes more than the declared size, so a
   // payload that would decompress to more stops there.
-  // `read_up_to`, if given, hears after each chunk how many bytes of
-  // `compressed` have been read, never to be read again: the caller may drop
-  // their pages (a large frame's compressed bytes need not all stay resident).
+  // `read_up_to`, if given, hears (zstd entries only, after each step of
+  // zstd's streaming decoder) how many bytes of `compressed` have been read,
+  // never to be read again: the caller may drop their pages (a large frame's
+  // compressed bytes need not all stay resident). LZ4 reads its block at once.
   std::string decompress(const CompressedFatbinPayload& payload, std::span<const std::byte> compressed,
                          const std::function<void(std::string_view)>& consume,
                          const std::function<void(std::size_t)>& read_up_to = {});
