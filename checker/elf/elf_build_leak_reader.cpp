@@ -324,10 +324,11 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
       const CompressedFatbinPayload& payload = payloads[entry];
       const std::uint64_t start = base + payload.offset;
       ChunkedSourcePathScan scan(batch.found);
+      // A large frame's compressed bytes go as zstd reads them.
       const std::string why = decompressor->decompress(
           payload, section.subspan(payload.offset, payload.size), [&](std::string_view chunk) { scan.add(chunk); },
-          [&](std::size_t read) { release_up_to(start + read); });  // a large frame's bytes as zstd reads them
-      scan.finish();                                                // what did decompress was searched
+          [&](std::size_t read) { release_up_to(start + read); });
+      scan.finish();  // what did decompress was searched
       if (!why.empty() && batch.unsearched++ == 0)
         batch.reason =
             "the entry at offset " + std::to_string(payload.offset) + " of " + std::string(section_name) + ": " + why;

@@ -66,8 +66,9 @@ std::string FatbinPayloadDecompressor::decompress_zstd(const CompressedFatbinPay
     produced += output.pos;
     if (produced > payload.decompressed_size) return "decompresses to more than " + declared(payload);
     if (output.pos > 0) consume({chunk_.get(), output.pos});
-    if (read_up_to) read_up_to(input.pos);  // a part block zstd has read is copied into its own buffer
-    if (result == 0) {                      // the frame is complete: all that may follow is padding
+    // Read, never to be read again: a part block zstd has read is copied into its own buffer.
+    if (read_up_to) read_up_to(input.pos);
+    if (result == 0) {  // the frame is complete: all that may follow is padding
       const auto rest = compressed.subspan(input.pos);
       if (std::any_of(rest.begin(), rest.end(), [](std::byte b) { return b != std::byte{0}; }))
         return "holds " + std::to_string(rest.size()) + " bytes after its zstd frame, which kcheck does not read";
