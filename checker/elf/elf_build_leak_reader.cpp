@@ -131,45 +131,36 @@ void add_scan_windows(const ElfImage& image, std::span<const std::byte> bytes, s
   }
 }
 
-// scan_strings_for_source_paths over text that arrives in chunks (what a
-// compressed payload decompresses to): the run of path characters that ends
-// a chunk is carried into the next, so a path split between two is found
-// whole (up to kLongestString, as between the pieces of a section).
-class ChunkedSourcePathScan {
- public:
-  explicit ChunkedSourcePathScan(std::vector<std::string>& paths) : paths_(paths) {}
+}  // namespace
 
-  void add(std::string_view chunk) {
-    const auto separator = std::find_if(chunk.rbegin(), chunk.rend(), [](char c) { return !is_path_char(c); });
-    const std::size_t complete = chunk.size() - static_cast<std::size_t>(separator - chunk.rbegin());
-    if (complete == 0) {  // all path characters: the path goes on
-      carry_.append(chunk);
-      if (carry_.size() > kLongestString) finish();
-      return;
-    }
-    std::size_t rest = 0;  // where the chunk's text no longer joins the carried run
-    if (!carry_.empty()) {
-      // The carried run ends at the chunk's first separator: only that much
-      // is copied (a separator splits the scan as it splits a path).
-      rest = static_cast<std::size_t>(
-                 std::find_if(chunk.begin(), chunk.end(), [](char c) { return !is_path_char(c); }) - chunk.begin()) +
-             1;
-      carry_.append(chunk.substr(0, rest));
-      finish();
-    }
-    scan_strings_for_source_paths(chunk.substr(rest, complete - rest), paths_);
-    carry_.assign(chunk.substr(complete));
+void ChunkedSourcePathScan::add(std::string_view chunk) {
+  const auto separator = std::find_if(chunk.rbegin(), chunk.rend(), [](char c) { return !is_path_char(c); });
+  const std::size_t complete = chunk.size() - static_cast<std::size_t>(separator - chunk.rbegin());
+  if (complete == 0) {  // all path characters: the path goes on
+    carry_.append(chunk);
+    if (carry_.size() > kLongestString) finish();
+    return;
   }
-  // Scans what is carried: the end of the text.
-  void finish() {
-    scan_strings_for_source_paths(carry_, paths_);
-    carry_.clear();
+  std::size_t rest = 0;  // where the chunk's text no longer joins the carried run
+  if (!carry_.empty()) {
+    // The carried run ends at the chunk's first separator: only that much
+    // is copied (a separator splits the scan as it splits a path).
+    rest = static_cast<std::size_t>(std::find_if(chunk.begin(), chunk.end(), [](char c) { return !is_path_char(c); }) -
+                                    chunk.begin()) +
+           1;
+    carry_.append(chunk.substr(0, rest));
+    finish();
   }
+  scan_strings_for_source_paths(chunk.substr(rest, complete - rest), paths_);
+  carry_.assign(chunk.substr(complete));
+}
 
- private:
-  std::vector<std::string>& paths_;
-  std::string carry_;
-};
+void ChunkedSourcePathScan::finish() {
+  scan_strings_for_source_paths(carry_, paths_);
+  carry_.clear();
+}
+
+namespace {
 
 // Counts entries of device code in `section` that were not searched,
 // keeping the first reason given and its section.

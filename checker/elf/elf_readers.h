@@ -4,7 +4,9 @@
 // a table is malformed.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "checker/kinds/elf_facts.h"
 #include "checker/elf/elf_device_code.h"
@@ -36,6 +38,23 @@ class ScanPieceVisitor {
 void read_read_only_data_build_paths(const ElfImage& image, const MappedFile& file, ElfFacts& facts,
                                      WorkPool* pool = nullptr, ScanPieceVisitor* visitor = nullptr);
 void read_device_code(const ElfImage& image, const MappedFile& file, ElfFacts& facts);
+// KE012's search for the builder paths of source files in text that arrives
+// in chunks (what a compressed payload decompresses to): the run of path
+// characters that ends a chunk is carried into the next, so a path split
+// between two is found whole (up to 64 KiB, as between the pieces of a
+// section), and the paths found are those of the whole text at once.
+class ChunkedSourcePathScan {
+ public:
+  explicit ChunkedSourcePathScan(std::vector<std::string>& paths) : paths_(paths) {}
+  void add(std::string_view chunk);
+  // Scans what is carried: the end of the text.
+  void finish();
+
+ private:
+  std::vector<std::string>& paths_;
+  std::string carry_;
+};
+
 // Decompresses the compressed entries of a CUDA fat binary (`section`,
 // .nv_fatbin or __nv_relfatbin) that a walk listed and adds the source paths
 // they hold to device_code_build_paths, after those already there; counts
