@@ -46,7 +46,7 @@ std::string text_with_paths(std::mt19937& random) {
       "/workspace/a/b_",
       ".cpp\n",
       "/home/ci/data/table.bin\n",
-      "\0",
+      std::string(1, '\0'),
       "ld.global.f32 %f1, [%rd1];\n",
   };
   std::string text;
