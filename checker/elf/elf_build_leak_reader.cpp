@@ -145,9 +145,8 @@ void ChunkedSourcePathScan::add(std::string_view chunk) {
   if (!carry_.empty()) {
     // The carried run ends at the chunk's first separator: only that much
     // is copied (a separator splits the scan as it splits a path).
-    rest = static_cast<std::size_t>(std::find_if(chunk.begin(), chunk.end(), [](char c) { return !is_path_char(c); }) -
-                                    chunk.begin()) +
-           1;
+    const auto first_separator = std::find_if(chunk.begin(), chunk.end(), [](char c) { return !is_path_char(c); });
+    rest = static_cast<std::size_t>(first_separator - chunk.begin()) + 1;
     carry_.append(chunk.substr(0, rest));
     finish();
   }
@@ -310,7 +309,6 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
       file.release(unreleased, end - unreleased);
       unreleased = std::max(unreleased, end / page * page);
     };
-    std::uint64_t last = first;
     for (std::size_t entry = batch.first; entry < batch.end; ++entry) {
       const CompressedFatbinPayload& payload = payloads[entry];
       const std::uint64_t start = base + payload.offset;
@@ -324,14 +322,14 @@ void read_compressed_device_code_paths(const ElfImage& image, const MappedFile& 
         batch.reason =
             "the entry at offset " + std::to_string(payload.offset) + " of " + std::string(section_name) + ": " + why;
       release_up_to(start + payload.size);
-      last = std::max(last, start + payload.size);
     }
     // The pages the kernel mapped around those the batch read (fault-around),
     // before its first entry and past its last: about a page and its
     // neighbours per batch stayed resident otherwise (1.2 MB on libcublasLt).
     // A neighbouring batch's thread reading one of them maps it again.
+    const CompressedFatbinPayload& last = payloads[batch.end - 1];
     const std::uint64_t around_first = first - std::min(first, kFaultAroundBytes);
-    file.release(around_first, last + kFaultAroundBytes - around_first);
+    file.release(around_first, base + last.offset + last.size + kFaultAroundBytes - around_first);
     shelf.put_back(std::move(decompressor));
   };
   if (pool && batches.size() > 1) {
