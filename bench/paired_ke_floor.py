@@ -125,12 +125,12 @@ def print_rss_floor(library, memory, threads):
     except (SystemExit, ValueError) as error:  # not an ELF64 file, or a fat binary fatbin_sections cannot walk
         print(f"\npeak RSS floor: not computed ({error})")
         return
+    largest = windows[0] if windows else 0
     base = statistics.median(run[0] for run in memory["kcheck KE without KE012, KE014"])
-    one = base + (windows[0] if windows else 0) / 2**20
+    one = base + largest / 2**20
     several = base + sum(windows[:threads]) / 2**20
     print(f"\npeak RSS floor (MB, medians): the KE rules without the scans {base:.1f}; "
-          f"largest zstd window {windows[0] / 2**20 if windows else 0:.1f} "
-          f"({sum(w == windows[0] for w in windows) if windows else 0} frames that large)")
+          f"largest zstd window {largest / 2**20:.1f} ({windows.count(largest)} frames that large)")
     for key, floor, held in (("kcheck KE, 1 thread", one, "one window"),
                              ("kcheck KE", several, f"an estimate: the {threads} largest windows at once")):
         rss = [run[0] for run in memory[key]]
